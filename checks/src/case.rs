@@ -1,0 +1,344 @@
+//! The data of one test case: buffers, scalars, the launch plan and the CPU reference.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// The element type and values of a host-side array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostData {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    U8(Vec<u8>),
+}
+
+impl HostData {
+    pub fn len(&self) -> usize {
+        match self {
+            HostData::F32(v) => v.len(),
+            HostData::F64(v) => v.len(),
+            HostData::I32(v) => v.len(),
+            HostData::U32(v) => v.len(),
+            HostData::U8(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn element_bytes(&self) -> usize {
+        match self {
+            HostData::F64(_) => 8,
+            HostData::F32(_) | HostData::I32(_) | HostData::U32(_) => 4,
+            HostData::U8(_) => 1,
+        }
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            HostData::F32(_) => "float",
+            HostData::F64(_) => "double",
+            HostData::I32(_) => "int",
+            HostData::U32(_) => "unsigned int",
+            HostData::U8(_) => "unsigned char",
+        }
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.len() * self.element_bytes()
+    }
+
+    /// Little-endian bytes, as the device holds them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::U8(v) => v.clone(),
+        }
+    }
+
+    /// Values of the same type as `self`, read back from device bytes.
+    pub fn same_type_from_bytes(&self, bytes: &[u8]) -> HostData {
+        fn words<const N: usize>(bytes: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
+            bytes.chunks_exact(N).map(|c| c.try_into().expect("chunk of N bytes"))
+        }
+        match self {
+            HostData::F32(_) => HostData::F32(words(bytes).map(f32::from_le_bytes).collect()),
+            HostData::F64(_) => HostData::F64(words(bytes).map(f64::from_le_bytes).collect()),
+            HostData::I32(_) => HostData::I32(words(bytes).map(i32::from_le_bytes).collect()),
+            HostData::U32(_) => HostData::U32(words(bytes).map(u32::from_le_bytes).collect()),
+            HostData::U8(_) => HostData::U8(bytes.to_vec()),
+        }
+    }
+
+    /// The same type and length, every element set to a recognisable value that no correct kernel
+    /// writes, so that an element the kernel never wrote can be told apart from a wrong one.
+    pub fn poisoned(&self) -> HostData {
+        let n = self.len();
+        match self {
+            HostData::F32(_) => HostData::F32(vec![f32::from_bits(POISON_F32_BITS); n]),
+            HostData::F64(_) => HostData::F64(vec![f64::from_bits(POISON_F64_BITS); n]),
+            HostData::I32(_) => HostData::I32(vec![POISON_U32 as i32; n]),
+            HostData::U32(_) => HostData::U32(vec![POISON_U32; n]),
+            HostData::U8(_) => HostData::U8(vec![POISON_U8; n]),
+        }
+    }
+
+    /// Whether element `i` still holds the poison value.
+    pub fn is_poison(&self, i: usize) -> bool {
+        match self {
+            HostData::F32(v) => v[i].to_bits() == POISON_F32_BITS,
+            HostData::F64(v) => v[i].to_bits() == POISON_F64_BITS,
+            HostData::I32(v) => v[i] as u32 == POISON_U32,
+            HostData::U32(v) => v[i] == POISON_U32,
+            HostData::U8(v) => v[i] == POISON_U8,
+        }
+    }
+
+    /// Element `i` as text, for mismatch reports.
+    pub fn show(&self, i: usize) -> String {
+        if self.is_poison(i) {
+            return "(never written)".into();
+        }
+        match self {
+            HostData::F32(v) => format!("{}", v[i]),
+            HostData::F64(v) => format!("{}", v[i]),
+            HostData::I32(v) => format!("{}", v[i]),
+            HostData::U32(v) => format!("{}", v[i]),
+            HostData::U8(v) => format!("{}", v[i]),
+        }
+    }
+}
+
+/// A quiet NaN with a payload no arithmetic produces.
+pub const POISON_F32_BITS: u32 = 0x7FC0_DEAD;
+pub const POISON_F64_BITS: u64 = 0x7FF8_0000_DEAD_BEEF;
+pub const POISON_U32: u32 = 0xDEAD_BEEF;
+pub const POISON_U8: u8 = 0xA5;
+
+/// How the kernel uses a buffer: inputs are copied in, outputs are poisoned before the launch and
+/// compared after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Input,
+    Output,
+    InOut,
+}
+
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub name: String,
+    pub data: HostData,
+    pub role: Role,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    pub fn to_bytes(self) -> Vec<u8> {
+        match self {
+            Scalar::I32(v) => v.to_le_bytes().to_vec(),
+            Scalar::U32(v) => v.to_le_bytes().to_vec(),
+            Scalar::I64(v) => v.to_le_bytes().to_vec(),
+            Scalar::U64(v) => v.to_le_bytes().to_vec(),
+            Scalar::F32(v) => v.to_le_bytes().to_vec(),
+            Scalar::F64(v) => v.to_le_bytes().to_vec(),
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::I32(v) => write!(f, "{v}"),
+            Scalar::U32(v) => write!(f, "{v}"),
+            Scalar::I64(v) => write!(f, "{v}"),
+            Scalar::U64(v) => write!(f, "{v}"),
+            Scalar::F32(v) => write!(f, "{v}"),
+            Scalar::F64(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// One kernel parameter, in the kernel's parameter order.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Buffer(Buffer),
+    Scalar { name: String, value: Scalar },
+}
+
+/// Grid and block shape and dynamic shared memory of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// Enough blocks of `block` threads to give every one of `n` elements a thread.
+    pub fn covering(n: usize, block: u32) -> Launch {
+        let blocks = n.div_ceil(block as usize).max(1) as u32;
+        Launch { grid: [blocks, 1, 1], block: [block, 1, 1], shared_bytes: 0 }
+    }
+
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    pub fn total_threads(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product::<u64>() * self.threads_per_block() as u64
+    }
+}
+
+impl fmt::Display for Launch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims = |d: [u32; 3]| match d {
+            [x, 1, 1] => format!("{x}"),
+            [x, y, 1] => format!("({x}, {y})"),
+            [x, y, z] => format!("({x}, {y}, {z})"),
+        };
+        write!(f, "<<<{}, {}>>>", dims(self.grid), dims(self.block))
+    }
+}
+
+/// The CPU reference: given the case (its inputs), the expected content of each output buffer.
+pub type Reference = Arc<dyn Fn(&Case) -> Vec<(String, HostData)> + Send + Sync>;
+
+/// One launch of the student's kernel with known inputs and a known right answer.
+#[derive(Clone)]
+pub struct Case {
+    pub name: String,
+    pub kernel: String,
+    pub launch: Launch,
+    pub args: Vec<Arg>,
+    pub reference: Reference,
+    /// Bytes a perfect kernel reads and writes in global memory, for effective bandwidth.
+    pub bytes_moved: u64,
+    /// Large cases made for timing on a GPU; the simulator leaves them out.
+    pub for_timing: bool,
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Case")
+            .field("name", &self.name)
+            .field("kernel", &self.kernel)
+            .field("launch", &self.launch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Case {
+    pub fn new(name: impl Into<String>, kernel: &str, launch: Launch) -> Case {
+        Case {
+            name: name.into(),
+            kernel: kernel.to_string(),
+            launch,
+            args: Vec::new(),
+            reference: Arc::new(|_| Vec::new()),
+            bytes_moved: 0,
+            for_timing: false,
+        }
+    }
+
+    pub fn input(mut self, name: &str, data: HostData) -> Case {
+        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::Input }));
+        self
+    }
+
+    /// An output buffer of `len` elements of the type of `like`.
+    pub fn output(mut self, name: &str, like: HostData) -> Case {
+        let data = like.poisoned();
+        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::Output }));
+        self
+    }
+
+    pub fn in_out(mut self, name: &str, data: HostData) -> Case {
+        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::InOut }));
+        self
+    }
+
+    pub fn scalar(mut self, name: &str, value: Scalar) -> Case {
+        self.args.push(Arg::Scalar { name: name.into(), value });
+        self
+    }
+
+    pub fn reference(
+        mut self,
+        f: impl Fn(&Case) -> Vec<(String, HostData)> + Send + Sync + 'static,
+    ) -> Case {
+        self.reference = Arc::new(f);
+        self
+    }
+
+    pub fn bytes_moved(mut self, bytes: u64) -> Case {
+        self.bytes_moved = bytes;
+        self
+    }
+
+    /// Marks a large case made for timing on a GPU.
+    pub fn for_timing(mut self, yes: bool) -> Case {
+        self.for_timing = yes;
+        self
+    }
+
+    /// The buffer called `name`; a check asking for one it did not declare is a bug in the check.
+    pub fn buffer(&self, name: &str) -> &HostData {
+        self.args
+            .iter()
+            .find_map(|a| match a {
+                Arg::Buffer(b) if b.name == name => Some(&b.data),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("case {:?} has no buffer {name:?}", self.name))
+    }
+
+    pub fn f32s(&self, name: &str) -> &[f32] {
+        match self.buffer(name) {
+            HostData::F32(v) => v,
+            other => panic!("buffer {name:?} holds {}, not float", other.type_name()),
+        }
+    }
+
+    /// Runs the CPU reference.
+    pub fn expected(&self) -> Vec<(String, HostData)> {
+        (self.reference)(self)
+    }
+
+    pub fn outputs(&self) -> impl Iterator<Item = &Buffer> {
+        self.args.iter().filter_map(|a| match a {
+            Arg::Buffer(b) if b.role != Role::Input => Some(b),
+            _ => None,
+        })
+    }
+}
+
+/// What the instructor or the student can vary about the cases.
+#[derive(Clone, Debug)]
+pub struct CaseOptions {
+    /// Seed of the random inputs; graders use their own to make hidden cases.
+    pub seed: u64,
+    /// Extra problem sizes to test, beyond the exercise's own.
+    pub extra_sizes: Vec<usize>,
+    /// Whether to add the large cases used for timing on a GPU.
+    pub timing: bool,
+}
+
+impl Default for CaseOptions {
+    fn default() -> Self {
+        CaseOptions { seed: 2024, extra_sizes: Vec::new(), timing: false }
+    }
+}

@@ -1,0 +1,208 @@
+//! Comparing a kernel's outputs with the CPU reference, and naming the likely mistake.
+
+use crate::case::{HostData, Launch};
+use serde::{Deserialize, Serialize};
+
+/// How far a float result may be from the reference: |actual - expected| <= abs + rel * |expected|.
+/// Integers are always compared exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    #[serde(default)]
+    pub abs: f64,
+    #[serde(default)]
+    pub rel: f64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance { abs: 1e-6, rel: 1e-5 }
+    }
+}
+
+impl Tolerance {
+    fn accepts(&self, expected: f64, actual: f64) -> bool {
+        if expected.is_nan() || actual.is_nan() {
+            return expected.is_nan() && actual.is_nan() && !actual_is_poison(actual);
+        }
+        if expected.is_infinite() || actual.is_infinite() {
+            return expected == actual;
+        }
+        (actual - expected).abs() <= self.abs + self.rel * expected.abs()
+    }
+}
+
+fn actual_is_poison(x: f64) -> bool {
+    (x as f32).to_bits() == crate::case::POISON_F32_BITS
+        || x.to_bits() == crate::case::POISON_F64_BITS
+}
+
+/// One wrong element.
+#[derive(Clone, Debug, Serialize)]
+pub struct WrongElement {
+    pub index: usize,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// An output that differs from the reference.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mismatch {
+    pub buffer: String,
+    pub len: usize,
+    pub wrong: usize,
+    pub never_written: usize,
+    pub first_wrong: Vec<WrongElement>,
+    /// The likely mistake, when the pattern of wrong elements tells.
+    pub likely_cause: Option<String>,
+}
+
+const SHOWN: usize = 5;
+
+/// Compares `actual` with `expected` element by element.
+pub fn compare(
+    buffer: &str,
+    expected: &HostData,
+    actual: &HostData,
+    tolerance: Tolerance,
+    launch: &Launch,
+) -> Result<(), Mismatch> {
+    assert_eq!(expected.len(), actual.len(), "output {buffer} changed length");
+    let wrong: Vec<usize> = (0..expected.len())
+        .filter(|&i| !element_matches(expected, actual, i, tolerance))
+        .collect();
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    let never_written = wrong.iter().filter(|&&i| actual.is_poison(i)).count();
+    Err(Mismatch {
+        buffer: buffer.to_string(),
+        len: expected.len(),
+        wrong: wrong.len(),
+        never_written,
+        first_wrong: wrong
+            .iter()
+            .take(SHOWN)
+            .map(|&i| WrongElement { index: i, expected: expected.show(i), actual: actual.show(i) })
+            .collect(),
+        likely_cause: likely_cause(buffer, expected.len(), &wrong, never_written, launch),
+    })
+}
+
+fn element_matches(expected: &HostData, actual: &HostData, i: usize, tol: Tolerance) -> bool {
+    if actual.is_poison(i) {
+        return false;
+    }
+    match (expected, actual) {
+        (HostData::F32(e), HostData::F32(a)) => tol.accepts(e[i] as f64, a[i] as f64),
+        (HostData::F64(e), HostData::F64(a)) => tol.accepts(e[i], a[i]),
+        (HostData::I32(e), HostData::I32(a)) => e[i] == a[i],
+        (HostData::U32(e), HostData::U32(a)) => e[i] == a[i],
+        (HostData::U8(e), HostData::U8(a)) => e[i] == a[i],
+        _ => false,
+    }
+}
+
+/// Reads the shape of the wrong elements for the mistakes beginners make most.
+fn likely_cause(
+    buffer: &str,
+    len: usize,
+    wrong: &[usize],
+    never_written: usize,
+    launch: &Launch,
+) -> Option<String> {
+    let block = launch.threads_per_block() as usize;
+    let first = *wrong.first()?;
+    let contiguous_tail = wrong.len() == len - first && wrong.last() == Some(&(len - 1));
+    if never_written == len {
+        return Some(format!(
+            "the kernel wrote nothing to `{buffer}`: is the TODO done, and does the kernel store its result?"
+        ));
+    }
+    if launch.grid[0] > 1 && first == block && contiguous_tail && never_written == wrong.len() {
+        return Some(format!(
+            "only the first {block} elements (block 0) were written: is blockIdx.x missing from the index?"
+        ));
+    }
+    if contiguous_tail && never_written == wrong.len() {
+        return Some(format!(
+            "elements from index {first} on were never written: does the grid cover all {len} elements, \
+             and does each thread write its own element?"
+        ));
+    }
+    if never_written > 0 && never_written * 2 >= wrong.len() {
+        return Some(format!(
+            "{never_written} elements of `{buffer}` were never written: check which index each thread writes"
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::HostData;
+
+    fn launch(n: usize) -> Launch {
+        Launch::covering(n, 256)
+    }
+
+    #[test]
+    fn values_within_tolerance_pass_and_outside_fail() {
+        let e = HostData::F32(vec![1.0, 2.0]);
+        let near = HostData::F32(vec![1.0 + 1e-6, 2.0]);
+        let far = HostData::F32(vec![1.1, 2.0]);
+        let tol = Tolerance { abs: 0.0, rel: 1e-5 };
+        assert!(compare("c", &e, &near, tol, &launch(2)).is_ok());
+        let m = compare("c", &e, &far, tol, &launch(2)).unwrap_err();
+        assert_eq!((m.wrong, m.first_wrong[0].index), (1, 0));
+    }
+
+    #[test]
+    fn integers_compare_exactly() {
+        let e = HostData::I32(vec![5, 6]);
+        let a = HostData::I32(vec![5, 7]);
+        assert_eq!(compare("o", &e, &a, Tolerance::default(), &launch(2)).unwrap_err().wrong, 1);
+    }
+
+    #[test]
+    fn untouched_output_is_reported_as_never_written() {
+        let e = HostData::F32(vec![1.0; 10]);
+        let a = e.poisoned();
+        let m = compare("c", &e, &a, Tolerance::default(), &launch(10)).unwrap_err();
+        assert_eq!(m.never_written, 10);
+        assert_eq!(m.first_wrong[0].actual, "(never written)");
+        assert!(m.likely_cause.unwrap().contains("wrote nothing"));
+    }
+
+    #[test]
+    fn only_first_block_written_points_at_block_index() {
+        let n = 1000;
+        let e = HostData::F32(vec![1.0; n]);
+        let mut a = e.poisoned();
+        if let HostData::F32(v) = &mut a {
+            v[..256].fill(1.0);
+        }
+        let m = compare("c", &e, &a, Tolerance::default(), &launch(n)).unwrap_err();
+        assert!(m.likely_cause.unwrap().contains("blockIdx.x"));
+    }
+
+    #[test]
+    fn unwritten_tail_points_at_grid_coverage() {
+        let n = 1000;
+        let e = HostData::F32(vec![1.0; n]);
+        let mut a = e.poisoned();
+        if let HostData::F32(v) = &mut a {
+            v[..768].fill(1.0);
+        }
+        let m = compare("c", &e, &a, Tolerance::default(), &launch(n)).unwrap_err();
+        assert!(m.likely_cause.unwrap().contains("from index 768"));
+    }
+
+    #[test]
+    fn nan_matches_nan_but_not_poison() {
+        let e = HostData::F32(vec![f32::NAN]);
+        assert!(compare("c", &e, &HostData::F32(vec![f32::NAN]), Tolerance::default(), &launch(1)).is_ok());
+        assert!(compare("c", &e, &e.poisoned(), Tolerance::default(), &launch(1)).is_err());
+    }
+}

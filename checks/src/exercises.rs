@@ -1,0 +1,101 @@
+//! The registry of exercise checks, by the stable ids of the syllabus.
+
+use crate::case::{Case, CaseOptions};
+
+mod ex01_thread_index;
+mod ex02_vector_add;
+mod ex03_ufunc;
+mod ex04_fused;
+
+type CaseFn = fn(&CaseOptions) -> Vec<Case>;
+
+const CHECKS: &[(&str, CaseFn)] = &[
+    ("01", ex01_thread_index::cases),
+    ("02", ex02_vector_add::cases),
+    ("03", ex03_ufunc::cases),
+    ("04", ex04_fused::cases),
+];
+
+/// The test cases of exercise `id`, or None when no check exists for it.
+pub fn cases_for(id: &str, options: &CaseOptions) -> Option<Vec<Case>> {
+    CHECKS.iter().find(|(known, _)| *known == id).map(|(_, cases)| cases(options))
+}
+
+/// Ids that have a check, in syllabus order.
+pub fn known_ids() -> impl Iterator<Item = &'static str> {
+    CHECKS.iter().map(|(id, _)| *id)
+}
+
+/// Sizes every one-dimensional exercise is tried on: one element, sizes that are not a multiple
+/// of the block size, the exercise's own, the instructor's extra sizes, and last the timing size
+/// when asked for.
+pub(crate) fn sizes_1d(options: &CaseOptions, own: &[usize]) -> Vec<usize> {
+    let mut sizes = vec![1, 1000];
+    sizes.extend_from_slice(own);
+    sizes.extend(options.extra_sizes.iter().copied());
+    if options.timing {
+        sizes.push(TIMING_ELEMENTS);
+    }
+    sizes
+}
+
+/// The element count of the large case timed on a GPU: 64 MiB per float array, several times any
+/// current GPU's L2 cache, so the timing measures DRAM and not the cache.
+pub(crate) const TIMING_ELEMENTS: usize = 1 << 24;
+
+/// Case name that says why the size was chosen.
+pub(crate) fn size_label(n: usize, block: usize) -> String {
+    match n {
+        1 => "n = 1".into(),
+        _ if n % block != 0 => format!("n = {n} (not a multiple of {block})"),
+        _ => format!("n = {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_has_edge_cases_and_references_match_output_lengths() {
+        for id in known_ids() {
+            let cases = cases_for(id, &CaseOptions::default()).unwrap();
+            assert!(cases.iter().any(|c| c.name.contains("n = 1")), "{id} lacks n = 1");
+            for case in &cases {
+                let expected = case.expected();
+                assert!(!expected.is_empty(), "{id} {} has no expected output", case.name);
+                for (name, data) in &expected {
+                    let out = case.outputs().find(|b| &b.name == name).expect("declared output");
+                    assert_eq!(out.data.len(), data.len(), "{id} {}: {name}", case.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn timing_cases_appear_only_when_asked() {
+        for id in known_ids() {
+            let plain = cases_for(id, &CaseOptions::default()).unwrap();
+            assert!(plain.iter().all(|c| !c.for_timing));
+            let timed = cases_for(id, &CaseOptions { timing: true, ..Default::default() }).unwrap();
+            assert!(timed.iter().any(|c| c.for_timing), "{id} has no timing case");
+        }
+    }
+
+    #[test]
+    fn seed_changes_random_inputs() {
+        let a = cases_for("02", &CaseOptions { seed: 1, ..Default::default() }).unwrap();
+        let b = cases_for("02", &CaseOptions { seed: 2, ..Default::default() }).unwrap();
+        let last = |c: &[Case]| c.last().unwrap().buffer("a").clone();
+        assert_ne!(last(&a), last(&b));
+    }
+
+    #[test]
+    fn extra_sizes_become_cases() {
+        let opts = CaseOptions { extra_sizes: vec![4097], ..Default::default() };
+        for id in known_ids() {
+            let cases = cases_for(id, &opts).unwrap();
+            assert!(cases.iter().any(|c| c.name.contains("4097")), "{id}");
+        }
+    }
+}

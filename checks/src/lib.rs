@@ -1,0 +1,14 @@
+//! What each exercise is checked against: its test cases (inputs and launch plan), its CPU reference
+//! and the comparison of a kernel's outputs with it.
+//!
+//! A check is plain data plus functions: it says nothing of GPUs or simulators. The runner executes
+//! a [`Case`] on whichever backend it has and hands the outputs back to [`compare`].
+
+pub mod case;
+pub mod compare;
+pub mod exercises;
+pub mod random;
+
+pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
+pub use compare::{compare, Mismatch, Tolerance};
+pub use exercises::{cases_for, known_ids};

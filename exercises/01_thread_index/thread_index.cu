@@ -1,0 +1,16 @@
+// Exercise 01: your first kernel.
+//
+// The runner launches enough blocks of 256 threads to cover `n` elements. Every thread must
+// write its own global index into `out`: thread 0 of block 0 writes 0, thread 0 of block 1
+// writes 256, and so on. There are usually more threads than elements.
+//
+// Check it with: runner check 01
+
+// ANCHOR: kernel
+extern "C" __global__ void write_index(int* out, int n)
+{
+    // TODO: compute this thread's global index from blockIdx.x, blockDim.x and threadIdx.x.
+
+    // TODO: if the index is inside the array, write it to out.
+}
+// ANCHOR_END: kernel

@@ -1,0 +1,72 @@
+//! What a check needs from a device, as one trait with two implementations: `cuda` (a real GPU,
+//! through cudarc; the only module with unsafe launch code) and `sim` (the PTX simulator).
+
+pub mod cuda;
+pub mod sim;
+
+use crate::compile::{Image, Target};
+use std::time::Duration;
+
+pub type DevicePtr = u64;
+pub type ModuleId = usize;
+
+/// One launch of a kernel: name, shape, raw parameter bytes in parameter order.
+pub struct KernelLaunch<'a> {
+    pub kernel: &'a str,
+    pub launch: checks::Launch,
+    pub params: &'a [Vec<u8>],
+    pub time_limit: Duration,
+}
+
+/// What the simulator learnt during a launch; a GPU has nothing to add here.
+pub type LaunchDetails = Option<::sim::LaunchReport>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("the module has no kernel called `{0}`")]
+    MissingKernel(String),
+    #[error("{0}")]
+    OutOfBounds(String),
+    #[error(
+        "the kernel was still running after {}, the exercise's time limit, and was stopped{}. \
+         Look for a loop that never ends: a counter that does not advance, or a condition no thread can make false",
+        describe_limit(*.limit),
+        .detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )]
+    Timeout { limit: Duration, detail: Option<String> },
+    #[error("{0}")]
+    Fault(String),
+    #[error("{0}")]
+    Load(String),
+    #[error("{0}")]
+    Device(String),
+}
+
+fn describe_limit(limit: Duration) -> String {
+    format!("{:.1} s", limit.as_secs_f64())
+}
+
+pub trait Backend {
+    /// "gpu" or "sim", as in `--backend`.
+    fn kind(&self) -> &'static str;
+    /// The device in words, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
+    fn describe(&self) -> String;
+    /// What the compiler should make for this backend.
+    fn target(&self) -> Target;
+    /// Whether buffers need guard zones to catch out-of-bounds writes; the simulator checks every
+    /// access itself.
+    fn needs_guard_zones(&self) -> bool;
+    fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError>;
+    fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool;
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError>;
+    fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError>;
+    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError>;
+    fn free(&mut self, ptr: DevicePtr);
+    fn launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<LaunchDetails, BackendError>;
+    /// Median kernel time over `repeats` timed launches after warm-up; None where timing means
+    /// nothing (the simulator).
+    fn time(&mut self, module: ModuleId, launch: &KernelLaunch, repeats: usize) -> Result<Option<Duration>, BackendError>;
+    /// The device's own copy bandwidth in bytes per second (read + write), the ceiling that
+    /// effective bandwidth is measured against; None in the simulator.
+    fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError>;
+}

@@ -1,0 +1,309 @@
+//! The GPU backend, through cudarc's driver API. The only module that launches kernels, so the
+//! only one with unsafe launch code.
+
+use super::{Backend, BackendError, DevicePtr, KernelLaunch, LaunchDetails, ModuleId};
+use crate::compile::{Image, Target};
+use cudarc::driver::{result, sys, DriverError};
+use std::ffi::{c_void, CString};
+use std::time::{Duration, Instant};
+
+/// Why no GPU could be used, said so a student knows what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuUnavailable {
+    #[error("no NVIDIA driver: libcuda.so was not found. On a machine without an NVIDIA GPU the simulator runs every exercise (`--backend sim`).")]
+    NoDriver,
+    #[error("the NVIDIA driver found no usable GPU ({0}). Check `nvidia-smi`; without a GPU, use the simulator (`--backend sim`).")]
+    NoDevice(String),
+}
+
+pub struct CudaBackend {
+    context: sys::CUcontext,
+    name: String,
+    compute_capability: (i32, i32),
+    pub driver_version: i32,
+    modules: Vec<sys::CUmodule>,
+    /// Set after a launch error that leaves the context unusable (an illegal address, a kernel
+    /// that had to be abandoned): nothing more may be asked of the device, and nothing is
+    /// synchronised or freed on drop, so the process can end at once.
+    broken: bool,
+}
+
+fn driver_message(err: DriverError) -> String {
+    let name = err.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let text = err.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    format!("{name}: {text}")
+}
+
+impl CudaBackend {
+    /// Opens GPU `ordinal` and makes its primary context current.
+    pub fn open(ordinal: i32) -> Result<CudaBackend, GpuUnavailable> {
+        // SAFETY: only probes for the library; no CUDA call is made when it is absent.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(GpuUnavailable::NoDriver);
+        }
+        let no_device = |e: DriverError| GpuUnavailable::NoDevice(driver_message(e));
+        result::init().map_err(no_device)?;
+        let count = result::device::get_count().map_err(no_device)?;
+        if count <= ordinal {
+            return Err(GpuUnavailable::NoDevice(format!("{count} GPUs visible, wanted number {ordinal}")));
+        }
+        let device = result::device::get(ordinal).map_err(no_device)?;
+        let attribute = |a| unsafe { result::device::get_attribute(device, a) };
+        let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(no_device)?;
+        let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(no_device)?;
+        let name = result::device::get_name(device).map_err(no_device)?;
+        let mut driver_version = 0;
+        // SAFETY: writes one int.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().map_err(no_device)?;
+        // SAFETY: the device handle is valid; the retained context is released by the process's end.
+        let context = unsafe { result::primary_ctx::retain(device) }.map_err(no_device)?;
+        unsafe { result::ctx::set_current(context) }.map_err(no_device)?;
+        Ok(CudaBackend {
+            context,
+            name,
+            compute_capability: (major, minor),
+            driver_version,
+            modules: Vec::new(),
+            broken: false,
+        })
+    }
+
+    pub fn architecture(&self) -> u32 {
+        (self.compute_capability.0 * 10 + self.compute_capability.1) as u32
+    }
+
+    /// The CUDA version the driver supports, e.g. (13, 0).
+    pub fn driver_cuda_version(&self) -> (i32, i32) {
+        (self.driver_version / 1000, (self.driver_version % 1000) / 10)
+    }
+
+    fn usable(&self) -> Result<(), BackendError> {
+        if self.broken {
+            return Err(BackendError::Device("the GPU context was lost after an earlier error".into()));
+        }
+        Ok(())
+    }
+
+    fn device_error(&self, what: &str, err: DriverError) -> BackendError {
+        BackendError::Device(format!("{what} failed: {}", driver_message(err)))
+    }
+
+    fn function(&self, module: ModuleId, name: &str) -> Option<sys::CUfunction> {
+        let c_name = CString::new(name).ok()?;
+        // SAFETY: the module is loaded and stays loaded while the backend lives.
+        unsafe { result::module::get_function(self.modules[module], c_name) }.ok()
+    }
+
+    /// Waits for `event` until `limit` has passed. Past the limit the kernel is abandoned and
+    /// the context marked broken: CUDA cannot stop one kernel, only the whole context.
+    fn wait(&mut self, event: sys::CUevent, limit: Duration) -> Result<(), BackendError> {
+        let started = Instant::now();
+        loop {
+            // SAFETY: the event was created in this context and recorded after the launch.
+            match unsafe { result::event::query(event) } {
+                Ok(()) => return Ok(()),
+                Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_READY)) => {}
+                Err(err) => {
+                    self.broken = true;
+                    return Err(launch_error(err));
+                }
+            }
+            if started.elapsed() > limit {
+                self.broken = true;
+                return Err(BackendError::Timeout { limit, detail: None });
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    fn launch_async(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<(), BackendError> {
+        let function = self.function(module, launch.kernel).ok_or_else(|| BackendError::MissingKernel(launch.kernel.into()))?;
+        let l = launch.launch;
+        let mut params: Vec<*mut c_void> = launch.params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        // SAFETY: the function belongs to a loaded module; each parameter pointer points at bytes
+        // of the parameter's size, alive until the launch returns (the driver copies them).
+        unsafe {
+            result::launch_kernel(
+                function,
+                (l.grid[0], l.grid[1], l.grid[2]),
+                (l.block[0], l.block[1], l.block[2]),
+                l.shared_bytes,
+                std::ptr::null_mut(),
+                &mut params,
+            )
+        }
+        .map_err(|err| match err.0 {
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE | sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+                BackendError::Fault(format!("the launch {} was refused: {}", l, driver_message(err)))
+            }
+            _ => launch_error(err),
+        })
+    }
+
+    fn timed_launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<Duration, BackendError> {
+        let flags = sys::CUevent_flags::CU_EVENT_DEFAULT;
+        let start = result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
+        let end = result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
+        let outcome = (|| {
+            // SAFETY: events of this context, recorded on the default stream around the launch.
+            unsafe { result::event::record(start, std::ptr::null_mut()) }.map_err(launch_error)?;
+            self.launch_async(module, launch)?;
+            unsafe { result::event::record(end, std::ptr::null_mut()) }.map_err(launch_error)?;
+            self.wait(end, launch.time_limit)?;
+            let ms = unsafe { result::event::elapsed(start, end) }.map_err(launch_error)?;
+            Ok(Duration::from_secs_f64(ms as f64 / 1000.0))
+        })();
+        if !self.broken {
+            // SAFETY: both events are complete and not used again.
+            unsafe {
+                let _ = result::event::destroy(start);
+                let _ = result::event::destroy(end);
+            }
+        }
+        outcome
+    }
+}
+
+/// A launch or completion error in words a student understands.
+fn launch_error(err: DriverError) -> BackendError {
+    use sys::CUresult::*;
+    match err.0 {
+        CUDA_ERROR_ILLEGAL_ADDRESS => BackendError::OutOfBounds(
+            "the kernel accessed memory outside any buffer (illegal address): an index went out of bounds".into(),
+        ),
+        CUDA_ERROR_MISALIGNED_ADDRESS => BackendError::Fault(
+            "the kernel accessed memory at a misaligned address: a pointer was cast to a wider type at an offset that is not a multiple of its size".into(),
+        ),
+        CUDA_ERROR_ASSERT => BackendError::Fault("an assert() in the kernel failed".into()),
+        CUDA_ERROR_ILLEGAL_INSTRUCTION => BackendError::Fault("the kernel ran an illegal instruction (a trap, or a warp operation with a bad mask)".into()),
+        _ => BackendError::Fault(format!("the kernel failed: {}", driver_message(err))),
+    }
+}
+
+impl Backend for CudaBackend {
+    fn kind(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (sm_{})", self.name, self.architecture())
+    }
+
+    fn target(&self) -> Target {
+        Target::Cubin { arch: self.architecture() }
+    }
+
+    fn needs_guard_zones(&self) -> bool {
+        true
+    }
+
+    fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError> {
+        self.usable()?;
+        let mut bytes = image.bytes.clone();
+        if !image.target.is_cubin() {
+            bytes.push(0);
+        }
+        // SAFETY: the image is a complete cubin, or PTX text with its terminating NUL.
+        let module = unsafe { result::module::load_data(bytes.as_ptr().cast()) }.map_err(|err| self.load_error(err))?;
+        self.modules.push(module);
+        Ok(self.modules.len() - 1)
+    }
+
+    fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool {
+        self.function(module, name).is_some()
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
+        self.usable()?;
+        // SAFETY: a plain device allocation.
+        unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| self.device_error(&format!("allocating {bytes} bytes"), e))
+    }
+
+    fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError> {
+        self.usable()?;
+        // SAFETY: ptr is an allocation of this backend at least bytes.len() long.
+        unsafe { result::memcpy_htod_sync(ptr, bytes) }.map_err(|e| self.device_error("copying to the GPU", e))
+    }
+
+    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
+        self.usable()?;
+        let mut bytes = vec![0u8; len];
+        // SAFETY: ptr is an allocation of this backend at least len long.
+        unsafe { result::memcpy_dtoh_sync(&mut bytes, ptr) }.map_err(|e| self.device_error("copying from the GPU", e))?;
+        Ok(bytes)
+    }
+
+    fn free(&mut self, ptr: DevicePtr) {
+        if !self.broken {
+            // SAFETY: ptr came from alloc and is freed once.
+            let _ = unsafe { result::free_sync(ptr) };
+        }
+    }
+
+    fn launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<LaunchDetails, BackendError> {
+        self.usable()?;
+        self.timed_launch(module, launch)?;
+        Ok(None)
+    }
+
+    fn time(&mut self, module: ModuleId, launch: &KernelLaunch, repeats: usize) -> Result<Option<Duration>, BackendError> {
+        self.usable()?;
+        for _ in 0..3 {
+            self.timed_launch(module, launch)?;
+        }
+        let mut times = (0..repeats.max(1)).map(|_| self.timed_launch(module, launch)).collect::<Result<Vec<_>, _>>()?;
+        times.sort();
+        Ok(Some(times[times.len() / 2]))
+    }
+
+    fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError> {
+        self.usable()?;
+        const BYTES: usize = 256 << 20;
+        let src = self.alloc(BYTES)?;
+        let dst = self.alloc(BYTES)?;
+        let mut times = Vec::new();
+        for round in 0..8 {
+            let started = Instant::now();
+            // SAFETY: two distinct allocations of BYTES bytes; synchronous copy.
+            unsafe { result::memcpy_dtod_sync(dst, src, BYTES) }.map_err(|e| self.device_error("a device copy", e))?;
+            if round >= 2 {
+                times.push(started.elapsed());
+            }
+        }
+        self.free(src);
+        self.free(dst);
+        times.sort();
+        Ok(Some(2.0 * BYTES as f64 / times[0].as_secs_f64()))
+    }
+}
+
+impl CudaBackend {
+    fn load_error(&self, err: DriverError) -> BackendError {
+        use sys::CUresult::*;
+        match err.0 {
+            CUDA_ERROR_UNSUPPORTED_PTX_VERSION | CUDA_ERROR_NO_BINARY_FOR_GPU | CUDA_ERROR_INVALID_IMAGE | CUDA_ERROR_INVALID_PTX => {
+                let (major, minor) = self.driver_cuda_version();
+                BackendError::Load(format!(
+                    "the GPU driver (CUDA {major}.{minor}) cannot load what NVRTC made ({}). The NVRTC in use is newer than the driver: \
+                     update the NVIDIA driver, or point RUNNER_NVRTC at an NVRTC no newer than CUDA {major}.{minor} \
+                     (`runner doctor` shows both versions).",
+                    driver_message(err)
+                ))
+            }
+            _ => self.device_error("loading the compiled kernel", err),
+        }
+    }
+}
+
+impl Drop for CudaBackend {
+    fn drop(&mut self) {
+        if self.broken {
+            return;
+        }
+        for &module in &self.modules {
+            // SAFETY: modules of this context, unloaded once, after all launches completed.
+            let _ = unsafe { result::module::unload(module) };
+        }
+        let _ = self.context;
+    }
+}

@@ -1,0 +1,284 @@
+//! One check, end to end: compile the student's file, run every case on the backend, compare
+//! with the CPU reference, gather figures, and give a verdict.
+
+use crate::backend::{Backend, BackendError, ModuleId};
+use crate::compile::{CompileError, Compiler, Image, Source, Target};
+use crate::course::{Course, Exercise};
+use crate::execute::{run_case, time_case};
+use crate::report::{CaseResult, CheckReport, CompileFigures, GpuFigures, SimFigures, Verdict};
+use anyhow::Context;
+use checks::{compare, Case, CaseOptions};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Timed launches per kernel on a GPU; the median is reported.
+const TIMED_REPEATS: usize = 20;
+
+pub struct Checker<'a> {
+    pub course: &'a Course,
+    pub compiler: &'a Compiler,
+    pub backend: &'a mut dyn Backend,
+    pub seed: Option<u64>,
+    /// Time the kernel and the reference solution (on a GPU only).
+    pub timing: bool,
+}
+
+/// The target to compile for: the backend's wish, or PTX for the newest architecture NVRTC
+/// knows when it cannot make machine code for this GPU.
+pub fn target_for(backend: &dyn Backend, compiler: &Compiler) -> Target {
+    match backend.target() {
+        Target::Cubin { arch } => {
+            let supported = compiler.nvrtc.supported_architectures();
+            if supported.contains(&(arch as i32)) {
+                Target::Cubin { arch }
+            } else {
+                let best = supported.iter().copied().filter(|&a| a as u32 <= arch).max().unwrap_or(arch as i32);
+                Target::Ptx { arch: best as u32 }
+            }
+        }
+        ptx => ptx,
+    }
+}
+
+/// Names of the `__global__` functions a source defines, to tell a student what their file
+/// offers when the expected entry point is missing.
+pub fn defined_kernels(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in source.match_indices("__global__") {
+        let rest = &source[at..];
+        let Some(paren) = rest.find('(') else { continue };
+        let name = rest[..paren].split_whitespace().last().unwrap_or("");
+        if !name.is_empty() {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+impl Checker<'_> {
+    fn case_options(&self) -> CaseOptions {
+        CaseOptions {
+            seed: self.seed.unwrap_or(CaseOptions::default().seed),
+            extra_sizes: Vec::new(),
+            timing: self.timing && self.backend.kind() == "gpu",
+        }
+    }
+
+    fn empty_report(&self, exercise: &Exercise, file: &Path, verdict: Verdict, summary: String) -> CheckReport {
+        CheckReport {
+            exercise: exercise.id.clone(),
+            title: exercise.title.clone(),
+            file: self.course.display_name(file),
+            backend: self.backend.kind().into(),
+            device: self.backend.describe(),
+            verdict,
+            summary,
+            compile: None,
+            cases: Vec::new(),
+            gpu: None,
+            sim: None,
+            diagnostics: Vec::new(),
+            printf: String::new(),
+            progress: None,
+        }
+    }
+
+    fn compile(&self, file: &Path, text: &str) -> Result<Image, CompileError> {
+        let name = self.course.display_name(file);
+        self.compiler.compile(&Source { name: &name, text }, &target_for(&*self.backend, self.compiler))
+    }
+
+    pub fn check(&mut self, exercise: &Exercise, file: &Path) -> anyhow::Result<CheckReport> {
+        let text = std::fs::read_to_string(file).with_context(|| {
+            format!(
+                "cannot read {}; `runner reset {}` restores the exercise's original file",
+                self.course.display_name(file),
+                exercise.id
+            )
+        })?;
+        let started = Instant::now();
+        let image = match self.compile(file, &text) {
+            Ok(image) => image,
+            Err(CompileError::Rejected(errors)) => {
+                let mut report = self.empty_report(
+                    exercise,
+                    file,
+                    Verdict::CompileError,
+                    "Fix the first error above, then check again.".into(),
+                );
+                report.compile = Some(CompileFigures { from_cache: false, milliseconds: 0.0, errors: Some(errors) });
+                return Ok(report);
+            }
+            Err(CompileError::Nvrtc(e)) => return Err(e.into()),
+        };
+        let compile = CompileFigures {
+            from_cache: image.from_cache,
+            milliseconds: started.elapsed().as_secs_f64() * 1000.0,
+            errors: None,
+        };
+        let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
+        let mut report = self.empty_report(exercise, file, Verdict::Passed, String::new());
+        report.compile = Some(compile);
+
+        if let Some(missing) = exercise.entries.iter().find(|e| !self.backend.has_kernel(module, e)) {
+            let defined = defined_kernels(&text);
+            report.verdict = Verdict::Failed;
+            report.summary = format!(
+                "The exercise launches a kernel called `{missing}`, and {} defines {}. Kernels are found by name: \
+                 keep the name and the `extern \"C\"` in front of `__global__`.",
+                report.file,
+                if defined.is_empty() { "no kernel".to_string() } else { format!("only `{}`", defined.join("`, `")) }
+            );
+            return Ok(report);
+        }
+
+        let cases = checks::cases_for(&exercise.id, &self.case_options())
+            .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?;
+        let time_limit = Duration::from_millis(exercise.time_limit_ms);
+        let mut failed = false;
+        let mut last_sim = None;
+        let on_gpu = self.backend.kind() == "gpu";
+        for case in cases.iter().filter(|c| on_gpu || !c.for_timing) {
+            let (result, sim) = self.run_one(module, case, exercise, time_limit);
+            failed |= !result.passed;
+            report.cases.push(result);
+            if let Some(sim_report) = sim {
+                for d in &sim_report.diagnostics {
+                    let line = crate::backend::sim::describe(d);
+                    if !report.diagnostics.contains(&line) {
+                        report.diagnostics.push(line);
+                    }
+                }
+                report.printf.push_str(&sim_report.printf);
+                last_sim = Some((case.name.clone(), sim_report));
+            }
+            // After a failure the rest says nothing new, and after a GPU fault the context is gone.
+            if failed {
+                break;
+            }
+        }
+        if let Some((case, sim_report)) = last_sim {
+            report.sim = Some(SimFigures {
+                case,
+                kernel: sim_report.figures,
+                lines: sim_report.lines,
+                warp_instructions: sim_report.warp_instructions,
+            });
+        }
+        if failed {
+            let not_done = text.contains("TODO") && report.cases.iter().any(|c| c.mismatch.as_ref().is_some_and(|m| m.never_written == m.len));
+            report.verdict = if not_done { Verdict::NotDone } else { Verdict::Failed };
+            report.summary = if not_done {
+                format!("The kernel does not write its output yet: do the TODOs in {}. `runner hint {}` helps.", report.file, exercise.id)
+            } else {
+                format!("Fix the first failing case above. `runner hint {}` gives a hint.", exercise.id)
+            };
+            return Ok(report);
+        }
+        if self.timing && self.backend.kind() == "gpu" {
+            report.gpu = self.gpu_figures(module, exercise, &cases, time_limit)?;
+        }
+        report.summary = "Every case matches the CPU reference.".into();
+        Ok(report)
+    }
+
+    /// Runs one case and compares it; errors become the case's message.
+    fn run_one(
+        &mut self,
+        module: ModuleId,
+        case: &Case,
+        exercise: &Exercise,
+        time_limit: Duration,
+    ) -> (CaseResult, Option<sim::LaunchReport>) {
+        let mut result = CaseResult {
+            name: case.name.clone(),
+            launch: case.launch.to_string(),
+            passed: false,
+            error: None,
+            mismatch: None,
+        };
+        let run = match run_case(self.backend, module, case, time_limit) {
+            Ok(run) => run,
+            Err(err) => {
+                result.error = Some(describe_backend_error(&err));
+                return (result, None);
+            }
+        };
+        let expected = case.expected();
+        result.passed = true;
+        for (name, want) in &expected {
+            let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
+            let got = got.expect("every expected output was read back");
+            if let Err(mismatch) = compare(name, want, got, exercise.tolerance, &case.launch) {
+                result.passed = false;
+                result.mismatch = Some(mismatch);
+                break;
+            }
+        }
+        (result, run.details)
+    }
+
+    /// Kernel, reference solution and CPU times on the timing case.
+    fn gpu_figures(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+        cases: &[Case],
+        time_limit: Duration,
+    ) -> anyhow::Result<Option<GpuFigures>> {
+        let Some(case) = cases.iter().rev().find(|c| c.for_timing).or(cases.last()) else { return Ok(None) };
+        let copy_bandwidth = self.copy_bandwidth()?;
+        let Some(kernel) = time_case(self.backend, module, case, time_limit, TIMED_REPEATS)? else { return Ok(None) };
+        let reference = self.time_reference(exercise, case, time_limit)?;
+        let run = run_case(self.backend, module, case, time_limit)?;
+        let cpu_started = Instant::now();
+        std::hint::black_box(case.expected());
+        let cpu = cpu_started.elapsed();
+        let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
+        Ok(Some(GpuFigures {
+            case: case.name.clone(),
+            kernel_ms: ms(kernel),
+            bandwidth_gb_s: gb_s(kernel),
+            reference_ms: reference.map(ms),
+            reference_bandwidth_gb_s: reference.map(gb_s),
+            copy_bandwidth_gb_s: copy_bandwidth / 1e9,
+            cpu_reference_ms: ms(cpu),
+            host_to_device_ms: ms(run.copy_in),
+            device_to_host_ms: ms(run.copy_out),
+        }))
+    }
+
+    /// The reference solution timed on the same case in the same run, when the course ships it.
+    fn time_reference(&mut self, exercise: &Exercise, case: &Case, limit: Duration) -> anyhow::Result<Option<Duration>> {
+        let path = self.course.solution_path(exercise);
+        let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+        let Ok(image) = self.compile(&path, &text) else { return Ok(None) };
+        let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
+        Ok(time_case(self.backend, module, case, limit, TIMED_REPEATS)?)
+    }
+
+    /// The device's copy bandwidth, measured once per device and driver and then cached.
+    fn copy_bandwidth(&mut self) -> anyhow::Result<f64> {
+        let key = format!("copy-bandwidth-{}", self.backend.describe().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        if let Some(value) = self.compiler.cache.get_value(&key).and_then(|v| v.trim().parse().ok()) {
+            return Ok(value);
+        }
+        let measured = self.backend.copy_bandwidth()?.unwrap_or(f64::NAN);
+        self.compiler.cache.put_value(&key, &measured.to_string());
+        Ok(measured)
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// A backend error as the line a student reads under the failing case.
+fn describe_backend_error(err: &BackendError) -> String {
+    match err {
+        BackendError::OutOfBounds(detail) => format!("Out of bounds: {detail}"),
+        BackendError::Timeout { .. } => format!("Hang: {err}"),
+        BackendError::Fault(detail) => format!("The kernel failed: {detail}"),
+        other => other.to_string(),
+    }
+}

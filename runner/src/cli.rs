@@ -1,0 +1,91 @@
+//! The command line, as clap derive types; each verb's doc comment is its help text.
+
+use crate::style::ColorChoice;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "runner", version, about = "Check, time and explain the course's CUDA exercises, on a GPU or in the simulator")]
+pub struct Cli {
+    /// Colour the output: auto (when a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    /// A real NVIDIA GPU.
+    Gpu,
+    /// The PTX simulator: no GPU needed, and it measures coalescing and bank conflicts.
+    Sim,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct BackendArgs {
+    /// Where kernels run; by default the GPU when one works, else the simulator.
+    #[arg(long, value_enum, env = "RUNNER_BACKEND")]
+    pub backend: Option<BackendChoice>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// List the exercises, which are done, and your progress.
+    List {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compile, run, verify and time an exercise, and explain what went wrong.
+    Check {
+        /// The exercise id, e.g. 03.
+        id: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Seed of the random test inputs.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        backend: BackendArgs,
+    },
+    /// Show the next hint for an exercise; each call shows one more.
+    Hint {
+        id: String,
+    },
+    /// Restore an exercise's original file; your version is kept as a backup beside it.
+    Reset {
+        id: String,
+    },
+    /// Check the current exercise again every time its file is saved.
+    Watch {
+        /// The exercise to watch; by default the first one not done.
+        id: Option<String>,
+        /// Check when Enter is pressed instead of on file events (for file systems that send none).
+        #[arg(long)]
+        manual_run: bool,
+        #[command(flatten)]
+        backend: BackendArgs,
+    },
+    /// Show what this machine has: GPU, driver, NVRTC, and whether they work together.
+    Doctor,
+    /// Run any kernel file in the simulator and print its memory figures.
+    Sim(crate::cmd::sim::SimArgs),
+    /// Tools for course authors.
+    #[command(subcommand)]
+    Dev(DevCommand),
+}
+
+#[derive(Subcommand)]
+pub enum DevCommand {
+    /// Check every exercise: metadata, hints, a check, a passing solution, a pristine file that
+    /// does not pass, and a solution that only adds lines.
+    Check {
+        #[command(flatten)]
+        backend: BackendArgs,
+    },
+}

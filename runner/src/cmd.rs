@@ -1,0 +1,26 @@
+//! One module per verb; this one dispatches.
+
+pub mod check;
+pub mod dev;
+pub mod doctor;
+pub mod hint;
+pub mod list;
+pub mod reset;
+pub mod sim;
+pub mod watch;
+
+use crate::cli::{Command, DevCommand};
+use std::process::ExitCode;
+
+pub fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::List { json } => list::run(json),
+        Command::Check { id, json, seed, file, backend } => check::run(&id, json, seed, file, backend.backend),
+        Command::Hint { id } => hint::run(&id),
+        Command::Reset { id } => reset::run(&id),
+        Command::Watch { id, manual_run, backend } => watch::run(id, manual_run, backend.backend),
+        Command::Doctor => doctor::run(),
+        Command::Sim(args) => sim::run(args),
+        Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
+    }
+}

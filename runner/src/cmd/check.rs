@@ -1,0 +1,43 @@
+//! `runner check NN`: the main verb.
+
+use crate::checker::Checker;
+use crate::cli::BackendChoice;
+use crate::progress::Progress;
+use crate::session::{compiler, find_course, open_backend};
+use crate::pristine;
+use colored::Colorize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub fn run(id: &str, json: bool, seed: Option<u64>, file: Option<PathBuf>, choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+    let course = find_course()?;
+    pristine::snapshot(&course)?;
+    let exercise = course.exercise(id)?.clone();
+    let compiler = compiler(&course)?;
+    let mut backend = open_backend(choice, &compiler, json)?;
+    let (mut progress, warning) = Progress::load(&course.root)?;
+    if let Some(warning) = warning {
+        eprintln!("{} {warning}", "Warning:".yellow().bold());
+    }
+    let own_file = file.is_none();
+    let path = file.unwrap_or_else(|| course.exercise_path(&exercise));
+    let mut checker = Checker { course: &course, compiler: &compiler, backend: backend.as_mut(), seed, timing: true };
+    let mut report = checker.check(&exercise, &path)?;
+    if report.passed() && own_file {
+        progress.mark_done(&exercise.id, backend.kind());
+        progress.save()?;
+        let next = course.exercises.iter().find(|e| !progress.is_done(&e.id));
+        report.summary.push_str(&match next {
+            Some(next) => format!(" Next: `runner check {}` ({}).", next.id, next.title),
+            None => " That was the last one: the course is done!".into(),
+        });
+    }
+    let done = course.exercises.iter().filter(|e| progress.is_done(&e.id)).count();
+    report.progress = Some((done, course.exercises.len()));
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.render());
+    }
+    Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

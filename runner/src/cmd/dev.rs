@@ -1,0 +1,103 @@
+//! `runner dev check`: for course authors and CI, everything each exercise needs.
+
+use crate::checker::Checker;
+use crate::cli::BackendChoice;
+use crate::course::{Course, Exercise};
+use crate::session::{compiler, find_course, open_backend};
+use colored::Colorize;
+use similar::{ChangeTag, TextDiff};
+use std::process::ExitCode;
+
+pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+    let course = find_course()?;
+    let compiler = compiler(&course)?;
+    let mut backend = open_backend(choice, &compiler, true)?;
+    println!("Checking {} exercises on {}", course.exercises.len(), backend.describe());
+    let mut problems = 0;
+    for exercise in &course.exercises {
+        let mut checker = Checker { course: &course, compiler: &compiler, backend: backend.as_mut(), seed: None, timing: false };
+        let found = problems_of(&course, exercise, &mut checker);
+        if found.is_empty() {
+            println!("  {} {} {}", "✓".green(), exercise.id, exercise.title);
+        } else {
+            println!("  {} {} {}", "✗".red(), exercise.id, exercise.title);
+            for p in &found {
+                println!("      {p}");
+            }
+        }
+        problems += found.len();
+    }
+    if problems > 0 {
+        println!("\n{problems} problems.");
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("\nEvery exercise is complete.");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> Vec<String> {
+    let mut problems = Vec::new();
+    if exercise.hints.len() < 2 {
+        problems.push(format!("has {} hints; give at least two, from a nudge to nearly the answer", exercise.hints.len()));
+    }
+    if !checks::known_ids().any(|id| id == exercise.id) {
+        problems.push("has no check in checks/src/exercises.rs".into());
+        return problems;
+    }
+    let chapter = course.root.join("book").join("src").join(&exercise.chapter);
+    if course.root.join("book").exists() && !chapter.exists() {
+        problems.push(format!("its chapter book/src/{} does not exist", exercise.chapter));
+    }
+    let pristine_path = course.exercise_path(exercise);
+    let solution_path = course.solution_path(exercise);
+    let (Ok(pristine), Ok(solution)) = (std::fs::read_to_string(&pristine_path), std::fs::read_to_string(&solution_path)) else {
+        problems.push(format!("needs both {} and {}", course.display_name(&pristine_path), course.display_name(&solution_path)));
+        return problems;
+    };
+    if let Some(change) = first_non_addition(&pristine, &solution) {
+        problems.push(format!("the solution must only add lines to the exercise, but it changes: {change}"));
+    }
+    if !pristine.contains("TODO") {
+        problems.push("the exercise file has no `TODO` marker".into());
+    }
+    match checker.check(exercise, &solution_path) {
+        Ok(report) if report.passed() => {}
+        Ok(report) => problems.push(format!("the solution does not pass: {}", first_failure(&report))),
+        Err(e) => problems.push(format!("the solution could not be checked: {e:#}")),
+    }
+    match checker.check(exercise, &pristine_path) {
+        Ok(report) if report.passed() => problems.push("the pristine exercise already passes".into()),
+        Ok(_) => {}
+        Err(e) => problems.push(format!("the pristine exercise could not be checked: {e:#}")),
+    }
+    problems
+}
+
+fn first_failure(report: &crate::report::CheckReport) -> String {
+    let failing = report.cases.iter().find(|c| !c.passed);
+    let detail = failing.and_then(|c| c.error.clone().or_else(|| c.mismatch.as_ref().map(|m| format!("{} wrong elements of {}", m.wrong, m.buffer))));
+    match (failing, detail) {
+        (Some(case), Some(detail)) => format!("{}: {detail}", case.name),
+        _ => report.summary.clone(),
+    }
+}
+
+/// The first line the solution removes or changes, if any.
+pub fn first_non_addition(exercise: &str, solution: &str) -> Option<String> {
+    TextDiff::from_lines(exercise, solution)
+        .iter_all_changes()
+        .find(|c| c.tag() == ChangeTag::Delete)
+        .map(|c| format!("line {}: {:?}", c.old_index().map_or(0, |i| i + 1), c.value().trim_end()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_non_addition;
+
+    #[test]
+    fn added_lines_are_fine_and_changed_lines_are_named() {
+        assert_eq!(first_non_addition("a\nb\n", "a\nx\nb\n"), None);
+        let change = first_non_addition("a\nb\n", "a\nc\n").unwrap();
+        assert!(change.starts_with("line 2"), "{change}");
+    }
+}

@@ -1,0 +1,115 @@
+//! `runner doctor`: what this machine has for the course, and whether the parts work together.
+
+use crate::backend::cuda::CudaBackend;
+use crate::backend::sim::SimBackend;
+use crate::backend::Backend;
+use crate::checker::target_for;
+use crate::compile::{nvrtc::INSTALL_COMMAND, Compiler, Source};
+use crate::session::find_course;
+use colored::Colorize;
+use std::process::ExitCode;
+
+const PROBE: &str = "extern \"C\" __global__ void probe(int* out) { out[threadIdx.x] = threadIdx.x; }\n";
+
+fn ok(label: &str, text: impl std::fmt::Display) {
+    println!("  {} {label:<22} {text}", "✓".green());
+}
+
+fn bad(label: &str, text: impl std::fmt::Display) {
+    println!("  {} {label:<22} {text}", "✗".red());
+}
+
+pub fn run() -> anyhow::Result<ExitCode> {
+    println!("{}", "runner doctor".bold());
+    let course = match find_course() {
+        Ok(course) => {
+            ok("course", format!("{} ({} exercises)", course.root.display(), course.exercises.len()));
+            Some(course)
+        }
+        Err(e) => {
+            bad("course", format!("{e:#}"));
+            None
+        }
+    };
+    let compiler = match Compiler::new(course.as_ref().map(|c| c.root.as_path())) {
+        Ok(compiler) => {
+            let (major, minor) = compiler.nvrtc.version;
+            ok("NVRTC", format!("{major}.{minor} from {}", compiler.nvrtc.path));
+            let archs = compiler.nvrtc.supported_architectures();
+            ok("NVRTC architectures", archs.iter().map(|a| format!("sm_{a}")).collect::<Vec<_>>().join(" "));
+            Some(compiler)
+        }
+        Err(e) => {
+            bad("NVRTC", format!("{e}"));
+            println!("      install the course's own copy: {INSTALL_COMMAND}");
+            None
+        }
+    };
+    if let Some(compiler) = &compiler {
+        match compiler.cache.dir.as_ref() {
+            Some(dir) => ok("compile cache", dir.display()),
+            None => bad("compile cache", "no cache folder: every check compiles from scratch"),
+        }
+    }
+    let gpu_works = match CudaBackend::open(0) {
+        Ok(mut gpu) => {
+            let (major, minor) = gpu.driver_cuda_version();
+            ok("driver", format!("supports CUDA {major}.{minor}"));
+            ok("GPU", gpu.describe());
+            match &compiler {
+                Some(compiler) => probe(&mut gpu, compiler, "driver accepts NVRTC"),
+                None => false,
+            }
+        }
+        Err(e) => {
+            bad("GPU", e);
+            false
+        }
+    };
+    let sim_works = match &compiler {
+        Some(compiler) => probe(&mut SimBackend::new(), compiler, "simulator"),
+        None => false,
+    };
+    println!();
+    if gpu_works {
+        println!("Checks run on the GPU; `--backend sim` uses the simulator.");
+    } else if sim_works {
+        println!("Checks run in the simulator (no GPU works here).");
+    } else {
+        println!("Nothing can run kernels yet: fix the first ✗ above.");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Compiles and runs a one-line kernel on `backend`; says what broke if anything did.
+fn probe(backend: &mut dyn Backend, compiler: &Compiler, label: &str) -> bool {
+    let target = target_for(backend, compiler);
+    let outcome = (|| -> anyhow::Result<()> {
+        let image = compiler.compile(&Source { name: "probe.cu", text: PROBE }, &target)?;
+        let module = backend.load(&image)?;
+        let out = backend.alloc(128)?;
+        let params = [out.to_le_bytes().to_vec()];
+        let launch = checks::Launch { grid: [1, 1, 1], block: [32, 1, 1], shared_bytes: 0 };
+        let kernel = crate::backend::KernelLaunch {
+            kernel: "probe",
+            launch,
+            params: &params,
+            time_limit: std::time::Duration::from_secs(5),
+        };
+        backend.launch(module, &kernel)?;
+        let bytes = backend.read(out, 128)?;
+        anyhow::ensure!(bytes[4 * 31] == 31, "the probe kernel gave a wrong answer");
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => {
+            ok(label, format!("yes (compiled for {target:?})"));
+            true
+        }
+        Err(e) => {
+            bad(label, format!("{e:#}"));
+            false
+        }
+    }
+}

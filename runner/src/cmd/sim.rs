@@ -1,0 +1,174 @@
+//! `runner sim FILE.cu ...`: runs any kernel in the simulator, outside the exercises, and prints
+//! its memory figures per kernel and per source line: for the book's "try it" boxes, and for
+//! holding the simulator to a GPU's hardware counters.
+
+use crate::backend::sim::{describe, SIM_ARCHITECTURE};
+use crate::compile::{Compiler, Source, Target};
+use crate::report::SimFigures;
+use anyhow::{bail, Context};
+use checks::random::Rng;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct SimArgs {
+    /// The CUDA C file.
+    pub file: PathBuf,
+    /// The `extern "C" __global__` kernel to launch.
+    #[arg(long)]
+    pub kernel: String,
+    /// Blocks in the grid: X[,Y[,Z]].
+    #[arg(long)]
+    pub grid: String,
+    /// Threads per block: X[,Y[,Z]].
+    #[arg(long)]
+    pub block: String,
+    /// Dynamic shared memory per block, in bytes.
+    #[arg(long, default_value_t = 0)]
+    pub shared_bytes: u32,
+    /// One kernel parameter, in order: a buffer `f32[N]`, `f64[N]`, `i32[N]`, `u32[N]`, `i64[N]`
+    /// (random values; `=zeros` or `=iota` to choose), or a scalar `i32=V`, `u32=V`, `i64=V`,
+    /// `f32=V`, `f64=V`.
+    #[arg(long = "arg")]
+    pub args: Vec<String>,
+    /// Seed of the random buffer values.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object: kernel, figures, lines, diagnostics.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct SimOutput {
+    kernel: String,
+    figures: sim::Figures,
+    lines: Vec<sim::LineFigures>,
+    diagnostics: Vec<sim::Diagnostic>,
+    printf: String,
+}
+
+fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
+    let parts: Vec<u32> = text
+        .split(',')
+        .map(|p| p.trim().parse().with_context(|| format!("{text:?} is not X[,Y[,Z]] of whole numbers")))
+        .collect::<Result<_, _>>()?;
+    match parts[..] {
+        [x] => Ok([x, 1, 1]),
+        [x, y] => Ok([x, y, 1]),
+        [x, y, z] => Ok([x, y, z]),
+        _ => bail!("{text:?} has more than three dimensions"),
+    }
+}
+
+/// One parsed `--arg`: the bytes of a scalar, or a buffer's initial content.
+enum ArgSpec {
+    Scalar(Vec<u8>),
+    Buffer(Vec<u8>),
+}
+
+fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
+    let bad = || format!("--arg {spec:?}: expected a buffer like f32[1024] (=zeros, =iota) or a scalar like i32=5");
+    if let Some((ty, rest)) = spec.split_once('[') {
+        let (count, fill) = rest.split_once(']').with_context(bad)?;
+        let n: usize = count.trim().parse().with_context(bad)?;
+        let fill = fill.strip_prefix('=').unwrap_or("random");
+        let value = |i: usize, rng: &mut Rng| -> f64 {
+            match fill {
+                "zeros" => 0.0,
+                "iota" => i as f64,
+                _ => rng.range_f32(-1.0, 1.0) as f64,
+            }
+        };
+        if !["zeros", "iota", "random"].contains(&fill) {
+            bail!("{}", bad());
+        }
+        let mut bytes = Vec::new();
+        for i in 0..n {
+            let v = value(i, rng);
+            let int = if fill == "random" { (rng.next_u64() % 1000) as i64 } else { v as i64 };
+            match ty {
+                "f32" => bytes.extend((v as f32).to_le_bytes()),
+                "f64" => bytes.extend(v.to_le_bytes()),
+                "i32" => bytes.extend((int as i32).to_le_bytes()),
+                "u32" => bytes.extend((int as u32).to_le_bytes()),
+                "i64" => bytes.extend(int.to_le_bytes()),
+                _ => bail!("{}", bad()),
+            }
+        }
+        return Ok(ArgSpec::Buffer(bytes));
+    }
+    let (ty, value) = spec.split_once('=').with_context(bad)?;
+    let bytes = match ty {
+        "i32" => value.parse::<i32>().with_context(bad)?.to_le_bytes().to_vec(),
+        "u32" => value.parse::<u32>().with_context(bad)?.to_le_bytes().to_vec(),
+        "i64" => value.parse::<i64>().with_context(bad)?.to_le_bytes().to_vec(),
+        "f32" => value.parse::<f32>().with_context(bad)?.to_le_bytes().to_vec(),
+        "f64" => value.parse::<f64>().with_context(bad)?.to_le_bytes().to_vec(),
+        _ => bail!("{}", bad()),
+    };
+    Ok(ArgSpec::Scalar(bytes))
+}
+
+pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let course_root = crate::session::find_course().ok().map(|c| c.root);
+    let compiler = Compiler::new(course_root.as_deref())?;
+    let name = args.file.display().to_string();
+    let image = compiler
+        .compile(&Source { name: &name, text: &text }, &Target::Ptx { arch: SIM_ARCHITECTURE })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let module = sim::Module::parse(image.ptx_text().unwrap_or_default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if module.kernel(&args.kernel).is_none() {
+        let names: Vec<String> = module.kernels().into_iter().map(|k| k.name).collect();
+        bail!("{} has no kernel `{}`; it has: {}", name, args.kernel, names.join(", "));
+    }
+    let mut machine = sim::Machine::new();
+    let mut rng = Rng::new(args.seed);
+    let mut params = Vec::new();
+    for spec in &args.args {
+        match parse_arg(spec, &mut rng)? {
+            ArgSpec::Scalar(bytes) => params.push(bytes),
+            ArgSpec::Buffer(bytes) => {
+                let addr = machine.alloc(bytes.len() as u64);
+                machine.write(addr, &bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+                params.push(addr.to_le_bytes().to_vec());
+            }
+        }
+    }
+    let launch = sim::Launch {
+        kernel: args.kernel.clone(),
+        grid: dims(&args.grid)?,
+        block: dims(&args.block)?,
+        dynamic_shared_bytes: args.shared_bytes,
+        params,
+        limits: sim::Limits::default(),
+    };
+    let report = machine.launch(&module, &launch).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.json {
+        let out = SimOutput {
+            kernel: args.kernel,
+            figures: report.figures,
+            lines: report.lines,
+            diagnostics: report.diagnostics,
+            printf: report.printf,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let figures = SimFigures {
+        case: format!("{} <<<{}, {}>>>", args.kernel, args.grid, args.block),
+        kernel: report.figures,
+        lines: report.lines,
+        warp_instructions: report.warp_instructions,
+    };
+    print!("{}", crate::report::render_sim_text(&figures));
+    for d in &report.diagnostics {
+        println!("  {}", describe(d));
+    }
+    if !report.printf.is_empty() {
+        print!("{}", report.printf);
+    }
+    Ok(if report.aborted { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,168 @@
+//! The course on disk: where it is, and its exercise metadata (`exercises/exercises.toml`).
+
+use anyhow::{bail, Context};
+use checks::Tolerance;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub const METADATA: &str = "exercises/exercises.toml";
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exercise {
+    pub id: String,
+    pub name: String,
+    pub title: String,
+    pub chapter: String,
+    /// The kernel file, relative to `exercises/` (and to `solutions/`).
+    pub file: String,
+    pub entries: Vec<String>,
+    pub points: u32,
+    #[serde(default = "default_time_limit_ms")]
+    pub time_limit_ms: u64,
+    #[serde(default)]
+    pub tolerance: Tolerance,
+    pub hints: Vec<String>,
+}
+
+fn default_time_limit_ms() -> u64 {
+    5000
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Metadata {
+    exercise: Vec<Exercise>,
+}
+
+pub struct Course {
+    pub root: PathBuf,
+    pub exercises: Vec<Exercise>,
+}
+
+impl Course {
+    /// Finds the course in `start` or the nearest parent that has `exercises/exercises.toml`.
+    pub fn find(start: &Path) -> anyhow::Result<Course> {
+        let root = start
+            .ancestors()
+            .find(|dir| dir.join(METADATA).is_file())
+            .with_context(|| {
+                format!(
+                    "no course here: neither {} nor any folder above it has {METADATA}. \
+                     Run the runner from inside the course's folder.",
+                    start.display()
+                )
+            })?;
+        Course::load(root)
+    }
+
+    pub fn load(root: &Path) -> anyhow::Result<Course> {
+        let path = root.join(METADATA);
+        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let exercises = parse_metadata(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Course { root: root.to_path_buf(), exercises })
+    }
+
+    /// The exercise with this id; `3` and `03` both name exercise 03.
+    pub fn exercise(&self, id: &str) -> anyhow::Result<&Exercise> {
+        let wanted = normalise_id(id);
+        if let Some(exercise) = self.exercises.iter().find(|e| e.id == wanted) {
+            return Ok(exercise);
+        }
+        let known: Vec<&str> = self.exercises.iter().map(|e| e.id.as_str()).collect();
+        bail!("there is no exercise {id:?}; the exercises are {}. `runner list` shows them all.", known.join(", "))
+    }
+
+    pub fn exercise_path(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("exercises").join(&exercise.file)
+    }
+
+    pub fn solution_path(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("solutions").join(&exercise.file)
+    }
+
+    /// The name NVRTC and reports use for a file: its path inside the course.
+    pub fn display_name(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+    }
+}
+
+fn normalise_id(id: &str) -> String {
+    match id.parse::<u32>() {
+        Ok(n) => format!("{n:02}"),
+        Err(_) => id.to_string(),
+    }
+}
+
+/// Parses and validates the metadata; errors name the TOML line and the problem.
+fn parse_metadata(text: &str) -> anyhow::Result<Vec<Exercise>> {
+    let metadata: Metadata = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut seen = std::collections::HashSet::new();
+    for e in &metadata.exercise {
+        let line = line_of(text, &format!("id = \"{}\"", e.id));
+        if e.id.len() != 2 || !e.id.chars().all(|c| c.is_ascii_digit()) {
+            bail!("line {line}: exercise id {:?} must be two digits, like \"07\"", e.id);
+        }
+        if !seen.insert(e.id.clone()) {
+            bail!("line {line}: exercise id {} appears twice", e.id);
+        }
+        if e.entries.is_empty() {
+            bail!("line {line}: exercise {} names no kernel entry point (entries = [...])", e.id);
+        }
+        if e.hints.is_empty() {
+            bail!("line {line}: exercise {} has no hints", e.id);
+        }
+        if e.file.contains("..") || Path::new(&e.file).is_absolute() {
+            bail!("line {line}: exercise {}'s file must be a path inside exercises/", e.id);
+        }
+    }
+    Ok(metadata.exercise)
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: &str = r#"
+[[exercise]]
+id = "01"
+name = "a"
+title = "A"
+chapter = "a.md"
+file = "01_a/a.cu"
+entries = ["k"]
+points = 10
+hints = ["h"]
+"#;
+
+    #[test]
+    fn valid_metadata_parses_with_defaults() {
+        let e = &parse_metadata(ONE).unwrap()[0];
+        assert_eq!((e.id.as_str(), e.time_limit_ms), ("01", 5000));
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let broken = ONE.replace("points = 10", "points = ");
+        let err = parse_metadata(&broken).unwrap_err().to_string();
+        assert!(err.contains("line 10"), "{err}");
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_ids_are_refused() {
+        let err = parse_metadata(&ONE.replace("points", "pionts")).unwrap_err().to_string();
+        assert!(err.contains("pionts"), "{err}");
+        let err = parse_metadata(&ONE.replace("\"01\"", "\"1\"")).unwrap_err().to_string();
+        assert!(err.contains("line 3") && err.contains("two digits"), "{err}");
+    }
+
+    #[test]
+    fn ids_are_found_with_or_without_leading_zero() {
+        assert_eq!(normalise_id("3"), "03");
+        assert_eq!(normalise_id("03"), "03");
+    }
+}

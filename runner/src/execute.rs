@@ -1,0 +1,184 @@
+//! Running one test case on a backend: buffers with guard zones, poisoned outputs, the launch,
+//! the read-back and the guard check.
+
+use crate::backend::{Backend, BackendError, DevicePtr, KernelLaunch, LaunchDetails, ModuleId};
+use checks::{Arg, Case, HostData, Role};
+use std::time::{Duration, Instant};
+
+/// Bytes of known pattern before and after every buffer on a GPU, so a write a little out of
+/// bounds, which a GPU does not fault on, is still caught. 256 keeps the buffer 256-aligned.
+const GUARD_BYTES: usize = 1024;
+const GUARD_PATTERN: u8 = 0xCD;
+
+/// The buffers of one case on the device.
+pub struct Prepared {
+    buffers: Vec<Allocation>,
+    params: Vec<Vec<u8>>,
+    guarded: bool,
+    pub copy_in: Duration,
+}
+
+struct Allocation {
+    name: String,
+    base: DevicePtr,
+    len: usize,
+    role: Role,
+    like: HostData,
+}
+
+impl Allocation {
+    fn data_ptr(&self, guarded: bool) -> DevicePtr {
+        self.base + if guarded { GUARD_BYTES as u64 } else { 0 }
+    }
+}
+
+/// What one run of a case gave back.
+pub struct CaseRun {
+    pub outputs: Vec<(String, HostData)>,
+    pub copy_in: Duration,
+    pub copy_out: Duration,
+    pub details: LaunchDetails,
+}
+
+impl Prepared {
+    /// Allocates and fills the case's buffers: inputs with their data, outputs with poison.
+    pub fn new(backend: &mut dyn Backend, case: &Case) -> Result<Prepared, BackendError> {
+        let guarded = backend.needs_guard_zones();
+        let mut prepared = Prepared { buffers: Vec::new(), params: Vec::new(), guarded, copy_in: Duration::ZERO };
+        for arg in &case.args {
+            match arg {
+                Arg::Scalar { value, .. } => prepared.params.push(value.to_bytes()),
+                Arg::Buffer(buffer) => {
+                    let bytes = buffer.data.to_bytes();
+                    let len = bytes.len();
+                    let total = if guarded { len + 2 * GUARD_BYTES } else { len };
+                    let base = backend.alloc(total)?;
+                    let started = Instant::now();
+                    if guarded {
+                        let mut image = vec![GUARD_PATTERN; total];
+                        image[GUARD_BYTES..GUARD_BYTES + len].copy_from_slice(&bytes);
+                        backend.write(base, &image)?;
+                    } else {
+                        backend.write(base, &bytes)?;
+                    }
+                    prepared.copy_in += started.elapsed();
+                    let allocation =
+                        Allocation { name: buffer.name.clone(), base, len, role: buffer.role, like: buffer.data.clone() };
+                    prepared.params.push(allocation.data_ptr(guarded).to_le_bytes().to_vec());
+                    prepared.buffers.push(allocation);
+                }
+            }
+        }
+        Ok(prepared)
+    }
+
+    pub fn launch_of<'a>(&'a self, case: &'a Case, time_limit: Duration) -> KernelLaunch<'a> {
+        KernelLaunch { kernel: &case.kernel, launch: case.launch, params: &self.params, time_limit }
+    }
+
+    /// Reads the outputs back and checks every guard zone.
+    pub fn read_outputs(&self, backend: &mut dyn Backend) -> Result<(Vec<(String, HostData)>, Duration), BackendError> {
+        let started = Instant::now();
+        let mut outputs = Vec::new();
+        for buffer in &self.buffers {
+            if self.guarded {
+                let image = backend.read(buffer.base, buffer.len + 2 * GUARD_BYTES)?;
+                check_guards(buffer, &image)?;
+                if buffer.role != Role::Input {
+                    let data = &image[GUARD_BYTES..GUARD_BYTES + buffer.len];
+                    outputs.push((buffer.name.clone(), buffer.like.same_type_from_bytes(data)));
+                }
+            } else if buffer.role != Role::Input {
+                let data = backend.read(buffer.base, buffer.len)?;
+                outputs.push((buffer.name.clone(), buffer.like.same_type_from_bytes(&data)));
+            }
+        }
+        Ok((outputs, started.elapsed()))
+    }
+
+    pub fn free(self, backend: &mut dyn Backend) {
+        for buffer in &self.buffers {
+            backend.free(buffer.base);
+        }
+    }
+}
+
+fn check_guards(buffer: &Allocation, image: &[u8]) -> Result<(), BackendError> {
+    let before = image[..GUARD_BYTES].iter().rposition(|&b| b != GUARD_PATTERN);
+    let after = image[GUARD_BYTES + buffer.len..].iter().position(|&b| b != GUARD_PATTERN);
+    let element = buffer.like.element_bytes();
+    let message = match (before, after) {
+        (Some(at), _) => format!(
+            "the kernel wrote before the start of `{}`, {} bytes ahead of element 0 (around index -{}): an index went below zero",
+            buffer.name,
+            GUARD_BYTES - at,
+            (GUARD_BYTES - at).div_ceil(element)
+        ),
+        (None, Some(at)) => format!(
+            "the kernel wrote past the end of `{}`, which has {} elements: around index {} (is the bounds check missing or off by one?)",
+            buffer.name,
+            buffer.len / element,
+            buffer.len / element + at / element
+        ),
+        (None, None) => return Ok(()),
+    };
+    Err(BackendError::OutOfBounds(message))
+}
+
+/// Runs `case` once: prepare, launch, read back, free.
+pub fn run_case(
+    backend: &mut dyn Backend,
+    module: ModuleId,
+    case: &Case,
+    time_limit: Duration,
+) -> Result<CaseRun, BackendError> {
+    let prepared = Prepared::new(backend, case)?;
+    let details = backend.launch(module, &prepared.launch_of(case, time_limit))?;
+    let (outputs, copy_out) = prepared.read_outputs(backend)?;
+    let copy_in = prepared.copy_in;
+    prepared.free(backend);
+    Ok(CaseRun { outputs, copy_in, copy_out, details })
+}
+
+/// Median kernel time of `case` over repeated launches, on a backend that can time.
+pub fn time_case(
+    backend: &mut dyn Backend,
+    module: ModuleId,
+    case: &Case,
+    time_limit: Duration,
+    repeats: usize,
+) -> Result<Option<Duration>, BackendError> {
+    let prepared = Prepared::new(backend, case)?;
+    let time = backend.time(module, &prepared.launch_of(case, time_limit), repeats)?;
+    prepared.free(backend);
+    Ok(time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allocation(len: usize) -> Allocation {
+        Allocation { name: "c".into(), base: 0, len, role: Role::Output, like: HostData::F32(vec![0.0; len / 4]) }
+    }
+
+    #[test]
+    fn untouched_guards_pass_and_a_write_past_the_end_names_the_index() {
+        let buffer = allocation(40);
+        let mut image = vec![GUARD_PATTERN; 40 + 2 * GUARD_BYTES];
+        image[GUARD_BYTES..GUARD_BYTES + 40].fill(0);
+        assert!(check_guards(&buffer, &image).is_ok());
+        image[GUARD_BYTES + 40] = 0;
+        let message = check_guards(&buffer, &image).unwrap_err().to_string();
+        assert!(message.contains("past the end of `c`") && message.contains("index 10"), "{message}");
+    }
+
+    #[test]
+    fn a_write_before_the_start_is_caught() {
+        let buffer = allocation(40);
+        let mut image = vec![GUARD_PATTERN; 40 + 2 * GUARD_BYTES];
+        image[GUARD_BYTES - 4] = 1;
+        let message = check_guards(&buffer, &image).unwrap_err().to_string();
+        assert!(message.contains("before the start") && message.contains("index -1"), "{message}");
+    }
+}

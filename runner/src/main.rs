@@ -1,0 +1,31 @@
+//! `runner`: compiles a student's CUDA kernel, runs it on a GPU or in the simulator, checks it
+//! against the CPU reference, times it and explains what went wrong.
+
+mod backend;
+mod checker;
+mod cli;
+mod cmd;
+mod compile;
+mod course;
+mod execute;
+mod pristine;
+mod progress;
+mod report;
+mod session;
+mod style;
+
+use clap::Parser;
+use colored::Colorize;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    style::apply(cli.color);
+    match cmd::run(cli.command) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("{} {err:#}", "Error:".red().bold());
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The result of one check, as data (for `--json`) and as text for a student.
+
+use checks::Mismatch;
+use colored::Colorize;
+use serde::Serialize;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Passed,
+    /// The pristine file: the TODOs are still to do.
+    NotDone,
+    Failed,
+    CompileError,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub exercise: String,
+    pub title: String,
+    pub file: String,
+    pub backend: String,
+    pub device: String,
+    pub verdict: Verdict,
+    /// One line saying what happened and what to do next.
+    pub summary: String,
+    pub compile: Option<CompileFigures>,
+    pub cases: Vec<CaseResult>,
+    pub gpu: Option<GpuFigures>,
+    pub sim: Option<SimFigures>,
+    pub diagnostics: Vec<String>,
+    pub printf: String,
+    pub progress: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CompileFigures {
+    pub from_cache: bool,
+    pub milliseconds: f64,
+    /// The compiler's message when the file does not compile, shown against the student's lines.
+    pub errors: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub launch: String,
+    pub passed: bool,
+    pub error: Option<String>,
+    pub mismatch: Option<Mismatch>,
+}
+
+/// Timings on a GPU, all from the same run.
+#[derive(Debug, Serialize)]
+pub struct GpuFigures {
+    pub case: String,
+    pub kernel_ms: f64,
+    pub bandwidth_gb_s: f64,
+    pub reference_ms: Option<f64>,
+    pub reference_bandwidth_gb_s: Option<f64>,
+    /// The device's own device-to-device copy bandwidth (read + write), measured once and cached.
+    pub copy_bandwidth_gb_s: f64,
+    pub cpu_reference_ms: f64,
+    pub host_to_device_ms: f64,
+    pub device_to_host_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SimFigures {
+    pub case: String,
+    pub kernel: sim::Figures,
+    pub lines: Vec<sim::LineFigures>,
+    pub warp_instructions: u64,
+}
+
+impl CheckReport {
+    pub fn passed(&self) -> bool {
+        matches!(self.verdict, Verdict::Passed)
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "{} {}  ·  {}  ·  {}\n",
+            self.exercise.bold(),
+            self.title.bold(),
+            self.file,
+            self.device.dimmed()
+        ));
+        if let Some(errors) = self.compile.as_ref().and_then(|c| c.errors.as_ref()) {
+            out.push_str(&format!("\n{}\n", errors.trim_end()));
+        }
+        for case in &self.cases {
+            render_case(&mut out, case);
+        }
+        if !self.diagnostics.is_empty() {
+            out.push_str(&format!("\n{}\n", "The simulator noticed:".yellow().bold()));
+            for d in &self.diagnostics {
+                out.push_str(&format!("  {d}\n"));
+            }
+        }
+        if !self.printf.is_empty() {
+            out.push_str(&format!("\n{}\n{}\n", "The kernel printed:".bold(), indent(self.printf.trim_end())));
+        }
+        if let Some(gpu) = &self.gpu {
+            render_gpu(&mut out, gpu);
+        }
+        if let Some(sim) = &self.sim {
+            render_sim(&mut out, sim);
+        }
+        let verdict = match self.verdict {
+            Verdict::Passed => "Passed.".green().bold(),
+            Verdict::NotDone => "Not done yet.".yellow().bold(),
+            Verdict::Failed => "Not passed.".red().bold(),
+            Verdict::CompileError => "Does not compile.".red().bold(),
+        };
+        out.push_str(&format!("\n{verdict} {}\n", self.summary));
+        if let Some((done, total)) = self.progress {
+            out.push_str(&format!("Progress: {done}/{total} exercises done.\n"));
+        }
+        out
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+}
+
+fn render_case(out: &mut String, case: &CaseResult) {
+    let mark = if case.passed { "✓".green() } else { "✗".red() };
+    out.push_str(&format!("  {mark} {}  {}\n", case.name, case.launch.dimmed()));
+    if let Some(error) = &case.error {
+        out.push_str(&format!("{}\n", indent(&format!("  {error}"))));
+    }
+    if let Some(m) = &case.mismatch {
+        out.push_str(&format!("      {} of {} elements of `{}` are wrong", m.wrong, m.len, m.buffer));
+        if m.never_written > 0 {
+            out.push_str(&format!(" ({} never written)", m.never_written));
+        }
+        out.push('\n');
+        for w in &m.first_wrong {
+            out.push_str(&format!("        {}[{}]: expected {}, got {}\n", m.buffer, w.index, w.expected, w.actual));
+        }
+        if let Some(cause) = &m.likely_cause {
+            out.push_str(&format!("      {} {cause}\n", "Likely:".yellow()));
+        }
+    }
+}
+
+fn render_gpu(out: &mut String, gpu: &GpuFigures) {
+    let share = |gb: f64| 100.0 * gb / gpu.copy_bandwidth_gb_s;
+    out.push_str(&format!("\n{} ({})\n", "Figures".bold(), gpu.case));
+    out.push_str(&format!(
+        "  your kernel     {:>9.3} ms  {:>7.0} GB/s  {:>3.0}% of the copy limit {}\n",
+        gpu.kernel_ms,
+        gpu.bandwidth_gb_s,
+        share(gpu.bandwidth_gb_s),
+        bar(share(gpu.bandwidth_gb_s))
+    ));
+    if let (Some(ms), Some(gb)) = (gpu.reference_ms, gpu.reference_bandwidth_gb_s) {
+        out.push_str(&format!(
+            "  reference       {ms:>9.3} ms  {gb:>7.0} GB/s  {:>3.0}% of the copy limit {}\n",
+            share(gb),
+            bar(share(gb))
+        ));
+    }
+    out.push_str(&format!(
+        "  copy limit                    {:>7.0} GB/s  (this GPU's device-to-device copy, read + write)\n",
+        gpu.copy_bandwidth_gb_s
+    ));
+    out.push_str(&format!("  CPU reference   {:>9.3} ms  (one thread)\n", gpu.cpu_reference_ms));
+    out.push_str(&format!(
+        "  transfers       {:>9.3} ms to the GPU, {:.3} ms back (not in the kernel time)\n",
+        gpu.host_to_device_ms, gpu.device_to_host_ms
+    ));
+}
+
+fn bar(percent: f64) -> String {
+    let filled = (percent.clamp(0.0, 100.0) / 10.0).round() as usize;
+    format!("[{}{}]", "#".repeat(filled), ".".repeat(10 - filled))
+}
+
+/// The simulator's figures as text, for `runner sim`.
+pub fn render_sim_text(sim: &SimFigures) -> String {
+    let mut out = String::new();
+    render_sim(&mut out, sim);
+    out
+}
+
+fn render_sim(out: &mut String, sim: &SimFigures) {
+    let f = &sim.kernel;
+    out.push_str(&format!("\n{} ({}, in the simulator)\n", "Memory figures".bold(), sim.case));
+    let per = |sectors: u64, requests: u64| if requests == 0 { 0.0 } else { sectors as f64 / requests as f64 };
+    if f.global_load_requests + f.global_store_requests > 0 {
+        out.push_str(&format!(
+            "  global loads   {:>9} requests {:>10} sectors  {:>5.1} sectors/request\n",
+            f.global_load_requests,
+            f.global_load_sectors,
+            per(f.global_load_sectors, f.global_load_requests)
+        ));
+        out.push_str(&format!(
+            "  global stores  {:>9} requests {:>10} sectors  {:>5.1} sectors/request\n",
+            f.global_store_requests,
+            f.global_store_sectors,
+            per(f.global_store_sectors, f.global_store_requests)
+        ));
+    }
+    if f.shared_load_requests + f.shared_store_requests > 0 {
+        out.push_str(&format!(
+            "  shared loads   {:>9} requests {:>10} wavefronts {:>8} bank conflicts\n",
+            f.shared_load_requests, f.shared_load_wavefronts, f.shared_load_bank_conflicts
+        ));
+        out.push_str(&format!(
+            "  shared stores  {:>9} requests {:>10} wavefronts {:>8} bank conflicts\n",
+            f.shared_store_requests, f.shared_store_wavefronts, f.shared_store_bank_conflicts
+        ));
+    }
+    if f.global_atomic_requests + f.shared_atomic_requests > 0 {
+        out.push_str(&format!(
+            "  atomics        {:>9} global, {} shared\n",
+            f.global_atomic_requests, f.shared_atomic_requests
+        ));
+    }
+    let mut lines: Vec<&sim::LineFigures> = sim.lines.iter().collect();
+    lines.sort_by_key(|l| std::cmp::Reverse(line_cost(&l.figures)));
+    if lines.len() > 1 {
+        out.push_str("  busiest lines:\n");
+        for l in lines.iter().take(3) {
+            let g = &l.figures;
+            out.push_str(&format!(
+                "    {}:{}  {} sectors in {} requests, {} shared wavefronts\n",
+                l.file,
+                l.line,
+                g.global_load_sectors + g.global_store_sectors,
+                g.global_load_requests + g.global_store_requests,
+                g.shared_load_wavefronts + g.shared_store_wavefronts
+            ));
+        }
+    }
+}
+
+/// Rough memory cost of a line: each global sector and each shared wavefront is a transaction.
+fn line_cost(f: &sim::Figures) -> u64 {
+    f.global_load_sectors + f.global_store_sectors + f.shared_load_wavefronts + f.shared_store_wavefronts
+}
