@@ -4,7 +4,7 @@
 use crate::backend::{Backend, BackendError, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
-use crate::execute::{run_case, time_case};
+use crate::execute::{run_case, Prepared};
 use crate::report::{CaseResult, CheckReport, CompileFigures, GpuFigures, SimFigures, Verdict};
 use anyhow::Context;
 use checks::{compare, Case, CaseOptions};
@@ -137,12 +137,18 @@ impl Checker<'_> {
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
         let mut failed = false;
         let mut last_sim = None;
+        let mut timing_case = None;
         let on_gpu = self.backend.kind() == "gpu";
         for case in cases.iter().filter(|c| on_gpu || !c.for_timing) {
-            let (result, sim) = self.run_one(module, case, exercise, time_limit);
-            failed |= !result.passed;
-            report.cases.push(result);
-            if let Some(sim_report) = sim {
+            let outcome = self.run_one(module, case, exercise, time_limit);
+            failed |= !outcome.result.passed;
+            report.cases.push(outcome.result);
+            match outcome.kept {
+                Some(kept) if case.for_timing && !failed => timing_case = Some((case, kept)),
+                Some((prepared, _)) => prepared.free(self.backend),
+                None => {}
+            }
+            if let Some(sim_report) = outcome.sim {
                 for d in &sim_report.diagnostics {
                     let line = crate::backend::sim::describe(d);
                     if !report.diagnostics.contains(&line) {
@@ -175,21 +181,17 @@ impl Checker<'_> {
             };
             return Ok(report);
         }
-        if self.timing && self.backend.kind() == "gpu" {
-            report.gpu = self.gpu_figures(module, exercise, &cases, time_limit)?;
+        if let Some((case, (prepared, measured))) = timing_case {
+            let figures = self.gpu_figures(module, exercise, case, &prepared, measured, time_limit);
+            prepared.free(self.backend);
+            report.gpu = figures?;
         }
         report.summary = "Every case matches the CPU reference.".into();
         Ok(report)
     }
 
     /// Runs one case and compares it; errors become the case's message.
-    fn run_one(
-        &mut self,
-        module: ModuleId,
-        case: &Case,
-        exercise: &Exercise,
-        time_limit: Duration,
-    ) -> (CaseResult, Option<sim::LaunchReport>) {
+    fn run_one(&mut self, module: ModuleId, case: &Case, exercise: &Exercise, time_limit: Duration) -> CaseOutcome {
         let mut result = CaseResult {
             name: case.name.clone(),
             launch: case.launch.to_string(),
@@ -197,14 +199,16 @@ impl Checker<'_> {
             error: None,
             mismatch: None,
         };
-        let run = match run_case(self.backend, module, case, time_limit) {
-            Ok(run) => run,
+        let (run, prepared) = match run_case(self.backend, module, case, time_limit) {
+            Ok(done) => done,
             Err(err) => {
                 result.error = Some(describe_backend_error(&err));
-                return (result, None);
+                return CaseOutcome { result, sim: None, kept: None };
             }
         };
+        let cpu_started = Instant::now();
         let expected = case.expected();
+        let measured = Measured { cpu_reference: cpu_started.elapsed(), copy_in: run.copy_in, copy_out: run.copy_out };
         result.passed = true;
         for (name, want) in &expected {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
@@ -215,25 +219,26 @@ impl Checker<'_> {
                 break;
             }
         }
-        (result, run.details)
+        CaseOutcome { result, sim: run.details, kept: Some((prepared, measured)) }
     }
 
-    /// Kernel, reference solution and CPU times on the timing case.
+    /// Kernel and reference solution times on the timing case, whose buffers are still on the GPU.
     fn gpu_figures(
         &mut self,
         module: ModuleId,
         exercise: &Exercise,
-        cases: &[Case],
+        case: &Case,
+        prepared: &Prepared,
+        measured: Measured,
         time_limit: Duration,
     ) -> anyhow::Result<Option<GpuFigures>> {
-        let Some(case) = cases.iter().rev().find(|c| c.for_timing).or(cases.last()) else { return Ok(None) };
         let copy_bandwidth = self.copy_bandwidth()?;
-        let Some(kernel) = time_case(self.backend, module, case, time_limit, TIMED_REPEATS)? else { return Ok(None) };
-        let reference = self.time_reference(exercise, case, time_limit)?;
-        let run = run_case(self.backend, module, case, time_limit)?;
-        let cpu_started = Instant::now();
-        std::hint::black_box(case.expected());
-        let cpu = cpu_started.elapsed();
+        let launch = prepared.launch_of(case, time_limit);
+        let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else { return Ok(None) };
+        let reference = match self.reference_module(exercise) {
+            Some(reference) => self.backend.time(reference, &launch, TIMED_REPEATS)?,
+            None => None,
+        };
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
         Ok(Some(GpuFigures {
             case: case.name.clone(),
@@ -242,19 +247,19 @@ impl Checker<'_> {
             reference_ms: reference.map(ms),
             reference_bandwidth_gb_s: reference.map(gb_s),
             copy_bandwidth_gb_s: copy_bandwidth / 1e9,
-            cpu_reference_ms: ms(cpu),
-            host_to_device_ms: ms(run.copy_in),
-            device_to_host_ms: ms(run.copy_out),
+            cpu_reference_ms: ms(measured.cpu_reference),
+            host_to_device_ms: ms(measured.copy_in),
+            device_to_host_ms: ms(measured.copy_out),
         }))
     }
 
-    /// The reference solution timed on the same case in the same run, when the course ships it.
-    fn time_reference(&mut self, exercise: &Exercise, case: &Case, limit: Duration) -> anyhow::Result<Option<Duration>> {
+    /// The course's reference solution, loaded for timing beside the student's kernel; None
+    /// when the course does not ship it or it does not compile.
+    fn reference_module(&mut self, exercise: &Exercise) -> Option<ModuleId> {
         let path = self.course.solution_path(exercise);
-        let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
-        let Ok(image) = self.compile(&path, &text) else { return Ok(None) };
-        let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
-        Ok(time_case(self.backend, module, case, limit, TIMED_REPEATS)?)
+        let text = std::fs::read_to_string(&path).ok()?;
+        let image = self.compile(&path, &text).ok()?;
+        self.backend.load(&image).ok()
     }
 
     /// The device's copy bandwidth, measured once per device and driver and then cached.
@@ -267,6 +272,20 @@ impl Checker<'_> {
         self.compiler.cache.put_value(&key, &measured.to_string());
         Ok(measured)
     }
+}
+
+/// What one run of a case gave: its verdict, the simulator's report, and (when it ran) its
+/// buffers, still on the device, with the host-side timings.
+struct CaseOutcome {
+    result: CaseResult,
+    sim: Option<sim::LaunchReport>,
+    kept: Option<(Prepared, Measured)>,
+}
+
+struct Measured {
+    cpu_reference: Duration,
+    copy_in: Duration,
+    copy_out: Duration,
 }
 
 fn ms(d: Duration) -> f64 {

@@ -149,7 +149,7 @@ hints = ["h"]
     fn syntax_errors_name_the_line() {
         let broken = ONE.replace("points = 10", "points = ");
         let err = parse_metadata(&broken).unwrap_err().to_string();
-        assert!(err.contains("line 10"), "{err}");
+        assert!(err.contains("line 9"), "{err}");
     }
 
     #[test]

@@ -49,23 +49,32 @@ impl Prepared {
             match arg {
                 Arg::Scalar { value, .. } => prepared.params.push(value.to_bytes()),
                 Arg::Buffer(buffer) => {
-                    let bytes = buffer.data.to_bytes();
-                    let len = bytes.len();
-                    let total = if guarded { len + 2 * GUARD_BYTES } else { len };
-                    let base = backend.alloc(total)?;
-                    let started = Instant::now();
-                    if guarded {
-                        let mut image = vec![GUARD_PATTERN; total];
-                        image[GUARD_BYTES..GUARD_BYTES + len].copy_from_slice(&bytes);
-                        backend.write(base, &image)?;
+                    let len = buffer.data.byte_len();
+                    let image = if guarded {
+                        let mut image = vec![GUARD_PATTERN; len + 2 * GUARD_BYTES];
+                        image[GUARD_BYTES..GUARD_BYTES + len].copy_from_slice(&buffer.data.to_bytes());
+                        image
                     } else {
-                        backend.write(base, &bytes)?;
-                    }
+                        buffer.data.to_bytes()
+                    };
+                    let base = match backend.alloc(image.len()) {
+                        Ok(base) => base,
+                        Err(err) => {
+                            prepared.free(backend);
+                            return Err(err);
+                        }
+                    };
+                    let started = Instant::now();
+                    let written = backend.write(base, &image);
                     prepared.copy_in += started.elapsed();
                     let allocation =
                         Allocation { name: buffer.name.clone(), base, len, role: buffer.role, like: buffer.data.clone() };
                     prepared.params.push(allocation.data_ptr(guarded).to_le_bytes().to_vec());
                     prepared.buffers.push(allocation);
+                    if let Err(err) = written {
+                        prepared.free(backend);
+                        return Err(err);
+                    }
                 }
             }
         }
@@ -125,33 +134,30 @@ fn check_guards(buffer: &Allocation, image: &[u8]) -> Result<(), BackendError> {
     Err(BackendError::OutOfBounds(message))
 }
 
-/// Runs `case` once: prepare, launch, read back, free.
+/// Runs `case` once: prepare, launch, read back. The buffers stay on the device, so a large case
+/// can be timed next without copying its data again; `Prepared::free` releases them.
 pub fn run_case(
     backend: &mut dyn Backend,
     module: ModuleId,
     case: &Case,
     time_limit: Duration,
-) -> Result<CaseRun, BackendError> {
+) -> Result<(CaseRun, Prepared), BackendError> {
     let prepared = Prepared::new(backend, case)?;
-    let details = backend.launch(module, &prepared.launch_of(case, time_limit))?;
-    let (outputs, copy_out) = prepared.read_outputs(backend)?;
-    let copy_in = prepared.copy_in;
-    prepared.free(backend);
-    Ok(CaseRun { outputs, copy_in, copy_out, details })
-}
-
-/// Median kernel time of `case` over repeated launches, on a backend that can time.
-pub fn time_case(
-    backend: &mut dyn Backend,
-    module: ModuleId,
-    case: &Case,
-    time_limit: Duration,
-    repeats: usize,
-) -> Result<Option<Duration>, BackendError> {
-    let prepared = Prepared::new(backend, case)?;
-    let time = backend.time(module, &prepared.launch_of(case, time_limit), repeats)?;
-    prepared.free(backend);
-    Ok(time)
+    let details = match backend.launch(module, &prepared.launch_of(case, time_limit)) {
+        Ok(details) => details,
+        Err(err) => {
+            prepared.free(backend);
+            return Err(err);
+        }
+    };
+    let (outputs, copy_out) = match prepared.read_outputs(backend) {
+        Ok(read) => read,
+        Err(err) => {
+            prepared.free(backend);
+            return Err(err);
+        }
+    };
+    Ok((CaseRun { outputs, copy_in: prepared.copy_in, copy_out, details }, prepared))
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 use super::Source;
 
 /// Rewrites lines like `exercises/02/vector_add.cu(12): error: identifier "i" is undefined`
-/// as `exercises/02/vector_add.cu:12: error: ...` followed by the source line, so editors and
-/// students can jump to it.
+/// as `exercises/02/vector_add.cu:12: error: ...`, the form editors jump to. NVRTC follows most
+/// errors with the source line and a caret; where it does not, the source line is added.
 pub fn render(log: &str, source: &Source) -> String {
     let lines: Vec<&str> = source.text.lines().collect();
+    let log_lines: Vec<&str> = log.lines().collect();
     let mut out = String::new();
-    for entry in log.lines() {
+    for (i, entry) in log_lines.iter().enumerate() {
         let Some((file, line, message)) = parse_location(entry) else {
             if !entry.trim().is_empty() && !entry.contains("compilation terminated") {
                 out.push_str(entry);
@@ -17,10 +18,11 @@ pub fn render(log: &str, source: &Source) -> String {
             continue;
         };
         out.push_str(&format!("{file}:{line}: {message}\n"));
-        if file.ends_with(source.name) || source.name.ends_with(file) {
-            if let Some(text) = line.checked_sub(1).and_then(|i| lines.get(i)) {
-                out.push_str(&format!("{line:>5} | {text}\n"));
-            }
+        let is_ours = file.ends_with(source.name) || source.name.ends_with(file);
+        let text = line.checked_sub(1).and_then(|i| lines.get(i)).filter(|_| is_ours);
+        let shown_next = |text: &str| log_lines.get(i + 1).is_some_and(|next| next.trim() == text.trim());
+        if let Some(text) = text.filter(|t| !shown_next(t)) {
+            out.push_str(&format!("{line:>5} | {text}\n"));
         }
     }
     if out.trim().is_empty() {
@@ -39,6 +41,15 @@ fn parse_location(entry: &str) -> Option<(&str, usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_line_is_not_repeated_when_nvrtc_shows_it() {
+        let source = Source { name: "k.cu", text: "a\n  int x = y;\n" };
+        let log = "k.cu(2): error: identifier \"y\" is undefined\n    int x = y;\n            ^\n";
+        let shown = render(log, &source);
+        assert_eq!(shown.matches("int x = y;").count(), 1, "{shown}");
+        assert!(shown.starts_with("k.cu:2: error"));
+    }
 
     #[test]
     fn error_lines_name_file_and_line_and_show_the_source() {
