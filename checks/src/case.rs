@@ -227,6 +227,9 @@ pub struct Case {
     pub reference: Reference,
     /// Bytes a perfect kernel reads and writes in global memory, for effective bandwidth.
     pub bytes_moved: u64,
+    /// Floating-point operations of the computation, for compute-bound kernels (matrix
+    /// multiply); 0 where bandwidth is the measure.
+    pub flops: u64,
     /// Large cases made for timing on a GPU; the simulator leaves them out.
     pub for_timing: bool,
 }
@@ -250,6 +253,7 @@ impl Case {
             args: Vec::new(),
             reference: Arc::new(|_| Vec::new()),
             bytes_moved: 0,
+            flops: 0,
             for_timing: false,
         }
     }
@@ -289,6 +293,11 @@ impl Case {
         self
     }
 
+    pub fn flops(mut self, flops: u64) -> Case {
+        self.flops = flops;
+        self
+    }
+
     /// Marks a large case made for timing on a GPU.
     pub fn for_timing(mut self, yes: bool) -> Case {
         self.for_timing = yes;
@@ -313,6 +322,31 @@ impl Case {
         }
     }
 
+    pub fn i32s(&self, name: &str) -> &[i32] {
+        match self.buffer(name) {
+            HostData::I32(v) => v,
+            other => panic!("buffer {name:?} holds {}, not int", other.type_name()),
+        }
+    }
+
+    pub fn u32s(&self, name: &str) -> &[u32] {
+        match self.buffer(name) {
+            HostData::U32(v) => v,
+            other => panic!("buffer {name:?} holds {}, not unsigned int", other.type_name()),
+        }
+    }
+
+    /// The value of the scalar parameter `name`.
+    pub fn scalar_value(&self, name: &str) -> Scalar {
+        self.args
+            .iter()
+            .find_map(|a| match a {
+                Arg::Scalar { name: n, value } if n == name => Some(*value),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("case {:?} has no scalar {name:?}", self.name))
+    }
+
     /// Runs the CPU reference.
     pub fn expected(&self) -> Vec<(String, HostData)> {
         (self.reference)(self)
@@ -335,10 +369,21 @@ pub struct CaseOptions {
     pub extra_sizes: Vec<usize>,
     /// Whether to add the large cases used for timing on a GPU.
     pub timing: bool,
+    /// Values the student declared in the kernel file (`extern "C" __constant__ int name = ...;`),
+    /// read back from the compiled module, such as a launch configuration they chose.
+    pub declared: std::collections::BTreeMap<String, i64>,
 }
 
 impl Default for CaseOptions {
     fn default() -> Self {
-        CaseOptions { seed: 2024, extra_sizes: Vec::new(), timing: false }
+        CaseOptions { seed: 2024, extra_sizes: Vec::new(), timing: false, declared: Default::default() }
+    }
+}
+
+impl CaseOptions {
+    /// A declared value; the runner has read every name the exercise's metadata lists, so a
+    /// missing one is a bug in the exercise.
+    pub fn declared(&self, name: &str) -> i64 {
+        *self.declared.get(name).unwrap_or_else(|| panic!("exercises.toml must list {name:?} under `declared`"))
     }
 }

@@ -58,6 +58,8 @@ pub trait Backend {
     fn needs_guard_zones(&self) -> bool;
     fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError>;
     fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool;
+    /// The value of a module-level `extern "C" __constant__ int`, or None when there is none.
+    fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32>;
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError>;
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError>;
     fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError>;

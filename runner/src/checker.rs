@@ -5,9 +5,11 @@ use crate::backend::{Backend, BackendError, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
+use crate::targets;
 use crate::report::{CaseResult, CheckReport, CompileFigures, GpuFigures, SimFigures, Verdict};
 use anyhow::Context;
 use checks::{compare, Case, CaseOptions};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -56,12 +58,25 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
 }
 
 impl Checker<'_> {
-    fn case_options(&self) -> CaseOptions {
+    fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
         CaseOptions {
             seed: self.seed.unwrap_or(CaseOptions::default().seed),
             extra_sizes: Vec::new(),
             timing: self.timing && self.backend.kind() == "gpu",
+            declared,
         }
+    }
+
+    /// Reads the values the exercise asks the student to declare; names the first one missing.
+    fn declared_values(&mut self, module: ModuleId, exercise: &Exercise) -> Result<BTreeMap<String, i64>, String> {
+        let mut values = BTreeMap::new();
+        for name in &exercise.declared {
+            let value = self.backend.read_declared_int(module, name).ok_or_else(|| {
+                format!("The exercise reads `{name}` from your file, and it is not there: declare it as `extern \"C\" __constant__ int {name} = ...;`.")
+            })?;
+            values.insert(name.clone(), value as i64);
+        }
+        Ok(values)
     }
 
     fn empty_report(&self, exercise: &Exercise, file: &Path, verdict: Verdict, summary: String) -> CheckReport {
@@ -77,6 +92,7 @@ impl Checker<'_> {
             cases: Vec::new(),
             gpu: None,
             sim: None,
+            targets: Vec::new(),
             diagnostics: Vec::new(),
             printf: String::new(),
             progress: None,
@@ -132,7 +148,15 @@ impl Checker<'_> {
             return Ok(report);
         }
 
-        let cases = checks::cases_for(&exercise.id, &self.case_options())
+        let declared = match self.declared_values(module, exercise) {
+            Ok(values) => values,
+            Err(problem) => {
+                report.verdict = Verdict::Failed;
+                report.summary = problem;
+                return Ok(report);
+            }
+        };
+        let cases = checks::cases_for(&exercise.id, &self.case_options(declared))
             .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?;
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
         let mut failed = false;
@@ -185,6 +209,12 @@ impl Checker<'_> {
             let figures = self.gpu_figures(module, exercise, case, &prepared, measured, time_limit);
             prepared.free(self.backend);
             report.gpu = figures?;
+        }
+        report.targets = targets::evaluate(&exercise.targets, report.sim.as_ref(), report.gpu.as_ref());
+        if let Some(missed) = report.targets.iter().find(|t| !t.met) {
+            report.verdict = Verdict::TargetMissed;
+            report.summary = format!("Every case is right, but {}. That is the lesson of this exercise.", missed.explanation);
+            return Ok(report);
         }
         report.summary = "Every case matches the CPU reference.".into();
         Ok(report)
@@ -240,10 +270,13 @@ impl Checker<'_> {
             None => None,
         };
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
+        let gflop_s = |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
         Ok(Some(GpuFigures {
             case: case.name.clone(),
             kernel_ms: ms(kernel),
             bandwidth_gb_s: gb_s(kernel),
+            gflop_s: gflop_s(kernel),
+            reference_gflop_s: reference.and_then(gflop_s),
             reference_ms: reference.map(ms),
             reference_bandwidth_gb_s: reference.map(gb_s),
             copy_bandwidth_gb_s: copy_bandwidth / 1e9,

@@ -23,6 +23,25 @@ pub struct Exercise {
     #[serde(default)]
     pub tolerance: Tolerance,
     pub hints: Vec<String>,
+    /// Names of `extern "C" __constant__ int` values the student sets in the kernel file (e.g. the
+    /// launch configuration); the runner reads them from the compiled module for the check.
+    #[serde(default)]
+    pub declared: Vec<String>,
+    #[serde(default)]
+    pub targets: Targets,
+}
+
+/// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct
+/// kernel that misses one is told how far off it is, and the exercise is not yet done.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Targets {
+    /// In the simulator: global sectors per request, loads and stores together, at most.
+    pub max_sectors_per_request: Option<f64>,
+    /// In the simulator: shared-memory bank conflicts, loads and stores together, at most.
+    pub max_bank_conflicts: Option<u64>,
+    /// On a GPU: the kernel's time over the reference solution's, at most.
+    pub max_time_vs_reference: Option<f64>,
 }
 
 fn default_time_limit_ms() -> u64 {

@@ -13,6 +13,7 @@ mod progress;
 mod report;
 mod session;
 mod style;
+mod targets;
 
 use clap::Parser;
 use colored::Colorize;

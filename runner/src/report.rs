@@ -11,6 +11,8 @@ pub enum Verdict {
     /// The pristine file: the TODOs are still to do.
     NotDone,
     Failed,
+    /// Right answers, but a speed or memory target of the exercise is missed.
+    TargetMissed,
     CompileError,
 }
 
@@ -28,6 +30,7 @@ pub struct CheckReport {
     pub cases: Vec<CaseResult>,
     pub gpu: Option<GpuFigures>,
     pub sim: Option<SimFigures>,
+    pub targets: Vec<crate::targets::TargetCheck>,
     pub diagnostics: Vec<String>,
     pub printf: String,
     pub progress: Option<(usize, usize)>,
@@ -56,6 +59,9 @@ pub struct GpuFigures {
     pub case: String,
     pub kernel_ms: f64,
     pub bandwidth_gb_s: f64,
+    /// For compute-bound exercises (those whose check counts floating-point operations).
+    pub gflop_s: Option<f64>,
+    pub reference_gflop_s: Option<f64>,
     pub reference_ms: Option<f64>,
     pub reference_bandwidth_gb_s: Option<f64>,
     /// The device's own device-to-device copy bandwidth (read + write), measured once and cached.
@@ -108,10 +114,15 @@ impl CheckReport {
         if let Some(sim) = &self.sim {
             render_sim(&mut out, sim);
         }
+        for t in &self.targets {
+            let mark = if t.met { "✓".green() } else { "✗".red() };
+            out.push_str(&format!("  {mark} target: {}\n", t.explanation));
+        }
         let verdict = match self.verdict {
             Verdict::Passed => "Passed.".green().bold(),
             Verdict::NotDone => "Not done yet.".yellow().bold(),
             Verdict::Failed => "Not passed.".red().bold(),
+            Verdict::TargetMissed => "Correct, not yet fast.".yellow().bold(),
             Verdict::CompileError => "Does not compile.".red().bold(),
         };
         out.push_str(&format!("\n{verdict} {}\n", self.summary));
@@ -157,6 +168,9 @@ fn render_gpu(out: &mut String, gpu: &GpuFigures) {
         share(gpu.bandwidth_gb_s),
         bar(share(gpu.bandwidth_gb_s))
     ));
+    if let (Some(mine), Some(reference)) = (gpu.gflop_s, gpu.reference_gflop_s) {
+        out.push_str(&format!("  compute         {mine:>9.0} GFLOP/s yours, {reference:.0} GFLOP/s the reference\n"));
+    }
     if let (Some(ms), Some(gb)) = (gpu.reference_ms, gpu.reference_bandwidth_gb_s) {
         out.push_str(&format!(
             "  reference       {ms:>9.3} ms  {gb:>7.0} GB/s  {:>3.0}% of the copy limit {}\n",

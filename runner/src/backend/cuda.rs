@@ -226,6 +226,20 @@ impl Backend for CudaBackend {
         self.function(module, name).is_some()
     }
 
+    fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32> {
+        let c_name = CString::new(name).ok()?;
+        // SAFETY: the module is loaded; the global is read only when it is exactly an int.
+        unsafe {
+            let (ptr, size) = result::module::get_global(self.modules[module], c_name).ok()?;
+            if size != 4 {
+                return None;
+            }
+            let mut value = [0i32; 1];
+            result::memcpy_dtoh_sync(&mut value, ptr).ok()?;
+            Some(value[0])
+        }
+    }
+
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
         self.usable()?;
         // SAFETY: a plain device allocation.

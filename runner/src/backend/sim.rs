@@ -17,13 +17,25 @@ const WARP_INSTRUCTIONS_PER_SECOND: u64 = 50_000_000;
 #[derive(Default)]
 pub struct SimBackend {
     machine: Machine,
-    modules: Vec<Module>,
+    modules: Vec<(Module, String)>,
 }
 
 impl SimBackend {
     pub fn new() -> SimBackend {
         SimBackend { machine: Machine::new(), modules: Vec::new() }
     }
+}
+
+/// The initial value of `name` in PTX such as `.visible .const .align 4 .u32 name = 256;`.
+fn declared_int_in_ptx(ptx: &str, name: &str) -> Option<i32> {
+    ptx.lines().find_map(|line| {
+        let line = line.trim().trim_end_matches(';');
+        let (declaration, value) = line.split_once('=')?;
+        let mut words = declaration.split_whitespace();
+        let is_variable = words.clone().any(|w| w == ".const" || w == ".global");
+        let is_int = words.clone().any(|w| matches!(w, ".u32" | ".s32" | ".b32"));
+        (is_variable && is_int && words.next_back()? == name).then(|| value.trim().parse::<i64>().ok().map(|v| v as i32))?
+    })
 }
 
 /// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
@@ -64,12 +76,16 @@ impl Backend for SimBackend {
     fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError> {
         let ptx = image.ptx_text().ok_or_else(|| BackendError::Load("the simulator needs PTX, not machine code".into()))?;
         let module = Module::parse(ptx).map_err(|e| BackendError::Load(format!("the simulator cannot run this kernel: {e}")))?;
-        self.modules.push(module);
+        self.modules.push((module, ptx.to_string()));
         Ok(self.modules.len() - 1)
     }
 
     fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool {
-        self.modules[module].kernel(name).is_some()
+        self.modules[module].0.kernel(name).is_some()
+    }
+
+    fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32> {
+        declared_int_in_ptx(&self.modules[module].1, name)
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
@@ -102,7 +118,7 @@ impl Backend for SimBackend {
         };
         let report = self
             .machine
-            .launch(&self.modules[module], &sim_launch)
+            .launch(&self.modules[module].0, &sim_launch)
             .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
         if report.aborted {
             let first_fatal = report.diagnostics.iter().find(|d| d.kind != DiagnosticKind::SharedRace);
@@ -120,5 +136,18 @@ impl Backend for SimBackend {
 
     fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError> {
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_int_in_ptx;
+
+    #[test]
+    fn declared_constants_are_read_from_ptx() {
+        let ptx = ".visible .const .align 4 .u32 threads_per_block = 128;\n.visible .global .align 4 .b32 blocks = 40;\n";
+        assert_eq!(declared_int_in_ptx(ptx, "threads_per_block"), Some(128));
+        assert_eq!(declared_int_in_ptx(ptx, "blocks"), Some(40));
+        assert_eq!(declared_int_in_ptx(ptx, "missing"), None);
     }
 }
