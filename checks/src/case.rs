@@ -232,6 +232,9 @@ pub struct Case {
     pub flops: u64,
     /// Large cases made for timing on a GPU; the simulator leaves them out.
     pub for_timing: bool,
+    /// For matrix multiply: the shape (m, n, k) of C = A·B, on which cuBLAS SGEMM is timed as
+    /// the ceiling.
+    pub sgemm_shape: Option<[usize; 3]>,
 }
 
 impl fmt::Debug for Case {
@@ -255,6 +258,7 @@ impl Case {
             bytes_moved: 0,
             flops: 0,
             for_timing: false,
+            sgemm_shape: None,
         }
     }
 
@@ -295,6 +299,12 @@ impl Case {
 
     pub fn flops(mut self, flops: u64) -> Case {
         self.flops = flops;
+        self
+    }
+
+    /// Names the matrix-multiply shape (m, n, k) whose cuBLAS time is this case's ceiling.
+    pub fn sgemm_shape(mut self, m: usize, n: usize, k: usize) -> Case {
+        self.sgemm_shape = Some([m, n, k]);
         self
     }
 

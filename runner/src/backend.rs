@@ -71,4 +71,9 @@ pub trait Backend {
     /// The device's own copy bandwidth in bytes per second (read + write), the ceiling that
     /// effective bandwidth is measured against; None in the simulator.
     fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError>;
+    /// Median time of cuBLAS SGEMM on an (m, n, k) shape: the ceiling for matrix multiply. None
+    /// where there is no cuBLAS.
+    fn sgemm_time(&mut self, _shape: [usize; 3], _repeats: usize) -> Result<Option<Duration>, BackendError> {
+        Ok(None)
+    }
 }

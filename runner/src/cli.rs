@@ -73,6 +73,8 @@ pub enum Command {
     },
     /// Show what this machine has: GPU, driver, NVRTC, and whether they work together.
     Doctor,
+    /// Time the reference solutions on the GPU against the device's measured ceilings.
+    Bench(crate::cmd::bench::BenchArgs),
     /// Run any kernel file in the simulator and print its memory figures.
     Sim(crate::cmd::sim::SimArgs),
     /// Tools for course authors.

@@ -1,5 +1,6 @@
 //! One module per verb; this one dispatches.
 
+pub mod bench;
 pub mod check;
 pub mod dev;
 pub mod doctor;
@@ -20,6 +21,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Reset { id } => reset::run(&id),
         Command::Watch { id, manual_run, backend } => watch::run(id, manual_run, backend.backend),
         Command::Doctor => doctor::run(),
+        Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
     }

@@ -293,6 +293,11 @@ impl Backend for CudaBackend {
         Ok(Some(times[times.len() / 2]))
     }
 
+    fn sgemm_time(&mut self, shape: [usize; 3], repeats: usize) -> Result<Option<Duration>, BackendError> {
+        self.usable()?;
+        self.time_sgemm(shape, repeats)
+    }
+
     fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError> {
         self.usable()?;
         const BYTES: usize = 512 << 20;
@@ -318,6 +323,43 @@ impl Backend for CudaBackend {
 }
 
 impl CudaBackend {
+    /// cuBLAS's SGEMM on (m, n, k), median of event-timed calls after warm-up.
+    fn time_sgemm(&mut self, [m, n, k]: [usize; 3], repeats: usize) -> Result<Option<Duration>, BackendError> {
+        use cudarc::cublas::{result as blas, sys as blas_sys};
+        // SAFETY: only probes for the library.
+        if !unsafe { blas_sys::is_culib_present() } {
+            return Ok(None);
+        }
+        let handle = blas::create_handle().map_err(|e| BackendError::Device(format!("cuBLAS: {e:?}")))?;
+        let (a, b, c) = (self.alloc(4 * m * k)?, self.alloc(4 * k * n)?, self.alloc(4 * m * n)?);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let mut times = Vec::new();
+        for round in 0..repeats.max(1) + 3 {
+            let time = self.timed(Duration::from_secs(10), |_| {
+                // SAFETY: a, b, c hold m·k, k·n and m·n floats; column-major leading dimensions
+                // match; the call is queued on the default stream the events use.
+                unsafe {
+                    blas::sgemm(
+                        handle, op, op, m as i32, n as i32, k as i32, &alpha, a as *const f32, m as i32,
+                        b as *const f32, k as i32, &beta, c as *mut f32, m as i32,
+                    )
+                }
+                .map_err(|e| BackendError::Device(format!("cuBLAS SGEMM failed: {e:?}")))
+            })?;
+            if round >= 3 {
+                times.push(time);
+            }
+        }
+        // SAFETY: the handle is destroyed once, after its last call completed.
+        let _ = unsafe { blas::destroy_handle(handle) };
+        for ptr in [a, b, c] {
+            self.free(ptr);
+        }
+        times.sort();
+        Ok(Some(times[times.len() / 2]))
+    }
+
     fn load_error(&self, err: DriverError) -> BackendError {
         use sys::CUresult::*;
         match err.0 {
