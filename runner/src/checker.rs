@@ -23,6 +23,8 @@ pub struct Checker<'a> {
     pub seed: Option<u64>,
     /// Time the kernel and the reference solution (on a GPU only).
     pub timing: bool,
+    /// Where to write every case's outputs as raw little-endian files, to compare backends.
+    pub save_outputs: Option<std::path::PathBuf>,
 }
 
 /// The target to compile for: the backend's wish, or PTX for the newest architecture NVRTC
@@ -236,6 +238,9 @@ impl Checker<'_> {
                 return CaseOutcome { result, sim: None, kept: None };
             }
         };
+        if let Some(dir) = &self.save_outputs {
+            save_outputs(dir, &exercise.id, case, &run.outputs);
+        }
         let cpu_started = Instant::now();
         let expected = case.expected();
         let measured = Measured { cpu_reference: cpu_started.elapsed(), copy_in: run.copy_in, copy_out: run.copy_out };
@@ -319,6 +324,15 @@ struct Measured {
     cpu_reference: Duration,
     copy_in: Duration,
     copy_out: Duration,
+}
+
+/// Writes `<dir>/<id>/<case>/<buffer>.bin`; failures only lose the comparison, not the check.
+fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::HostData)]) {
+    let case_dir: String = case.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    for (name, data) in outputs {
+        let path = dir.join(id).join(&case_dir).join(format!("{name}.{}", data.type_name().replace(' ', "_")));
+        let _ = crate::compile::cache::write_atomically(&path, &data.to_bytes());
+    }
 }
 
 fn ms(d: Duration) -> f64 {

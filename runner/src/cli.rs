@@ -50,6 +50,9 @@ pub enum Command {
         /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
         #[arg(long)]
         file: Option<PathBuf>,
+        /// Write every case's outputs as raw files under this folder (to compare backends).
+        #[arg(long, hide = true)]
+        save_outputs: Option<PathBuf>,
         #[command(flatten)]
         backend: BackendArgs,
     },

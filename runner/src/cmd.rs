@@ -16,7 +16,9 @@ use std::process::ExitCode;
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::List { json } => list::run(json),
-        Command::Check { id, json, seed, file, backend } => check::run(&id, json, seed, file, backend.backend),
+        Command::Check { id, json, seed, file, save_outputs, backend } => {
+            check::run(&id, json, seed, file, save_outputs, backend.backend)
+        }
         Command::Hint { id } => hint::run(&id),
         Command::Reset { id } => reset::run(&id),
         Command::Watch { id, manual_run, backend } => watch::run(id, manual_run, backend.backend),

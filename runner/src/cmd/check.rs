@@ -9,7 +9,14 @@ use colored::Colorize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(id: &str, json: bool, seed: Option<u64>, file: Option<PathBuf>, choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    id: &str,
+    json: bool,
+    seed: Option<u64>,
+    file: Option<PathBuf>,
+    save_outputs: Option<PathBuf>,
+    choice: Option<BackendChoice>,
+) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     pristine::snapshot(&course)?;
     let exercise = course.exercise(id)?.clone();
@@ -21,7 +28,14 @@ pub fn run(id: &str, json: bool, seed: Option<u64>, file: Option<PathBuf>, choic
     }
     let own_file = file.is_none();
     let path = file.unwrap_or_else(|| course.exercise_path(&exercise));
-    let mut checker = Checker { course: &course, compiler: &compiler, backend: backend.as_mut(), seed, timing: true };
+    let mut checker = Checker {
+        course: &course,
+        compiler: &compiler,
+        backend: backend.as_mut(),
+        seed,
+        timing: true,
+        save_outputs: save_outputs.clone(),
+    };
     let mut report = checker.check(&exercise, &path)?;
     if report.passed() && own_file {
         progress.mark_done(&exercise.id, backend.kind());

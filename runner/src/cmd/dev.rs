@@ -15,7 +15,14 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
     println!("Checking {} exercises on {}", course.exercises.len(), backend.describe());
     let mut problems = 0;
     for exercise in &course.exercises {
-        let mut checker = Checker { course: &course, compiler: &compiler, backend: backend.as_mut(), seed: None, timing: false };
+        let mut checker = Checker {
+            course: &course,
+            compiler: &compiler,
+            backend: backend.as_mut(),
+            seed: None,
+            timing: false,
+            save_outputs: None,
+        };
         let found = problems_of(&course, exercise, &mut checker);
         if found.is_empty() {
             println!("  {} {} {}", "✓".green(), exercise.id, exercise.title);

@@ -56,6 +56,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             let (major, minor) = gpu.driver_cuda_version();
             ok("driver", format!("supports CUDA {major}.{minor}"));
             ok("GPU", gpu.describe());
+            if let Some(problem) = compiler.as_ref().and_then(|c| version_mismatch(c.nvrtc.version, (major, minor))) {
+                bad("NVRTC vs driver", problem);
+            }
             match &compiler {
                 Some(compiler) => probe(&mut gpu, compiler, "driver accepts NVRTC"),
                 None => false,
@@ -111,5 +114,32 @@ fn probe(backend: &mut dyn Backend, compiler: &Compiler, label: &str) -> bool {
             bad(label, format!("{e:#}"));
             false
         }
+    }
+}
+
+/// When NVRTC is newer than the driver, the PTX it makes is refused by the driver (machine code
+/// may still load): says so and what to do.
+pub fn version_mismatch(nvrtc: (i32, i32), driver: (i32, i32)) -> Option<String> {
+    (nvrtc > driver).then(|| {
+        format!(
+            "NVRTC {}.{} is newer than the driver (CUDA {}.{}): code for a new GPU may not load. \
+             Update the NVIDIA driver, or set RUNNER_NVRTC to an NVRTC of CUDA {}.{} or older \
+             (e.g. run scripts/install-nvrtc and point it at .nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12)",
+            nvrtc.0, nvrtc.1, driver.0, driver.1, driver.0, driver.1
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_mismatch;
+
+    #[test]
+    fn nvrtc_newer_than_the_driver_is_flagged_with_a_remedy() {
+        let problem = version_mismatch((13, 0), (12, 4)).unwrap();
+        assert!(problem.contains("NVRTC 13.0 is newer than the driver (CUDA 12.4)"), "{problem}");
+        assert!(problem.contains("RUNNER_NVRTC"));
+        assert_eq!(version_mismatch((12, 9), (13, 0)), None);
+        assert_eq!(version_mismatch((13, 0), (13, 0)), None);
     }
 }
