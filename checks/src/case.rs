@@ -64,7 +64,9 @@ impl HostData {
     /// Values of the same type as `self`, read back from device bytes.
     pub fn same_type_from_bytes(&self, bytes: &[u8]) -> HostData {
         fn words<const N: usize>(bytes: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
-            bytes.chunks_exact(N).map(|c| c.try_into().expect("chunk of N bytes"))
+            bytes
+                .chunks_exact(N)
+                .map(|c| c.try_into().expect("chunk of N bytes"))
         }
         match self {
             HostData::F32(_) => HostData::F32(words(bytes).map(f32::from_le_bytes).collect()),
@@ -191,7 +193,11 @@ impl Launch {
     /// Enough blocks of `block` threads to give every one of `n` elements a thread.
     pub fn covering(n: usize, block: u32) -> Launch {
         let blocks = n.div_ceil(block as usize).max(1) as u32;
-        Launch { grid: [blocks, 1, 1], block: [block, 1, 1], shared_bytes: 0 }
+        Launch {
+            grid: [blocks, 1, 1],
+            block: [block, 1, 1],
+            shared_bytes: 0,
+        }
     }
 
     pub fn threads_per_block(&self) -> u32 {
@@ -263,24 +269,39 @@ impl Case {
     }
 
     pub fn input(mut self, name: &str, data: HostData) -> Case {
-        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::Input }));
+        self.args.push(Arg::Buffer(Buffer {
+            name: name.into(),
+            data,
+            role: Role::Input,
+        }));
         self
     }
 
     /// An output buffer of `len` elements of the type of `like`.
     pub fn output(mut self, name: &str, like: HostData) -> Case {
         let data = like.poisoned();
-        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::Output }));
+        self.args.push(Arg::Buffer(Buffer {
+            name: name.into(),
+            data,
+            role: Role::Output,
+        }));
         self
     }
 
     pub fn in_out(mut self, name: &str, data: HostData) -> Case {
-        self.args.push(Arg::Buffer(Buffer { name: name.into(), data, role: Role::InOut }));
+        self.args.push(Arg::Buffer(Buffer {
+            name: name.into(),
+            data,
+            role: Role::InOut,
+        }));
         self
     }
 
     pub fn scalar(mut self, name: &str, value: Scalar) -> Case {
-        self.args.push(Arg::Scalar { name: name.into(), value });
+        self.args.push(Arg::Scalar {
+            name: name.into(),
+            value,
+        });
         self
     }
 
@@ -342,7 +363,10 @@ impl Case {
     pub fn u32s(&self, name: &str) -> &[u32] {
         match self.buffer(name) {
             HostData::U32(v) => v,
-            other => panic!("buffer {name:?} holds {}, not unsigned int", other.type_name()),
+            other => panic!(
+                "buffer {name:?} holds {}, not unsigned int",
+                other.type_name()
+            ),
         }
     }
 
@@ -386,7 +410,12 @@ pub struct CaseOptions {
 
 impl Default for CaseOptions {
     fn default() -> Self {
-        CaseOptions { seed: 2024, extra_sizes: Vec::new(), timing: false, declared: Default::default() }
+        CaseOptions {
+            seed: 2024,
+            extra_sizes: Vec::new(),
+            timing: false,
+            declared: Default::default(),
+        }
     }
 }
 
@@ -394,6 +423,9 @@ impl CaseOptions {
     /// A declared value; the runner has read every name the exercise's metadata lists, so a
     /// missing one is a bug in the exercise.
     pub fn declared(&self, name: &str) -> i64 {
-        *self.declared.get(name).unwrap_or_else(|| panic!("exercises.toml must list {name:?} under `declared`"))
+        *self
+            .declared
+            .get(name)
+            .unwrap_or_else(|| panic!("exercises.toml must list {name:?} under `declared`"))
     }
 }

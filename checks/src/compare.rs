@@ -16,7 +16,10 @@ pub struct Tolerance {
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Tolerance { abs: 1e-6, rel: 1e-5 }
+        Tolerance {
+            abs: 1e-6,
+            rel: 1e-5,
+        }
     }
 }
 
@@ -67,7 +70,11 @@ pub fn compare(
     tolerance: Tolerance,
     launch: &Launch,
 ) -> Result<(), Mismatch> {
-    assert_eq!(expected.len(), actual.len(), "output {buffer} changed length");
+    assert_eq!(
+        expected.len(),
+        actual.len(),
+        "output {buffer} changed length"
+    );
     let wrong: Vec<usize> = (0..expected.len())
         .filter(|&i| !element_matches(expected, actual, i, tolerance))
         .collect();
@@ -83,7 +90,11 @@ pub fn compare(
         first_wrong: wrong
             .iter()
             .take(SHOWN)
-            .map(|&i| WrongElement { index: i, expected: expected.show(i), actual: actual.show(i) })
+            .map(|&i| WrongElement {
+                index: i,
+                expected: expected.show(i),
+                actual: actual.show(i),
+            })
             .collect(),
         likely_cause: likely_cause(buffer, expected.len(), &wrong, never_written, launch),
     })
@@ -152,7 +163,10 @@ mod tests {
         let e = HostData::F32(vec![1.0, 2.0]);
         let near = HostData::F32(vec![1.0 + 1e-6, 2.0]);
         let far = HostData::F32(vec![1.1, 2.0]);
-        let tol = Tolerance { abs: 0.0, rel: 1e-5 };
+        let tol = Tolerance {
+            abs: 0.0,
+            rel: 1e-5,
+        };
         assert!(compare("c", &e, &near, tol, &launch(2)).is_ok());
         let m = compare("c", &e, &far, tol, &launch(2)).unwrap_err();
         assert_eq!((m.wrong, m.first_wrong[0].index), (1, 0));
@@ -162,7 +176,12 @@ mod tests {
     fn integers_compare_exactly() {
         let e = HostData::I32(vec![5, 6]);
         let a = HostData::I32(vec![5, 7]);
-        assert_eq!(compare("o", &e, &a, Tolerance::default(), &launch(2)).unwrap_err().wrong, 1);
+        assert_eq!(
+            compare("o", &e, &a, Tolerance::default(), &launch(2))
+                .unwrap_err()
+                .wrong,
+            1
+        );
     }
 
     #[test]
@@ -202,7 +221,14 @@ mod tests {
     #[test]
     fn nan_matches_nan_but_not_poison() {
         let e = HostData::F32(vec![f32::NAN]);
-        assert!(compare("c", &e, &HostData::F32(vec![f32::NAN]), Tolerance::default(), &launch(1)).is_ok());
+        assert!(compare(
+            "c",
+            &e,
+            &HostData::F32(vec![f32::NAN]),
+            Tolerance::default(),
+            &launch(1)
+        )
+        .is_ok());
         assert!(compare("c", &e, &e.poisoned(), Tolerance::default(), &launch(1)).is_err());
     }
 }

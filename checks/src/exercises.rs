@@ -18,7 +18,10 @@ const CHECKS: &[(&str, CaseFn)] = &[
 
 /// The test cases of exercise `id`, or None when no check exists for it.
 pub fn cases_for(id: &str, options: &CaseOptions) -> Option<Vec<Case>> {
-    CHECKS.iter().find(|(known, _)| *known == id).map(|(_, cases)| cases(options))
+    CHECKS
+        .iter()
+        .find(|(known, _)| *known == id)
+        .map(|(_, cases)| cases(options))
 }
 
 /// Ids that have a check, in syllabus order.
@@ -48,7 +51,7 @@ pub(crate) const TIMING_ELEMENTS: usize = 1 << 23;
 pub(crate) fn size_label(n: usize, block: usize) -> String {
     match n {
         1 => "n = 1".into(),
-        _ if n % block != 0 => format!("n = {n} (not a multiple of {block})"),
+        _ if !n.is_multiple_of(block) => format!("n = {n} (not a multiple of {block})"),
         _ => format!("n = {n}"),
     }
 }
@@ -61,12 +64,22 @@ mod tests {
     fn every_check_has_edge_cases_and_references_match_output_lengths() {
         for id in known_ids() {
             let cases = cases_for(id, &CaseOptions::default()).unwrap();
-            assert!(cases.iter().any(|c| c.name.contains("n = 1")), "{id} lacks n = 1");
+            assert!(
+                cases.iter().any(|c| c.name.contains("n = 1")),
+                "{id} lacks n = 1"
+            );
             for case in &cases {
                 let expected = case.expected();
-                assert!(!expected.is_empty(), "{id} {} has no expected output", case.name);
+                assert!(
+                    !expected.is_empty(),
+                    "{id} {} has no expected output",
+                    case.name
+                );
                 for (name, data) in &expected {
-                    let out = case.outputs().find(|b| &b.name == name).expect("declared output");
+                    let out = case
+                        .outputs()
+                        .find(|b| &b.name == name)
+                        .expect("declared output");
                     assert_eq!(out.data.len(), data.len(), "{id} {}: {name}", case.name);
                 }
             }
@@ -78,22 +91,49 @@ mod tests {
         for id in known_ids() {
             let plain = cases_for(id, &CaseOptions::default()).unwrap();
             assert!(plain.iter().all(|c| !c.for_timing));
-            let timed = cases_for(id, &CaseOptions { timing: true, ..Default::default() }).unwrap();
-            assert!(timed.iter().any(|c| c.for_timing), "{id} has no timing case");
+            let timed = cases_for(
+                id,
+                &CaseOptions {
+                    timing: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert!(
+                timed.iter().any(|c| c.for_timing),
+                "{id} has no timing case"
+            );
         }
     }
 
     #[test]
     fn seed_changes_random_inputs() {
-        let a = cases_for("02", &CaseOptions { seed: 1, ..Default::default() }).unwrap();
-        let b = cases_for("02", &CaseOptions { seed: 2, ..Default::default() }).unwrap();
+        let a = cases_for(
+            "02",
+            &CaseOptions {
+                seed: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let b = cases_for(
+            "02",
+            &CaseOptions {
+                seed: 2,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let last = |c: &[Case]| c.last().unwrap().buffer("a").clone();
         assert_ne!(last(&a), last(&b));
     }
 
     #[test]
     fn extra_sizes_become_cases() {
-        let opts = CaseOptions { extra_sizes: vec![4097], ..Default::default() };
+        let opts = CaseOptions {
+            extra_sizes: vec![4097],
+            ..Default::default()
+        };
         for id in known_ids() {
             let cases = cases_for(id, &opts).unwrap();
             assert!(cases.iter().any(|c| c.name.contains("4097")), "{id}");

@@ -33,7 +33,10 @@ pub enum BackendError {
         describe_limit(*.limit),
         .detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
     )]
-    Timeout { limit: Duration, detail: Option<String> },
+    Timeout {
+        limit: Duration,
+        detail: Option<String>,
+    },
     #[error("{0}")]
     Fault(String),
     #[error("{0}")]
@@ -64,16 +67,29 @@ pub trait Backend {
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError>;
     fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError>;
     fn free(&mut self, ptr: DevicePtr);
-    fn launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<LaunchDetails, BackendError>;
+    fn launch(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+    ) -> Result<LaunchDetails, BackendError>;
     /// Median kernel time over `repeats` timed launches after warm-up; None where timing means
     /// nothing (the simulator).
-    fn time(&mut self, module: ModuleId, launch: &KernelLaunch, repeats: usize) -> Result<Option<Duration>, BackendError>;
+    fn time(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+        repeats: usize,
+    ) -> Result<Option<Duration>, BackendError>;
     /// The device's own copy bandwidth in bytes per second (read + write), the ceiling that
     /// effective bandwidth is measured against; None in the simulator.
     fn copy_bandwidth(&mut self) -> Result<Option<f64>, BackendError>;
     /// Median time of cuBLAS SGEMM on an (m, n, k) shape: the ceiling for matrix multiply. None
     /// where there is no cuBLAS.
-    fn sgemm_time(&mut self, _shape: [usize; 3], _repeats: usize) -> Result<Option<Duration>, BackendError> {
+    fn sgemm_time(
+        &mut self,
+        _shape: [usize; 3],
+        _repeats: usize,
+    ) -> Result<Option<Duration>, BackendError> {
         Ok(None)
     }
 }

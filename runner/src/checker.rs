@@ -5,8 +5,8 @@ use crate::backend::{Backend, BackendError, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
-use crate::targets;
 use crate::report::{CaseResult, CheckReport, CompileFigures, GpuFigures, SimFigures, Verdict};
+use crate::targets;
 use anyhow::Context;
 use checks::{compare, Case, CaseOptions};
 use std::collections::BTreeMap;
@@ -36,7 +36,12 @@ pub fn target_for(backend: &dyn Backend, compiler: &Compiler) -> Target {
             if supported.contains(&(arch as i32)) {
                 Target::Cubin { arch }
             } else {
-                let best = supported.iter().copied().filter(|&a| a as u32 <= arch).max().unwrap_or(arch as i32);
+                let best = supported
+                    .iter()
+                    .copied()
+                    .filter(|&a| a as u32 <= arch)
+                    .max()
+                    .unwrap_or(arch as i32);
                 Target::Ptx { arch: best as u32 }
             }
         }
@@ -50,7 +55,9 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
     let mut names = Vec::new();
     for (at, _) in source.match_indices("__global__") {
         let rest = &source[at..];
-        let Some(paren) = rest.find('(') else { continue };
+        let Some(paren) = rest.find('(') else {
+            continue;
+        };
         let name = rest[..paren].split_whitespace().last().unwrap_or("");
         if !name.is_empty() {
             names.push(name.to_string());
@@ -70,7 +77,11 @@ impl Checker<'_> {
     }
 
     /// Reads the values the exercise asks the student to declare; names the first one missing.
-    fn declared_values(&mut self, module: ModuleId, exercise: &Exercise) -> Result<BTreeMap<String, i64>, String> {
+    fn declared_values(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+    ) -> Result<BTreeMap<String, i64>, String> {
         let mut values = BTreeMap::new();
         for name in &exercise.declared {
             let value = self.backend.read_declared_int(module, name).ok_or_else(|| {
@@ -81,7 +92,13 @@ impl Checker<'_> {
         Ok(values)
     }
 
-    fn empty_report(&self, exercise: &Exercise, file: &Path, verdict: Verdict, summary: String) -> CheckReport {
+    fn empty_report(
+        &self,
+        exercise: &Exercise,
+        file: &Path,
+        verdict: Verdict,
+        summary: String,
+    ) -> CheckReport {
         CheckReport {
             exercise: exercise.id.clone(),
             title: exercise.title.clone(),
@@ -103,7 +120,10 @@ impl Checker<'_> {
 
     fn compile(&self, file: &Path, text: &str) -> Result<Image, CompileError> {
         let name = self.course.display_name(file);
-        self.compiler.compile(&Source { name: &name, text }, &target_for(&*self.backend, self.compiler))
+        self.compiler.compile(
+            &Source { name: &name, text },
+            &target_for(&*self.backend, self.compiler),
+        )
     }
 
     pub fn check(&mut self, exercise: &Exercise, file: &Path) -> anyhow::Result<CheckReport> {
@@ -124,7 +144,11 @@ impl Checker<'_> {
                     Verdict::CompileError,
                     "Fix the first error above, then check again.".into(),
                 );
-                report.compile = Some(CompileFigures { from_cache: false, milliseconds: 0.0, errors: Some(errors) });
+                report.compile = Some(CompileFigures {
+                    from_cache: false,
+                    milliseconds: 0.0,
+                    errors: Some(errors),
+                });
                 return Ok(report);
             }
             Err(CompileError::Nvrtc(e)) => return Err(e.into()),
@@ -138,7 +162,11 @@ impl Checker<'_> {
         let mut report = self.empty_report(exercise, file, Verdict::Passed, String::new());
         report.compile = Some(compile);
 
-        if let Some(missing) = exercise.entries.iter().find(|e| !self.backend.has_kernel(module, e)) {
+        if let Some(missing) = exercise
+            .entries
+            .iter()
+            .find(|e| !self.backend.has_kernel(module, e))
+        {
             let defined = defined_kernels(&text);
             report.verdict = Verdict::Failed;
             report.summary = format!(
@@ -198,12 +226,24 @@ impl Checker<'_> {
             });
         }
         if failed {
-            let not_done = text.contains("TODO") && report.cases.iter().any(|c| c.mismatch.as_ref().is_some_and(|m| m.never_written == m.len));
-            report.verdict = if not_done { Verdict::NotDone } else { Verdict::Failed };
+            let not_done = text.contains("TODO")
+                && report.cases.iter().any(|c| {
+                    c.mismatch
+                        .as_ref()
+                        .is_some_and(|m| m.never_written == m.len)
+                });
+            report.verdict = if not_done {
+                Verdict::NotDone
+            } else {
+                Verdict::Failed
+            };
             report.summary = if not_done {
                 format!("The kernel does not write its output yet: do the TODOs in {}. `runner hint {}` helps.", report.file, exercise.id)
             } else {
-                format!("Fix the first failing case above. `runner hint {}` gives a hint.", exercise.id)
+                format!(
+                    "Fix the first failing case above. `runner hint {}` gives a hint.",
+                    exercise.id
+                )
             };
             return Ok(report);
         }
@@ -212,10 +252,14 @@ impl Checker<'_> {
             prepared.free(self.backend);
             report.gpu = figures?;
         }
-        report.targets = targets::evaluate(&exercise.targets, report.sim.as_ref(), report.gpu.as_ref());
+        report.targets =
+            targets::evaluate(&exercise.targets, report.sim.as_ref(), report.gpu.as_ref());
         if let Some(missed) = report.targets.iter().find(|t| !t.met) {
             report.verdict = Verdict::TargetMissed;
-            report.summary = format!("Every case is right, but {}. That is the lesson of this exercise.", missed.explanation);
+            report.summary = format!(
+                "Every case is right, but {}. That is the lesson of this exercise.",
+                missed.explanation
+            );
             return Ok(report);
         }
         report.summary = "Every case matches the CPU reference.".into();
@@ -223,7 +267,13 @@ impl Checker<'_> {
     }
 
     /// Runs one case and compares it; errors become the case's message.
-    fn run_one(&mut self, module: ModuleId, case: &Case, exercise: &Exercise, time_limit: Duration) -> CaseOutcome {
+    fn run_one(
+        &mut self,
+        module: ModuleId,
+        case: &Case,
+        exercise: &Exercise,
+        time_limit: Duration,
+    ) -> CaseOutcome {
         let mut result = CaseResult {
             name: case.name.clone(),
             launch: case.launch.to_string(),
@@ -235,7 +285,11 @@ impl Checker<'_> {
             Ok(done) => done,
             Err(err) => {
                 result.error = Some(describe_backend_error(&err));
-                return CaseOutcome { result, sim: None, kept: None };
+                return CaseOutcome {
+                    result,
+                    sim: None,
+                    kept: None,
+                };
             }
         };
         if let Some(dir) = &self.save_outputs {
@@ -243,7 +297,11 @@ impl Checker<'_> {
         }
         let cpu_started = Instant::now();
         let expected = case.expected();
-        let measured = Measured { cpu_reference: cpu_started.elapsed(), copy_in: run.copy_in, copy_out: run.copy_out };
+        let measured = Measured {
+            cpu_reference: cpu_started.elapsed(),
+            copy_in: run.copy_in,
+            copy_out: run.copy_out,
+        };
         result.passed = true;
         for (name, want) in &expected {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
@@ -254,7 +312,11 @@ impl Checker<'_> {
                 break;
             }
         }
-        CaseOutcome { result, sim: run.details, kept: Some((prepared, measured)) }
+        CaseOutcome {
+            result,
+            sim: run.details,
+            kept: Some((prepared, measured)),
+        }
     }
 
     /// Kernel and reference solution times on the timing case, whose buffers are still on the GPU.
@@ -269,13 +331,16 @@ impl Checker<'_> {
     ) -> anyhow::Result<Option<GpuFigures>> {
         let copy_bandwidth = self.copy_bandwidth()?;
         let launch = prepared.launch_of(case, time_limit);
-        let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else { return Ok(None) };
+        let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else {
+            return Ok(None);
+        };
         let reference = match self.reference_module(exercise) {
             Some(reference) => self.backend.time(reference, &launch, TIMED_REPEATS)?,
             None => None,
         };
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
-        let gflop_s = |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
+        let gflop_s =
+            |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
         Ok(Some(GpuFigures {
             case: case.name.clone(),
             kernel_ms: ms(kernel),
@@ -302,8 +367,18 @@ impl Checker<'_> {
 
     /// The device's copy bandwidth, measured once per device and driver and then cached.
     fn copy_bandwidth(&mut self) -> anyhow::Result<f64> {
-        let key = format!("copy-bandwidth-{}", self.backend.describe().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-        if let Some(value) = self.compiler.cache.get_value(&key).and_then(|v| v.trim().parse().ok()) {
+        let key = format!(
+            "copy-bandwidth-{}",
+            self.backend
+                .describe()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        if let Some(value) = self
+            .compiler
+            .cache
+            .get_value(&key)
+            .and_then(|v| v.trim().parse().ok())
+        {
             return Ok(value);
         }
         let measured = self.backend.copy_bandwidth()?.unwrap_or(f64::NAN);
@@ -328,9 +403,16 @@ struct Measured {
 
 /// Writes `<dir>/<id>/<case>/<buffer>.bin`; failures only lose the comparison, not the check.
 fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::HostData)]) {
-    let case_dir: String = case.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let case_dir: String = case
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
     for (name, data) in outputs {
-        let path = dir.join(id).join(&case_dir).join(format!("{name}.{}", data.type_name().replace(' ', "_")));
+        let path = dir
+            .join(id)
+            .join(&case_dir)
+            .join(format!("{name}.{}", data.type_name().replace(' ', "_")));
         let _ = crate::compile::cache::write_atomically(&path, &data.to_bytes());
     }
 }

@@ -5,7 +5,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "runner", version, about = "Check, time and explain the course's CUDA exercises, on a GPU or in the simulator")]
+#[command(
+    name = "runner",
+    version,
+    about = "Check, time and explain the course's CUDA exercises, on a GPU or in the simulator"
+)]
 pub struct Cli {
     /// Colour the output: auto (when a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, global = true, value_enum, default_value_t)]
@@ -57,13 +61,9 @@ pub enum Command {
         backend: BackendArgs,
     },
     /// Show the next hint for an exercise; each call shows one more.
-    Hint {
-        id: String,
-    },
+    Hint { id: String },
     /// Restore an exercise's original file; your version is kept as a backup beside it.
-    Reset {
-        id: String,
-    },
+    Reset { id: String },
     /// Check the current exercise again every time its file is saved.
     Watch {
         /// The exercise to watch; by default the first one not done.

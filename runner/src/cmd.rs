@@ -16,12 +16,21 @@ use std::process::ExitCode;
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::List { json } => list::run(json),
-        Command::Check { id, json, seed, file, save_outputs, backend } => {
-            check::run(&id, json, seed, file, save_outputs, backend.backend)
-        }
+        Command::Check {
+            id,
+            json,
+            seed,
+            file,
+            save_outputs,
+            backend,
+        } => check::run(&id, json, seed, file, save_outputs, backend.backend),
         Command::Hint { id } => hint::run(&id),
         Command::Reset { id } => reset::run(&id),
-        Command::Watch { id, manual_run, backend } => watch::run(id, manual_run, backend.backend),
+        Command::Watch {
+            id,
+            manual_run,
+            backend,
+        } => watch::run(id, manual_run, backend.backend),
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),

@@ -26,7 +26,11 @@ impl Target {
         };
         // -lineinfo keeps source lines in the output: the simulator's reports and the GPU
         // tools (compute-sanitizer, ncu) need them.
-        vec![format!("--gpu-architecture={arch}"), "-lineinfo".into(), "--std=c++17".into()]
+        vec![
+            format!("--gpu-architecture={arch}"),
+            "-lineinfo".into(),
+            "--std=c++17".into(),
+        ]
     }
 
     pub fn is_cubin(&self) -> bool {
@@ -72,7 +76,10 @@ pub struct Compiler {
 
 impl Compiler {
     pub fn new(course_root: Option<&Path>) -> Result<Compiler, NvrtcError> {
-        Ok(Compiler { nvrtc: Nvrtc::find(course_root)?, cache: Cache::open() })
+        Ok(Compiler {
+            nvrtc: Nvrtc::find(course_root)?,
+            cache: Cache::open(),
+        })
     }
 
     pub fn compile(&self, source: &Source, target: &Target) -> Result<Image, CompileError> {
@@ -81,14 +88,28 @@ impl Compiler {
         let key = Cache::key(&[source.name, source.text, &options.join(" "), &version]);
         let extension = if target.is_cubin() { "cubin" } else { "ptx" };
         if let Some(bytes) = self.cache.get(&key, extension) {
-            return Ok(Image { bytes, target: target.clone(), from_cache: true });
+            return Ok(Image {
+                bytes,
+                target: target.clone(),
+                from_cache: true,
+            });
         }
-        match self.nvrtc.compile(source.text, source.name, &options, target.is_cubin())? {
+        match self
+            .nvrtc
+            .compile(source.text, source.name, &options, target.is_cubin())?
+        {
             Ok(compiled) => {
                 self.cache.put(&key, extension, &compiled.image);
-                Ok(Image { bytes: compiled.image, target: target.clone(), from_cache: false })
+                Ok(Image {
+                    bytes: compiled.image,
+                    target: target.clone(),
+                    from_cache: false,
+                })
             }
-            Err(rejected) => Err(CompileError::Rejected(errors::render(&rejected.log, source))),
+            Err(rejected) => Err(CompileError::Rejected(errors::render(
+                &rejected.log,
+                source,
+            ))),
         }
     }
 }

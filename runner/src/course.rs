@@ -77,9 +77,14 @@ impl Course {
 
     pub fn load(root: &Path) -> anyhow::Result<Course> {
         let path = root.join(METADATA);
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let exercises = parse_metadata(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Ok(Course { root: root.to_path_buf(), exercises })
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let exercises =
+            parse_metadata(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Course {
+            root: root.to_path_buf(),
+            exercises,
+        })
     }
 
     /// The exercise with this id; `3` and `03` both name exercise 03.
@@ -89,7 +94,10 @@ impl Course {
             return Ok(exercise);
         }
         let known: Vec<&str> = self.exercises.iter().map(|e| e.id.as_str()).collect();
-        bail!("there is no exercise {id:?}; the exercises are {}. `runner list` shows them all.", known.join(", "))
+        bail!(
+            "there is no exercise {id:?}; the exercises are {}. `runner list` shows them all.",
+            known.join(", ")
+        )
     }
 
     pub fn exercise_path(&self, exercise: &Exercise) -> PathBuf {
@@ -102,7 +110,10 @@ impl Course {
 
     /// The name NVRTC and reports use for a file: its path inside the course.
     pub fn display_name(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
     }
 }
 
@@ -120,26 +131,37 @@ fn parse_metadata(text: &str) -> anyhow::Result<Vec<Exercise>> {
     for e in &metadata.exercise {
         let line = line_of(text, &format!("id = \"{}\"", e.id));
         if e.id.len() != 2 || !e.id.chars().all(|c| c.is_ascii_digit()) {
-            bail!("line {line}: exercise id {:?} must be two digits, like \"07\"", e.id);
+            bail!(
+                "line {line}: exercise id {:?} must be two digits, like \"07\"",
+                e.id
+            );
         }
         if !seen.insert(e.id.clone()) {
             bail!("line {line}: exercise id {} appears twice", e.id);
         }
         if e.entries.is_empty() {
-            bail!("line {line}: exercise {} names no kernel entry point (entries = [...])", e.id);
+            bail!(
+                "line {line}: exercise {} names no kernel entry point (entries = [...])",
+                e.id
+            );
         }
         if e.hints.is_empty() {
             bail!("line {line}: exercise {} has no hints", e.id);
         }
         if e.file.contains("..") || Path::new(&e.file).is_absolute() {
-            bail!("line {line}: exercise {}'s file must be a path inside exercises/", e.id);
+            bail!(
+                "line {line}: exercise {}'s file must be a path inside exercises/",
+                e.id
+            );
         }
     }
     Ok(metadata.exercise)
 }
 
 fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).map_or(0, |i| i + 1)
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]
@@ -173,10 +195,17 @@ hints = ["h"]
 
     #[test]
     fn unknown_fields_and_bad_ids_are_refused() {
-        let err = parse_metadata(&ONE.replace("points", "pionts")).unwrap_err().to_string();
+        let err = parse_metadata(&ONE.replace("points", "pionts"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("pionts"), "{err}");
-        let err = parse_metadata(&ONE.replace("\"01\"", "\"1\"")).unwrap_err().to_string();
-        assert!(err.contains("line 3") && err.contains("two digits"), "{err}");
+        let err = parse_metadata(&ONE.replace("\"01\"", "\"1\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 3") && err.contains("two digits"),
+            "{err}"
+        );
     }
 
     #[test]

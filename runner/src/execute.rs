@@ -44,7 +44,12 @@ impl Prepared {
     /// Allocates and fills the case's buffers: inputs with their data, outputs with poison.
     pub fn new(backend: &mut dyn Backend, case: &Case) -> Result<Prepared, BackendError> {
         let guarded = backend.needs_guard_zones();
-        let mut prepared = Prepared { buffers: Vec::new(), params: Vec::new(), guarded, copy_in: Duration::ZERO };
+        let mut prepared = Prepared {
+            buffers: Vec::new(),
+            params: Vec::new(),
+            guarded,
+            copy_in: Duration::ZERO,
+        };
         for arg in &case.args {
             match arg {
                 Arg::Scalar { value, .. } => prepared.params.push(value.to_bytes()),
@@ -52,7 +57,8 @@ impl Prepared {
                     let len = buffer.data.byte_len();
                     let image = if guarded {
                         let mut image = vec![GUARD_PATTERN; len + 2 * GUARD_BYTES];
-                        image[GUARD_BYTES..GUARD_BYTES + len].copy_from_slice(&buffer.data.to_bytes());
+                        image[GUARD_BYTES..GUARD_BYTES + len]
+                            .copy_from_slice(&buffer.data.to_bytes());
                         image
                     } else {
                         buffer.data.to_bytes()
@@ -67,9 +73,16 @@ impl Prepared {
                     let started = Instant::now();
                     let written = backend.write(base, &image);
                     prepared.copy_in += started.elapsed();
-                    let allocation =
-                        Allocation { name: buffer.name.clone(), base, len, role: buffer.role, like: buffer.data.clone() };
-                    prepared.params.push(allocation.data_ptr(guarded).to_le_bytes().to_vec());
+                    let allocation = Allocation {
+                        name: buffer.name.clone(),
+                        base,
+                        len,
+                        role: buffer.role,
+                        like: buffer.data.clone(),
+                    };
+                    prepared
+                        .params
+                        .push(allocation.data_ptr(guarded).to_le_bytes().to_vec());
                     prepared.buffers.push(allocation);
                     if let Err(err) = written {
                         prepared.free(backend);
@@ -82,11 +95,19 @@ impl Prepared {
     }
 
     pub fn launch_of<'a>(&'a self, case: &'a Case, time_limit: Duration) -> KernelLaunch<'a> {
-        KernelLaunch { kernel: &case.kernel, launch: case.launch, params: &self.params, time_limit }
+        KernelLaunch {
+            kernel: &case.kernel,
+            launch: case.launch,
+            params: &self.params,
+            time_limit,
+        }
     }
 
     /// Reads the outputs back and checks every guard zone.
-    pub fn read_outputs(&self, backend: &mut dyn Backend) -> Result<(Vec<(String, HostData)>, Duration), BackendError> {
+    pub fn read_outputs(
+        &self,
+        backend: &mut dyn Backend,
+    ) -> Result<(Vec<(String, HostData)>, Duration), BackendError> {
         let started = Instant::now();
         let mut outputs = Vec::new();
         for buffer in &self.buffers {
@@ -113,8 +134,12 @@ impl Prepared {
 }
 
 fn check_guards(buffer: &Allocation, image: &[u8]) -> Result<(), BackendError> {
-    let before = image[..GUARD_BYTES].iter().rposition(|&b| b != GUARD_PATTERN);
-    let after = image[GUARD_BYTES + buffer.len..].iter().position(|&b| b != GUARD_PATTERN);
+    let before = image[..GUARD_BYTES]
+        .iter()
+        .rposition(|&b| b != GUARD_PATTERN);
+    let after = image[GUARD_BYTES + buffer.len..]
+        .iter()
+        .position(|&b| b != GUARD_PATTERN);
     let element = buffer.like.element_bytes();
     let message = match (before, after) {
         (Some(at), _) => format!(
@@ -157,7 +182,15 @@ pub fn run_case(
             return Err(err);
         }
     };
-    Ok((CaseRun { outputs, copy_in: prepared.copy_in, copy_out, details }, prepared))
+    Ok((
+        CaseRun {
+            outputs,
+            copy_in: prepared.copy_in,
+            copy_out,
+            details,
+        },
+        prepared,
+    ))
 }
 
 #[cfg(test)]
@@ -165,7 +198,13 @@ mod tests {
     use super::*;
 
     fn allocation(len: usize) -> Allocation {
-        Allocation { name: "c".into(), base: 0, len, role: Role::Output, like: HostData::F32(vec![0.0; len / 4]) }
+        Allocation {
+            name: "c".into(),
+            base: 0,
+            len,
+            role: Role::Output,
+            like: HostData::F32(vec![0.0; len / 4]),
+        }
     }
 
     #[test]
@@ -176,7 +215,10 @@ mod tests {
         assert!(check_guards(&buffer, &image).is_ok());
         image[GUARD_BYTES + 40] = 0;
         let message = check_guards(&buffer, &image).unwrap_err().to_string();
-        assert!(message.contains("past the end of `c`") && message.contains("index 10"), "{message}");
+        assert!(
+            message.contains("past the end of `c`") && message.contains("index 10"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -185,6 +227,9 @@ mod tests {
         let mut image = vec![GUARD_PATTERN; 40 + 2 * GUARD_BYTES];
         image[GUARD_BYTES - 4] = 1;
         let message = check_guards(&buffer, &image).unwrap_err().to_string();
-        assert!(message.contains("before the start") && message.contains("index -1"), "{message}");
+        assert!(
+            message.contains("before the start") && message.contains("index -1"),
+            "{message}"
+        );
     }
 }

@@ -10,7 +10,11 @@ use anyhow::Context;
 use std::path::PathBuf;
 
 fn pristine_path(course: &Course, exercise: &Exercise) -> PathBuf {
-    course.root.join(".runner").join("pristine").join(&exercise.file)
+    course
+        .root
+        .join(".runner")
+        .join("pristine")
+        .join(&exercise.file)
 }
 
 /// Copies every exercise file not yet kept.
@@ -21,7 +25,8 @@ pub fn snapshot(course: &Course) -> anyhow::Result<()> {
             continue;
         }
         if let Ok(bytes) = std::fs::read(course.exercise_path(exercise)) {
-            write_atomically(&kept, &bytes).with_context(|| format!("cannot keep a copy in {}", kept.display()))?;
+            write_atomically(&kept, &bytes)
+                .with_context(|| format!("cannot keep a copy in {}", kept.display()))?;
         }
     }
     Ok(())
@@ -30,7 +35,11 @@ pub fn snapshot(course: &Course) -> anyhow::Result<()> {
 pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>> {
     let kept = pristine_path(course, exercise);
     std::fs::read(&kept).with_context(|| {
-        format!("the original of exercise {} was never kept ({} is missing)", exercise.id, kept.display())
+        format!(
+            "the original of exercise {} was never kept ({} is missing)",
+            exercise.id,
+            kept.display()
+        )
     })
 }
 
@@ -39,5 +48,10 @@ pub fn backup_path(course: &Course, exercise: &Exercise) -> PathBuf {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
-    course.root.join(".runner").join("backups").join(format!("{stamp}")).join(&exercise.file)
+    course
+        .root
+        .join(".runner")
+        .join("backups")
+        .join(format!("{stamp}"))
+        .join(&exercise.file)
 }

@@ -35,7 +35,13 @@ impl Progress {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok((Progress { path, ..Default::default() }, None));
+                return Ok((
+                    Progress {
+                        path,
+                        ..Default::default()
+                    },
+                    None,
+                ));
             }
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
@@ -46,13 +52,20 @@ impl Progress {
             }
             Err(e) => {
                 let aside = path.with_extension(format!("damaged-{}", now()));
-                std::fs::rename(&path, &aside).with_context(|| format!("cannot move {} aside", path.display()))?;
+                std::fs::rename(&path, &aside)
+                    .with_context(|| format!("cannot move {} aside", path.display()))?;
                 let warning = format!(
                     "{} was damaged ({e}); it was kept as {} and progress starts over",
                     path.display(),
                     aside.display()
                 );
-                Ok((Progress { path, ..Default::default() }, Some(warning)))
+                Ok((
+                    Progress {
+                        path,
+                        ..Default::default()
+                    },
+                    Some(warning),
+                ))
             }
         }
     }
@@ -64,7 +77,13 @@ impl Progress {
     }
 
     pub fn mark_done(&mut self, id: &str, backend: &str) {
-        self.done.insert(id.to_string(), DoneRecord { at: now(), backend: backend.to_string() });
+        self.done.insert(
+            id.to_string(),
+            DoneRecord {
+                at: now(),
+                backend: backend.to_string(),
+            },
+        );
     }
 
     pub fn is_done(&self, id: &str) -> bool {
@@ -73,7 +92,9 @@ impl Progress {
 }
 
 fn now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]
@@ -94,7 +115,9 @@ mod tests {
         let (p, warning) = Progress::load(dir.path()).unwrap();
         assert!(!p.is_done("02"));
         assert!(warning.unwrap().contains("damaged"));
-        let kept = std::fs::read_dir(dir.path().join(".runner")).unwrap().count();
+        let kept = std::fs::read_dir(dir.path().join(".runner"))
+            .unwrap()
+            .count();
         assert_eq!(kept, 1, "the damaged file is kept");
     }
 }

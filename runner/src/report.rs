@@ -106,7 +106,11 @@ impl CheckReport {
             }
         }
         if !self.printf.is_empty() {
-            out.push_str(&format!("\n{}\n{}\n", "The kernel printed:".bold(), indent(self.printf.trim_end())));
+            out.push_str(&format!(
+                "\n{}\n{}\n",
+                "The kernel printed:".bold(),
+                indent(self.printf.trim_end())
+            ));
         }
         if let Some(gpu) = &self.gpu {
             render_gpu(&mut out, gpu);
@@ -134,23 +138,40 @@ impl CheckReport {
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn render_case(out: &mut String, case: &CaseResult) {
-    let mark = if case.passed { "✓".green() } else { "✗".red() };
-    out.push_str(&format!("  {mark} {}  {}\n", case.name, case.launch.dimmed()));
+    let mark = if case.passed {
+        "✓".green()
+    } else {
+        "✗".red()
+    };
+    out.push_str(&format!(
+        "  {mark} {}  {}\n",
+        case.name,
+        case.launch.dimmed()
+    ));
     if let Some(error) = &case.error {
         out.push_str(&format!("{}\n", indent(&format!("  {error}"))));
     }
     if let Some(m) = &case.mismatch {
-        out.push_str(&format!("      {} of {} elements of `{}` are wrong", m.wrong, m.len, m.buffer));
+        out.push_str(&format!(
+            "      {} of {} elements of `{}` are wrong",
+            m.wrong, m.len, m.buffer
+        ));
         if m.never_written > 0 {
             out.push_str(&format!(" ({} never written)", m.never_written));
         }
         out.push('\n');
         for w in &m.first_wrong {
-            out.push_str(&format!("        {}[{}]: expected {}, got {}\n", m.buffer, w.index, w.expected, w.actual));
+            out.push_str(&format!(
+                "        {}[{}]: expected {}, got {}\n",
+                m.buffer, w.index, w.expected, w.actual
+            ));
         }
         if let Some(cause) = &m.likely_cause {
             out.push_str(&format!("      {} {cause}\n", "Likely:".yellow()));
@@ -169,7 +190,9 @@ fn render_gpu(out: &mut String, gpu: &GpuFigures) {
         bar(share(gpu.bandwidth_gb_s))
     ));
     if let (Some(mine), Some(reference)) = (gpu.gflop_s, gpu.reference_gflop_s) {
-        out.push_str(&format!("  compute         {mine:>9.0} GFLOP/s yours, {reference:.0} GFLOP/s the reference\n"));
+        out.push_str(&format!(
+            "  compute         {mine:>9.0} GFLOP/s yours, {reference:.0} GFLOP/s the reference\n"
+        ));
     }
     if let (Some(ms), Some(gb)) = (gpu.reference_ms, gpu.reference_bandwidth_gb_s) {
         out.push_str(&format!(
@@ -182,7 +205,10 @@ fn render_gpu(out: &mut String, gpu: &GpuFigures) {
         "  copy limit                    {:>7.0} GB/s  (this GPU's device-to-device copy, read + write)\n",
         gpu.copy_bandwidth_gb_s
     ));
-    out.push_str(&format!("  CPU reference   {:>9.3} ms  (one thread)\n", gpu.cpu_reference_ms));
+    out.push_str(&format!(
+        "  CPU reference   {:>9.3} ms  (one thread)\n",
+        gpu.cpu_reference_ms
+    ));
     out.push_str(&format!(
         "  transfers       {:>9.3} ms to the GPU, {:.3} ms back (not in the kernel time)\n",
         gpu.host_to_device_ms, gpu.device_to_host_ms
@@ -203,8 +229,18 @@ pub fn render_sim_text(sim: &SimFigures) -> String {
 
 fn render_sim(out: &mut String, sim: &SimFigures) {
     let f = &sim.kernel;
-    out.push_str(&format!("\n{} ({}, in the simulator)\n", "Memory figures".bold(), sim.case));
-    let per = |sectors: u64, requests: u64| if requests == 0 { 0.0 } else { sectors as f64 / requests as f64 };
+    out.push_str(&format!(
+        "\n{} ({}, in the simulator)\n",
+        "Memory figures".bold(),
+        sim.case
+    ));
+    let per = |sectors: u64, requests: u64| {
+        if requests == 0 {
+            0.0
+        } else {
+            sectors as f64 / requests as f64
+        }
+    };
     if f.global_load_requests + f.global_store_requests > 0 {
         out.push_str(&format!(
             "  global loads   {:>9} requests {:>10} sectors  {:>5.1} sectors/request\n",
@@ -255,5 +291,8 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
 
 /// Rough memory cost of a line: each global sector and each shared wavefront is a transaction.
 fn line_cost(f: &sim::Figures) -> u64 {
-    f.global_load_sectors + f.global_store_sectors + f.shared_load_wavefronts + f.shared_store_wavefronts
+    f.global_load_sectors
+        + f.global_store_sectors
+        + f.shared_load_wavefronts
+        + f.shared_store_wavefronts
 }

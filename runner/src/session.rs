@@ -11,11 +11,16 @@ use colored::Colorize;
 
 /// Opens the backend asked for, or by default the GPU when one works and else the simulator.
 /// The fallback is explained the first time only; every report names the backend anyway.
-pub fn open_backend(choice: Option<BackendChoice>, compiler: &Compiler, quiet: bool) -> anyhow::Result<Box<dyn Backend>> {
+pub fn open_backend(
+    choice: Option<BackendChoice>,
+    compiler: &Compiler,
+    quiet: bool,
+) -> anyhow::Result<Box<dyn Backend>> {
     match choice {
         Some(BackendChoice::Sim) => Ok(Box::new(SimBackend::new())),
         Some(BackendChoice::Gpu) => {
-            let gpu = CudaBackend::open(0).context("--backend gpu was asked for, but no GPU can be used")?;
+            let gpu = CudaBackend::open(0)
+                .context("--backend gpu was asked for, but no GPU can be used")?;
             Ok(Box::new(gpu))
         }
         None => match CudaBackend::open(0) {

@@ -9,9 +9,15 @@ fn list_shows_every_exercise_pending_at_the_start() {
     let course = TestCourse::new();
     let run = course.run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.all());
-    assert!(run.stdout.contains("01  pending  Each thread writes its global index"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("01  pending  Each thread writes its global index"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("Progress: 0/4 exercises done."));
-    let json: serde_json::Value = serde_json::from_str(&course.run(&["list", "--json"]).stdout).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&course.run(&["list", "--json"]).stdout).unwrap();
     assert_eq!(json["total"], 4);
     assert_eq!(json["exercises"][1]["id"], "02");
 }
@@ -22,7 +28,11 @@ fn pristine_exercise_is_not_done_and_progress_is_untouched() {
     let run = course.run(&["check", "01"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(run.stdout.contains("Not done yet."), "{}", run.stdout);
-    assert!(run.stdout.contains("the kernel wrote nothing to `out`"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("the kernel wrote nothing to `out`"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("Progress: 0/4"));
 }
 
@@ -32,7 +42,11 @@ fn solved_exercise_passes_shows_figures_and_is_marked_done() {
     course.solve("02_vector_add/vector_add.cu");
     let run = course.run(&["check", "2"]);
     assert_eq!(run.code, 0, "{}", run.all());
-    assert!(run.stdout.contains("✓ n = 1000 (not a multiple of 256)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✓ n = 1000 (not a multiple of 256)"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("Passed."));
     // Vector add reads and writes floats in order: 4 sectors per request.
     assert!(run.stdout.contains("4.0 sectors/request"), "{}", run.stdout);
@@ -50,7 +64,10 @@ fn json_report_has_verdict_cases_and_simulator_figures() {
     assert_eq!(report["verdict"], "passed");
     assert_eq!(report["backend"], "sim");
     assert!(report["cases"].as_array().unwrap().len() >= 4);
-    assert_eq!(report["sim"]["kernel"]["global_load_requests"], report["sim"]["kernel"]["global_store_requests"]);
+    assert_eq!(
+        report["sim"]["kernel"]["global_load_requests"],
+        report["sim"]["kernel"]["global_store_requests"]
+    );
 }
 
 #[test]
@@ -59,7 +76,12 @@ fn compile_error_is_shown_against_the_students_file_and_line() {
     let file = TestCourse::fixture("vector_add_compile_error.cu");
     let run = course.run(&["check", "02", "--file", &file]);
     assert_eq!(run.code, 1, "{}", run.all());
-    assert!(run.stdout.contains("vector_add_compile_error.cu:5: error: identifier \"idx\" is undefined"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("vector_add_compile_error.cu:5: error: identifier \"idx\" is undefined"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("c[idx] = a[i] + b[i];"));
     assert!(run.stdout.contains("Does not compile."));
 }
@@ -67,10 +89,23 @@ fn compile_error_is_shown_against_the_students_file_and_line() {
 #[test]
 fn misnamed_entry_point_names_the_expected_kernel() {
     let course = TestCourse::new();
-    let run = course.run(&["check", "02", "--file", &TestCourse::fixture("vector_add_misnamed.cu")]);
+    let run = course.run(&[
+        "check",
+        "02",
+        "--file",
+        &TestCourse::fixture("vector_add_misnamed.cu"),
+    ]);
     assert_eq!(run.code, 1, "{}", run.all());
-    assert!(run.stdout.contains("launches a kernel called `vector_add`"), "{}", run.stdout);
-    assert!(run.stdout.contains("defines only `vectorAdd`"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("launches a kernel called `vector_add`"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("defines only `vectorAdd`"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -79,17 +114,35 @@ fn missing_bounds_guard_is_reported_as_out_of_bounds_with_its_line() {
     for fixture in ["vector_add_no_guard.cu", "vector_add_off_by_one.cu"] {
         let run = course.run(&["check", "02", "--file", &TestCourse::fixture(fixture)]);
         assert_eq!(run.code, 1, "{}", run.all());
-        assert!(run.stdout.contains("Out of bounds"), "{fixture}: {}", run.stdout);
-        assert!(run.stdout.contains(&format!("{fixture}:5")), "{fixture}: {}", run.stdout);
+        assert!(
+            run.stdout.contains("Out of bounds"),
+            "{fixture}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains(&format!("{fixture}:5")),
+            "{fixture}: {}",
+            run.stdout
+        );
     }
 }
 
 #[test]
 fn kernel_that_never_ends_is_stopped_and_the_runner_stays_usable() {
     let course = TestCourse::new();
-    let run = course.run(&["check", "02", "--file", &TestCourse::fixture("vector_add_hang.cu")]);
+    let run = course.run(&[
+        "check",
+        "02",
+        "--file",
+        &TestCourse::fixture("vector_add_hang.cu"),
+    ]);
     assert_eq!(run.code, 1, "{}", run.all());
-    assert!(run.stdout.contains("Hang: the kernel was still running after 2.0 s"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("Hang: the kernel was still running after 2.0 s"),
+        "{}",
+        run.stdout
+    );
     course.solve("01_thread_index/thread_index.cu");
     assert_eq!(course.run(&["check", "01"]).code, 0);
 }
@@ -97,9 +150,18 @@ fn kernel_that_never_ends_is_stopped_and_the_runner_stays_usable() {
 #[test]
 fn forgotten_block_index_is_named_as_the_likely_mistake() {
     let course = TestCourse::new();
-    let run = course.run(&["check", "02", "--file", &TestCourse::fixture("vector_add_first_block_only.cu")]);
+    let run = course.run(&[
+        "check",
+        "02",
+        "--file",
+        &TestCourse::fixture("vector_add_first_block_only.cu"),
+    ]);
     assert_eq!(run.code, 1, "{}", run.all());
-    assert!(run.stdout.contains("is blockIdx.x missing from the index?"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("is blockIdx.x missing from the index?"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -107,18 +169,29 @@ fn unknown_exercise_lists_the_known_ones() {
     let course = TestCourse::new();
     let run = course.run(&["check", "42"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("there is no exercise \"42\"; the exercises are 01, 02, 03, 04"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("there is no exercise \"42\"; the exercises are 01, 02, 03, 04"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn broken_metadata_names_the_file_and_line() {
     let course = TestCourse::new();
     let path = course.path("exercises/exercises.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replacen("points = 10", "points = ten", 1);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen("points = 10", "points = ten", 1);
     std::fs::write(&path, text).unwrap();
     let run = course.run(&["list"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("exercises/exercises.toml"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("exercises/exercises.toml"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("line 21"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"));
 }
@@ -126,10 +199,17 @@ fn broken_metadata_names_the_file_and_line() {
 #[test]
 fn missing_nvrtc_says_how_to_install_it() {
     let course = TestCourse::new();
-    let run = course.command(&["check", "01"]).env("RUNNER_NVRTC", "/nonexistent/libnvrtc.so").output().unwrap();
+    let run = course
+        .command(&["check", "01"])
+        .env("RUNNER_NVRTC", "/nonexistent/libnvrtc.so")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2));
-    assert!(stderr.contains("NVRTC (the CUDA run-time compiler) was not found"), "{stderr}");
+    assert!(
+        stderr.contains("NVRTC (the CUDA run-time compiler) was not found"),
+        "{stderr}"
+    );
     assert!(stderr.contains("scripts/install-nvrtc"), "{stderr}");
 }
 
@@ -149,12 +229,18 @@ fn asking_for_a_gpu_where_there_is_none_says_so() {
 fn hints_come_one_more_at_a_time() {
     let course = TestCourse::new();
     let first = course.run(&["hint", "02"]).stdout;
-    assert!(first.contains("Hint 1 of 3") && !first.contains("Hint 2 of 3"), "{first}");
+    assert!(
+        first.contains("Hint 1 of 3") && !first.contains("Hint 2 of 3"),
+        "{first}"
+    );
     let second = course.run(&["hint", "02"]).stdout;
     assert!(second.contains("Hint 2 of 3"), "{second}");
     course.run(&["hint", "02"]);
     let after_last = course.run(&["hint", "02"]).stdout;
-    assert!(after_last.contains("That was the last hint"), "{after_last}");
+    assert!(
+        after_last.contains("That was the last hint"),
+        "{after_last}"
+    );
 }
 
 #[test]
@@ -169,7 +255,10 @@ fn reset_restores_the_original_and_keeps_a_backup() {
     assert_eq!(run.code, 0, "{}", run.all());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
     let backups = course.path(".runner/backups");
-    let kept: Vec<_> = walk(&backups).into_iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    let kept: Vec<_> = walk(&backups)
+        .into_iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
     assert_eq!(kept, vec!["my work in progress\n".to_string()]);
 }
 
@@ -181,7 +270,10 @@ fn damaged_progress_file_is_kept_aside_not_lost() {
     let run = course.run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.all());
     assert!(run.stderr.contains("was damaged"), "{}", run.stderr);
-    let kept = walk(&course.path(".runner")).into_iter().filter(|p| p.to_string_lossy().contains("damaged")).count();
+    let kept = walk(&course.path(".runner"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("damaged"))
+        .count();
     assert_eq!(kept, 1);
 }
 
@@ -197,11 +289,17 @@ fn dev_check_passes_on_the_course() {
 fn dev_check_catches_a_solution_that_rewrites_lines() {
     let course = TestCourse::new();
     let path = course.path("solutions/01_thread_index/thread_index.cu");
-    let text = std::fs::read_to_string(&path).unwrap().replace("// Exercise 01: your first kernel.", "// Changed.");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("// Exercise 01: your first kernel.", "// Changed.");
     std::fs::write(&path, text).unwrap();
     let run = course.run(&["dev", "check"]);
     assert_eq!(run.code, 1, "{}", run.all());
-    assert!(run.stdout.contains("the solution must only add lines"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("the solution must only add lines"),
+        "{}",
+        run.stdout
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

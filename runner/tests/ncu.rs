@@ -35,11 +35,21 @@ fn hardware_allows(key: &str, simulated: u64, measured: u64, shared_loads: u64) 
 #[test]
 fn simulator_figures_equal_nsight_compute_on_known_access_patterns() {
     let dir = repo_root().join("sim/tests/ncu");
-    let cases: toml::Value = toml::from_str(&std::fs::read_to_string(dir.join("cases.toml")).unwrap()).unwrap();
-    let measured: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("ncu_figures.json")).unwrap()).unwrap();
+    let cases: toml::Value =
+        toml::from_str(&std::fs::read_to_string(dir.join("cases.toml")).unwrap()).unwrap();
+    let measured: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ncu_figures.json")).unwrap())
+            .unwrap();
     let course = TestCourse::new();
     let kernels = dir.join("kernels.cu").display().to_string();
-    let dims = |v: &toml::Value| v.as_array().unwrap().iter().map(|d| d.as_integer().unwrap().to_string()).collect::<Vec<_>>().join(",");
+    let dims = |v: &toml::Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_integer().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let mut differences = Vec::new();
     let all = cases["case"].as_array().unwrap();
     assert!(all.len() >= 20, "the measured set has {} cases", all.len());
@@ -47,12 +57,29 @@ fn simulator_figures_equal_nsight_compute_on_known_access_patterns() {
         let name = case["name"].as_str().unwrap();
         let grid = dims(&case["grid"]);
         let block = dims(&case["block"]);
-        let shared = case["dynamic_shared_bytes"].as_integer().unwrap().to_string();
+        let shared = case["dynamic_shared_bytes"]
+            .as_integer()
+            .unwrap()
+            .to_string();
         let mut args = vec![
-            "sim", kernels.as_str(), "--kernel", case["kernel"].as_str().unwrap(), "--grid", &grid, "--block", &block,
-            "--shared-bytes", &shared, "--json",
+            "sim",
+            kernels.as_str(),
+            "--kernel",
+            case["kernel"].as_str().unwrap(),
+            "--grid",
+            &grid,
+            "--block",
+            &block,
+            "--shared-bytes",
+            &shared,
+            "--json",
         ];
-        let specs: Vec<String> = case["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+        let specs: Vec<String> = case["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
         for spec in &specs {
             args.extend(["--arg", spec.as_str()]);
         }
@@ -62,11 +89,18 @@ fn simulator_figures_equal_nsight_compute_on_known_access_patterns() {
         let hardware = &measured["cases"][name];
         let shared_loads = hardware["shared_load_requests"].as_u64().unwrap();
         for key in KEYS {
-            let (s, h) = (simulated["figures"][key].as_u64().unwrap(), hardware[key].as_u64().unwrap());
+            let (s, h) = (
+                simulated["figures"][key].as_u64().unwrap(),
+                hardware[key].as_u64().unwrap(),
+            );
             if !hardware_allows(key, s, h, shared_loads) {
                 differences.push(format!("{name}: {key} simulated {s}, measured {h}"));
             }
         }
     }
-    assert!(differences.is_empty(), "the simulator differs from the GPU:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "the simulator differs from the GPU:\n{}",
+        differences.join("\n")
+    );
 }

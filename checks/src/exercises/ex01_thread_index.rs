@@ -10,12 +10,16 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     sizes
         .into_iter()
         .map(|n| {
-            Case::new(size_label(n, BLOCK as usize), "write_index", Launch::covering(n, BLOCK))
-                .output("out", HostData::I32(vec![0; n]))
-                .scalar("n", Scalar::I32(n as i32))
-                .reference(move |_| vec![("out".into(), HostData::I32((0..n as i32).collect()))])
-                .bytes_moved(4 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+            Case::new(
+                size_label(n, BLOCK as usize),
+                "write_index",
+                Launch::covering(n, BLOCK),
+            )
+            .output("out", HostData::I32(vec![0; n]))
+            .scalar("n", Scalar::I32(n as i32))
+            .reference(move |_| vec![("out".into(), HostData::I32((0..n as i32).collect()))])
+            .bytes_moved(4 * n as u64)
+            .for_timing(n == TIMING_ELEMENTS)
         })
         .collect()
 }

@@ -12,17 +12,26 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     sizes
         .into_iter()
         .map(|n| {
-            Case::new(size_label(n, BLOCK as usize), "vector_add", Launch::covering(n, BLOCK))
-                .input("a", HostData::F32(rng.vec_f32(n, -100.0, 100.0)))
-                .input("b", HostData::F32(rng.vec_f32(n, -100.0, 100.0)))
-                .output("c", HostData::F32(vec![0.0; n]))
-                .scalar("n", Scalar::I32(n as i32))
-                .reference(|case| {
-                    let c = case.f32s("a").iter().zip(case.f32s("b")).map(|(a, b)| a + b).collect();
-                    vec![("c".into(), HostData::F32(c))]
-                })
-                .bytes_moved(12 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+            Case::new(
+                size_label(n, BLOCK as usize),
+                "vector_add",
+                Launch::covering(n, BLOCK),
+            )
+            .input("a", HostData::F32(rng.vec_f32(n, -100.0, 100.0)))
+            .input("b", HostData::F32(rng.vec_f32(n, -100.0, 100.0)))
+            .output("c", HostData::F32(vec![0.0; n]))
+            .scalar("n", Scalar::I32(n as i32))
+            .reference(|case| {
+                let c = case
+                    .f32s("a")
+                    .iter()
+                    .zip(case.f32s("b"))
+                    .map(|(a, b)| a + b)
+                    .collect();
+                vec![("c".into(), HostData::F32(c))]
+            })
+            .bytes_moved(12 * n as u64)
+            .for_timing(n == TIMING_ELEMENTS)
         })
         .collect()
 }

@@ -23,16 +23,20 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             if n > SPECIAL.len() {
                 x[..SPECIAL.len()].copy_from_slice(&SPECIAL);
             }
-            Case::new(size_label(n, BLOCK as usize), "apply_ufunc", Launch::covering(n, BLOCK))
-                .input("x", HostData::F32(x))
-                .output("y", HostData::F32(vec![0.0; n]))
-                .scalar("n", Scalar::I32(n as i32))
-                .reference(|case| {
-                    let y = case.f32s("x").iter().map(|&x| sigmoid(x)).collect();
-                    vec![("y".into(), HostData::F32(y))]
-                })
-                .bytes_moved(8 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+            Case::new(
+                size_label(n, BLOCK as usize),
+                "apply_ufunc",
+                Launch::covering(n, BLOCK),
+            )
+            .input("x", HostData::F32(x))
+            .output("y", HostData::F32(vec![0.0; n]))
+            .scalar("n", Scalar::I32(n as i32))
+            .reference(|case| {
+                let y = case.f32s("x").iter().map(|&x| sigmoid(x)).collect();
+                vec![("y".into(), HostData::F32(y))]
+            })
+            .bytes_moved(8 * n as u64)
+            .for_timing(n == TIMING_ELEMENTS)
         })
         .collect()
 }

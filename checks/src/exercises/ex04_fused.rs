@@ -20,18 +20,22 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
         .map(|n| {
             let a = rng.range_f32(0.5, 2.0);
             let b = rng.range_f32(-1.0, 1.0);
-            Case::new(size_label(n, BLOCK as usize), "fused", Launch::covering(n, BLOCK))
-                .input("x", HostData::F32(rng.vec_f32(n, -10.0, 10.0)))
-                .output("y", HostData::F32(vec![0.0; n]))
-                .scalar("a", Scalar::F32(a))
-                .scalar("b", Scalar::F32(b))
-                .scalar("n", Scalar::I32(n as i32))
-                .reference(move |case| {
-                    let y = case.f32s("x").iter().map(|&x| fused(x, a, b)).collect();
-                    vec![("y".into(), HostData::F32(y))]
-                })
-                .bytes_moved(8 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+            Case::new(
+                size_label(n, BLOCK as usize),
+                "fused",
+                Launch::covering(n, BLOCK),
+            )
+            .input("x", HostData::F32(rng.vec_f32(n, -10.0, 10.0)))
+            .output("y", HostData::F32(vec![0.0; n]))
+            .scalar("a", Scalar::F32(a))
+            .scalar("b", Scalar::F32(b))
+            .scalar("n", Scalar::I32(n as i32))
+            .reference(move |case| {
+                let y = case.f32s("x").iter().map(|&x| fused(x, a, b)).collect();
+                vec![("y".into(), HostData::F32(y))]
+            })
+            .bytes_moved(8 * n as u64)
+            .for_timing(n == TIMING_ELEMENTS)
         })
         .collect()
 }

@@ -32,8 +32,14 @@ pub struct CudaBackend {
 }
 
 fn driver_message(err: DriverError) -> String {
-    let name = err.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let text = err.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = err
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let text = err
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     format!("{name}: {text}")
 }
 
@@ -48,16 +54,24 @@ impl CudaBackend {
         result::init().map_err(no_device)?;
         let count = result::device::get_count().map_err(no_device)?;
         if count <= ordinal {
-            return Err(GpuUnavailable::NoDevice(format!("{count} GPUs visible, wanted number {ordinal}")));
+            return Err(GpuUnavailable::NoDevice(format!(
+                "{count} GPUs visible, wanted number {ordinal}"
+            )));
         }
         let device = result::device::get(ordinal).map_err(no_device)?;
         let attribute = |a| unsafe { result::device::get_attribute(device, a) };
-        let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(no_device)?;
-        let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(no_device)?;
+        let major =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+                .map_err(no_device)?;
+        let minor =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+                .map_err(no_device)?;
         let name = result::device::get_name(device).map_err(no_device)?;
         let mut driver_version = 0;
         // SAFETY: writes one int.
-        unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().map_err(no_device)?;
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .map_err(no_device)?;
         // SAFETY: the device handle is valid; the retained context is released by the process's end.
         let context = unsafe { result::primary_ctx::retain(device) }.map_err(no_device)?;
         unsafe { result::ctx::set_current(context) }.map_err(no_device)?;
@@ -77,12 +91,17 @@ impl CudaBackend {
 
     /// The CUDA version the driver supports, e.g. (13, 0).
     pub fn driver_cuda_version(&self) -> (i32, i32) {
-        (self.driver_version / 1000, (self.driver_version % 1000) / 10)
+        (
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10,
+        )
     }
 
     fn usable(&self) -> Result<(), BackendError> {
         if self.broken {
-            return Err(BackendError::Device("the GPU context was lost after an earlier error".into()));
+            return Err(BackendError::Device(
+                "the GPU context was lost after an earlier error".into(),
+            ));
         }
         Ok(())
     }
@@ -113,16 +132,29 @@ impl CudaBackend {
             }
             if started.elapsed() > limit {
                 self.broken = true;
-                return Err(BackendError::Timeout { limit, detail: None });
+                return Err(BackendError::Timeout {
+                    limit,
+                    detail: None,
+                });
             }
             std::thread::sleep(Duration::from_micros(200));
         }
     }
 
-    fn launch_async(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<(), BackendError> {
-        let function = self.function(module, launch.kernel).ok_or_else(|| BackendError::MissingKernel(launch.kernel.into()))?;
+    fn launch_async(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+    ) -> Result<(), BackendError> {
+        let function = self
+            .function(module, launch.kernel)
+            .ok_or_else(|| BackendError::MissingKernel(launch.kernel.into()))?;
         let l = launch.launch;
-        let mut params: Vec<*mut c_void> = launch.params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        let mut params: Vec<*mut c_void> = launch
+            .params
+            .iter()
+            .map(|p| p.as_ptr() as *mut c_void)
+            .collect();
         // SAFETY: the function belongs to a loaded module; each parameter pointer points at bytes
         // of the parameter's size, alive until the launch returns (the driver copies them).
         unsafe {
@@ -136,15 +168,24 @@ impl CudaBackend {
             )
         }
         .map_err(|err| match err.0 {
-            sys::CUresult::CUDA_ERROR_INVALID_VALUE | sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
-                BackendError::Fault(format!("the launch {} was refused: {}", l, driver_message(err)))
-            }
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE
+            | sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => BackendError::Fault(format!(
+                "the launch {} was refused: {}",
+                l,
+                driver_message(err)
+            )),
             _ => launch_error(err),
         })
     }
 
-    fn timed_launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<Duration, BackendError> {
-        self.timed(launch.time_limit, |backend| backend.launch_async(module, launch))
+    fn timed_launch(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+    ) -> Result<Duration, BackendError> {
+        self.timed(launch.time_limit, |backend| {
+            backend.launch_async(module, launch)
+        })
     }
 
     /// Runs `work`, which queues asynchronous GPU work on the default stream, between two events,
@@ -155,8 +196,10 @@ impl CudaBackend {
         work: impl FnOnce(&mut Self) -> Result<(), BackendError>,
     ) -> Result<Duration, BackendError> {
         let flags = sys::CUevent_flags::CU_EVENT_DEFAULT;
-        let start = result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
-        let end = result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
+        let start =
+            result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
+        let end =
+            result::event::create(flags).map_err(|e| self.device_error("creating an event", e))?;
         let outcome = (|| {
             // SAFETY: events of this context, recorded on the default stream around the work.
             unsafe { result::event::record(start, std::ptr::null_mut()) }.map_err(launch_error)?;
@@ -203,7 +246,9 @@ impl Backend for CudaBackend {
     }
 
     fn target(&self) -> Target {
-        Target::Cubin { arch: self.architecture() }
+        Target::Cubin {
+            arch: self.architecture(),
+        }
     }
 
     fn needs_guard_zones(&self) -> bool {
@@ -217,7 +262,8 @@ impl Backend for CudaBackend {
             bytes.push(0);
         }
         // SAFETY: the image is a complete cubin, or PTX text with its terminating NUL.
-        let module = unsafe { result::module::load_data(bytes.as_ptr().cast()) }.map_err(|err| self.load_error(err))?;
+        let module = unsafe { result::module::load_data(bytes.as_ptr().cast()) }
+            .map_err(|err| self.load_error(err))?;
         self.modules.push(module);
         Ok(self.modules.len() - 1)
     }
@@ -243,20 +289,23 @@ impl Backend for CudaBackend {
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
         self.usable()?;
         // SAFETY: a plain device allocation.
-        unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| self.device_error(&format!("allocating {bytes} bytes"), e))
+        unsafe { result::malloc_sync(bytes.max(1)) }
+            .map_err(|e| self.device_error(&format!("allocating {bytes} bytes"), e))
     }
 
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError> {
         self.usable()?;
         // SAFETY: ptr is an allocation of this backend at least bytes.len() long.
-        unsafe { result::memcpy_htod_sync(ptr, bytes) }.map_err(|e| self.device_error("copying to the GPU", e))
+        unsafe { result::memcpy_htod_sync(ptr, bytes) }
+            .map_err(|e| self.device_error("copying to the GPU", e))
     }
 
     fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
         self.usable()?;
         let mut bytes = vec![0u8; len];
         // SAFETY: ptr is an allocation of this backend at least len long.
-        unsafe { result::memcpy_dtoh_sync(&mut bytes, ptr) }.map_err(|e| self.device_error("copying from the GPU", e))?;
+        unsafe { result::memcpy_dtoh_sync(&mut bytes, ptr) }
+            .map_err(|e| self.device_error("copying from the GPU", e))?;
         Ok(bytes)
     }
 
@@ -267,13 +316,22 @@ impl Backend for CudaBackend {
         }
     }
 
-    fn launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<LaunchDetails, BackendError> {
+    fn launch(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+    ) -> Result<LaunchDetails, BackendError> {
         self.usable()?;
         self.timed_launch(module, launch)?;
         Ok(None)
     }
 
-    fn time(&mut self, module: ModuleId, launch: &KernelLaunch, repeats: usize) -> Result<Option<Duration>, BackendError> {
+    fn time(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+        repeats: usize,
+    ) -> Result<Option<Duration>, BackendError> {
         self.usable()?;
         for _ in 0..3 {
             self.timed_launch(module, launch)?;
@@ -293,7 +351,11 @@ impl Backend for CudaBackend {
         Ok(Some(times[times.len() / 2]))
     }
 
-    fn sgemm_time(&mut self, shape: [usize; 3], repeats: usize) -> Result<Option<Duration>, BackendError> {
+    fn sgemm_time(
+        &mut self,
+        shape: [usize; 3],
+        repeats: usize,
+    ) -> Result<Option<Duration>, BackendError> {
         self.usable()?;
         self.time_sgemm(shape, repeats)
     }
@@ -324,14 +386,23 @@ impl Backend for CudaBackend {
 
 impl CudaBackend {
     /// cuBLAS's SGEMM on (m, n, k), median of event-timed calls after warm-up.
-    fn time_sgemm(&mut self, [m, n, k]: [usize; 3], repeats: usize) -> Result<Option<Duration>, BackendError> {
+    fn time_sgemm(
+        &mut self,
+        [m, n, k]: [usize; 3],
+        repeats: usize,
+    ) -> Result<Option<Duration>, BackendError> {
         use cudarc::cublas::{result as blas, sys as blas_sys};
         // SAFETY: only probes for the library.
         if !unsafe { blas_sys::is_culib_present() } {
             return Ok(None);
         }
-        let handle = blas::create_handle().map_err(|e| BackendError::Device(format!("cuBLAS: {e:?}")))?;
-        let (a, b, c) = (self.alloc(4 * m * k)?, self.alloc(4 * k * n)?, self.alloc(4 * m * n)?);
+        let handle =
+            blas::create_handle().map_err(|e| BackendError::Device(format!("cuBLAS: {e:?}")))?;
+        let (a, b, c) = (
+            self.alloc(4 * m * k)?,
+            self.alloc(4 * k * n)?,
+            self.alloc(4 * m * n)?,
+        );
         let (alpha, beta) = (1.0f32, 0.0f32);
         let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
         let mut times = Vec::new();
@@ -341,8 +412,20 @@ impl CudaBackend {
                 // match; the call is queued on the default stream the events use.
                 unsafe {
                     blas::sgemm(
-                        handle, op, op, m as i32, n as i32, k as i32, &alpha, a as *const f32, m as i32,
-                        b as *const f32, k as i32, &beta, c as *mut f32, m as i32,
+                        handle,
+                        op,
+                        op,
+                        m as i32,
+                        n as i32,
+                        k as i32,
+                        &alpha,
+                        a as *const f32,
+                        m as i32,
+                        b as *const f32,
+                        k as i32,
+                        &beta,
+                        c as *mut f32,
+                        m as i32,
                     )
                 }
                 .map_err(|e| BackendError::Device(format!("cuBLAS SGEMM failed: {e:?}")))
@@ -363,7 +446,10 @@ impl CudaBackend {
     fn load_error(&self, err: DriverError) -> BackendError {
         use sys::CUresult::*;
         match err.0 {
-            CUDA_ERROR_UNSUPPORTED_PTX_VERSION | CUDA_ERROR_NO_BINARY_FOR_GPU | CUDA_ERROR_INVALID_IMAGE | CUDA_ERROR_INVALID_PTX => {
+            CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+            | CUDA_ERROR_NO_BINARY_FOR_GPU
+            | CUDA_ERROR_INVALID_IMAGE
+            | CUDA_ERROR_INVALID_PTX => {
                 let (major, minor) = self.driver_cuda_version();
                 BackendError::Load(format!(
                     "the GPU driver (CUDA {major}.{minor}) cannot load what NVRTC made ({}). The NVRTC in use is newer than the driver: \

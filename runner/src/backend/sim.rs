@@ -22,7 +22,10 @@ pub struct SimBackend {
 
 impl SimBackend {
     pub fn new() -> SimBackend {
-        SimBackend { machine: Machine::new(), modules: Vec::new() }
+        SimBackend {
+            machine: Machine::new(),
+            modules: Vec::new(),
+        }
     }
 }
 
@@ -34,7 +37,8 @@ fn declared_int_in_ptx(ptx: &str, name: &str) -> Option<i32> {
         let mut words = declaration.split_whitespace();
         let is_variable = words.clone().any(|w| w == ".const" || w == ".global");
         let is_int = words.clone().any(|w| matches!(w, ".u32" | ".s32" | ".b32"));
-        (is_variable && is_int && words.next_back()? == name).then(|| value.trim().parse::<i64>().ok().map(|v| v as i32))?
+        (is_variable && is_int && words.next_back()? == name)
+            .then(|| value.trim().parse::<i64>().ok().map(|v| v as i32))?
     })
 }
 
@@ -43,17 +47,27 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
     let text = describe(diagnostic);
     match diagnostic.kind {
         DiagnosticKind::OutOfBounds => BackendError::OutOfBounds(text),
-        DiagnosticKind::Timeout => BackendError::Timeout { limit, detail: Some(text) },
+        DiagnosticKind::Timeout => BackendError::Timeout {
+            limit,
+            detail: Some(text),
+        },
         _ => BackendError::Fault(text),
     }
 }
 
 /// One diagnostic in a line: where, which thread, what.
 pub fn describe(d: &Diagnostic) -> String {
-    let place = d.location.as_ref().map(|l| format!("{}:{}: ", l.file, l.line)).unwrap_or_default();
+    let place = d
+        .location
+        .as_ref()
+        .map(|l| format!("{}:{}: ", l.file, l.line))
+        .unwrap_or_default();
     let [bx, by, bz] = d.block;
     let [tx, ty, tz] = d.thread;
-    format!("{place}{} (block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}))", d.message)
+    format!(
+        "{place}{} (block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}))",
+        d.message
+    )
 }
 
 impl Backend for SimBackend {
@@ -66,7 +80,9 @@ impl Backend for SimBackend {
     }
 
     fn target(&self) -> Target {
-        Target::Ptx { arch: SIM_ARCHITECTURE }
+        Target::Ptx {
+            arch: SIM_ARCHITECTURE,
+        }
     }
 
     fn needs_guard_zones(&self) -> bool {
@@ -74,8 +90,12 @@ impl Backend for SimBackend {
     }
 
     fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError> {
-        let ptx = image.ptx_text().ok_or_else(|| BackendError::Load("the simulator needs PTX, not machine code".into()))?;
-        let module = Module::parse(ptx).map_err(|e| BackendError::Load(format!("the simulator cannot run this kernel: {e}")))?;
+        let ptx = image.ptx_text().ok_or_else(|| {
+            BackendError::Load("the simulator needs PTX, not machine code".into())
+        })?;
+        let module = Module::parse(ptx).map_err(|e| {
+            BackendError::Load(format!("the simulator cannot run this kernel: {e}"))
+        })?;
         self.modules.push((module, ptx.to_string()));
         Ok(self.modules.len() - 1)
     }
@@ -93,18 +113,26 @@ impl Backend for SimBackend {
     }
 
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError> {
-        self.machine.write(ptr, bytes).map_err(|e| BackendError::Device(e.to_string()))
+        self.machine
+            .write(ptr, bytes)
+            .map_err(|e| BackendError::Device(e.to_string()))
     }
 
     fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
-        self.machine.read(ptr, len as u64).map_err(|e| BackendError::Device(e.to_string()))
+        self.machine
+            .read(ptr, len as u64)
+            .map_err(|e| BackendError::Device(e.to_string()))
     }
 
     fn free(&mut self, ptr: DevicePtr) {
         self.machine.free(ptr);
     }
 
-    fn launch(&mut self, module: ModuleId, launch: &KernelLaunch) -> Result<LaunchDetails, BackendError> {
+    fn launch(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+    ) -> Result<LaunchDetails, BackendError> {
         let sim_launch = sim::Launch {
             kernel: launch.kernel.to_string(),
             grid: launch.launch.grid,
@@ -112,7 +140,9 @@ impl Backend for SimBackend {
             dynamic_shared_bytes: launch.launch.shared_bytes,
             params: launch.params.to_vec(),
             limits: Limits {
-                max_warp_instructions: (launch.time_limit.as_secs_f64() * WARP_INSTRUCTIONS_PER_SECOND as f64) as u64,
+                max_warp_instructions: (launch.time_limit.as_secs_f64()
+                    * WARP_INSTRUCTIONS_PER_SECOND as f64)
+                    as u64,
                 ..Limits::default()
             },
         };
@@ -121,16 +151,26 @@ impl Backend for SimBackend {
             .launch(&self.modules[module].0, &sim_launch)
             .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
         if report.aborted {
-            let first_fatal = report.diagnostics.iter().find(|d| d.kind != DiagnosticKind::SharedRace);
+            let first_fatal = report
+                .diagnostics
+                .iter()
+                .find(|d| d.kind != DiagnosticKind::SharedRace);
             if let Some(diagnostic) = first_fatal.or(report.diagnostics.first()) {
                 return Err(fatal_error(diagnostic, launch.time_limit));
             }
-            return Err(BackendError::Fault("the simulator stopped the kernel".into()));
+            return Err(BackendError::Fault(
+                "the simulator stopped the kernel".into(),
+            ));
         }
         Ok(Some(report))
     }
 
-    fn time(&mut self, _: ModuleId, _: &KernelLaunch, _: usize) -> Result<Option<Duration>, BackendError> {
+    fn time(
+        &mut self,
+        _: ModuleId,
+        _: &KernelLaunch,
+        _: usize,
+    ) -> Result<Option<Duration>, BackendError> {
         Ok(None)
     }
 

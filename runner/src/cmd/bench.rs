@@ -60,14 +60,18 @@ struct Bench {
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let compiler = compiler(&course)?;
-    let mut gpu = CudaBackend::open(0).context("`runner bench` times kernels on a GPU, and none can be used here")?;
+    let mut gpu = CudaBackend::open(0)
+        .context("`runner bench` times kernels on a GPU, and none can be used here")?;
     if args.file.is_some() && args.ids.len() != 1 {
         bail!("--file needs exactly one exercise id: the exercise your file solves");
     }
     let exercises: Vec<&Exercise> = if args.ids.is_empty() {
         course.exercises.iter().collect()
     } else {
-        args.ids.iter().map(|id| course.exercise(id)).collect::<Result<_, _>>()?
+        args.ids
+            .iter()
+            .map(|id| course.exercise(id))
+            .collect::<Result<_, _>>()?
     };
     let copy_bandwidth = gpu.copy_bandwidth()?.unwrap_or(f64::NAN);
     let mut bench = Bench {
@@ -77,8 +81,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         rows: Vec::new(),
     };
     for exercise in exercises {
-        let mut timer = Timer { course: &course, compiler: &compiler, backend: &mut gpu, repeats: args.repeats };
-        match timer.row(exercise, args.file.as_ref(), copy_bandwidth, bench.cpu_threads) {
+        let mut timer = Timer {
+            course: &course,
+            compiler: &compiler,
+            backend: &mut gpu,
+            repeats: args.repeats,
+        };
+        match timer.row(
+            exercise,
+            args.file.as_ref(),
+            copy_bandwidth,
+            bench.cpu_threads,
+        ) {
             Ok(row) => {
                 if !args.json {
                     eprintln!("  timed {} {}", exercise.id, exercise.title);
@@ -105,21 +119,35 @@ struct Timer<'a> {
 
 impl Timer<'_> {
     fn load(&mut self, path: &std::path::Path) -> anyhow::Result<ModuleId> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         let name = self.course.display_name(path);
         let image = self
             .compiler
-            .compile(&Source { name: &name, text: &text }, &target_for(&*self.backend, self.compiler))
+            .compile(
+                &Source {
+                    name: &name,
+                    text: &text,
+                },
+                &target_for(&*self.backend, self.compiler),
+            )
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(self.backend.load(&image)?)
     }
 
-    fn declared(&mut self, module: ModuleId, exercise: &Exercise) -> anyhow::Result<BTreeMap<String, i64>> {
+    fn declared(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+    ) -> anyhow::Result<BTreeMap<String, i64>> {
         exercise
             .declared
             .iter()
             .map(|name| {
-                let value = self.backend.read_declared_int(module, name).with_context(|| format!("`{name}` is not declared"))?;
+                let value = self
+                    .backend
+                    .read_declared_int(module, name)
+                    .with_context(|| format!("`{name}` is not declared"))?;
                 Ok((name.clone(), value as i64))
             })
             .collect()
@@ -128,22 +156,44 @@ impl Timer<'_> {
     /// Times one kernel on freshly prepared buffers of the timing case.
     fn time(&mut self, module: ModuleId, case: &Case, limit: Duration) -> anyhow::Result<Duration> {
         let prepared = Prepared::new(self.backend, case)?;
-        let time = self.backend.time(module, &prepared.launch_of(case, limit), self.repeats);
+        let time = self
+            .backend
+            .time(module, &prepared.launch_of(case, limit), self.repeats);
         prepared.free(self.backend);
         time?.context("the GPU gave no time")
     }
 
-    fn row(&mut self, exercise: &Exercise, file: Option<&PathBuf>, copy_bandwidth: f64, threads: usize) -> anyhow::Result<Row> {
+    fn row(
+        &mut self,
+        exercise: &Exercise,
+        file: Option<&PathBuf>,
+        copy_bandwidth: f64,
+        threads: usize,
+    ) -> anyhow::Result<Row> {
         let limit = Duration::from_millis(exercise.time_limit_ms.max(10_000));
         let reference = self.load(&self.course.solution_path(exercise))?;
         let declared = self.declared(reference, exercise)?;
-        let options = CaseOptions { timing: true, declared, ..Default::default() };
-        let cases = checks::cases_for(&exercise.id, &options).context("no check for this exercise")?;
-        let case = cases.iter().rev().find(|c| c.for_timing).context("the check has no timing case")?;
+        let options = CaseOptions {
+            timing: true,
+            declared,
+            ..Default::default()
+        };
+        let cases =
+            checks::cases_for(&exercise.id, &options).context("no check for this exercise")?;
+        let case = cases
+            .iter()
+            .rev()
+            .find(|c| c.for_timing)
+            .context("the check has no timing case")?;
         let (run, prepared) = run_case(self.backend, reference, case, limit)?;
         prepared.free(self.backend);
         for (name, want) in case.expected() {
-            let got = run.outputs.iter().find(|(n, _)| *n == name).map(|(_, d)| d).context("missing output")?;
+            let got = run
+                .outputs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, d)| d)
+                .context("missing output")?;
             if compare(&name, &want, got, exercise.tolerance, &case.launch).is_err() {
                 bail!("the reference solution gives a wrong `{name}` on the timing case");
             }
@@ -162,7 +212,8 @@ impl Timer<'_> {
         };
         let (one, all) = cpu_times(case, threads);
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
-        let gflop_s = (case.flops > 0).then(|| case.flops as f64 / reference_time.as_secs_f64() / 1e9);
+        let gflop_s =
+            (case.flops > 0).then(|| case.flops as f64 / reference_time.as_secs_f64() / 1e9);
         Ok(Row {
             id: exercise.id.clone(),
             title: exercise.title.clone(),

@@ -2,9 +2,9 @@
 
 use crate::checker::Checker;
 use crate::cli::BackendChoice;
+use crate::pristine;
 use crate::progress::Progress;
 use crate::session::{compiler, find_course, open_backend};
-use crate::pristine;
 use colored::Colorize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,12 +46,20 @@ pub fn run(
             None => " That was the last one: the course is done!".into(),
         });
     }
-    let done = course.exercises.iter().filter(|e| progress.is_done(&e.id)).count();
+    let done = course
+        .exercises
+        .iter()
+        .filter(|e| progress.is_done(&e.id))
+        .count();
     report.progress = Some((done, course.exercises.len()));
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", report.render());
     }
-    Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -12,7 +12,11 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let compiler = compiler(&course)?;
     let mut backend = open_backend(choice, &compiler, true)?;
-    println!("Checking {} exercises on {}", course.exercises.len(), backend.describe());
+    println!(
+        "Checking {} exercises on {}",
+        course.exercises.len(),
+        backend.describe()
+    );
     let mut problems = 0;
     for exercise in &course.exercises {
         let mut checker = Checker {
@@ -45,7 +49,10 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
 fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> Vec<String> {
     let mut problems = Vec::new();
     if exercise.hints.len() < 2 {
-        problems.push(format!("has {} hints; give at least two, from a nudge to nearly the answer", exercise.hints.len()));
+        problems.push(format!(
+            "has {} hints; give at least two, from a nudge to nearly the answer",
+            exercise.hints.len()
+        ));
     }
     if !checks::known_ids().any(|id| id == exercise.id) {
         problems.push("has no check in checks/src/exercises.rs".into());
@@ -53,27 +60,44 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
     }
     let chapter = course.root.join("book").join("src").join(&exercise.chapter);
     if course.root.join("book").exists() && !chapter.exists() {
-        problems.push(format!("its chapter book/src/{} does not exist", exercise.chapter));
+        problems.push(format!(
+            "its chapter book/src/{} does not exist",
+            exercise.chapter
+        ));
     }
     let pristine_path = course.exercise_path(exercise);
     let solution_path = course.solution_path(exercise);
-    let (Ok(pristine), Ok(solution)) = (std::fs::read_to_string(&pristine_path), std::fs::read_to_string(&solution_path)) else {
-        problems.push(format!("needs both {} and {}", course.display_name(&pristine_path), course.display_name(&solution_path)));
+    let (Ok(pristine), Ok(solution)) = (
+        std::fs::read_to_string(&pristine_path),
+        std::fs::read_to_string(&solution_path),
+    ) else {
+        problems.push(format!(
+            "needs both {} and {}",
+            course.display_name(&pristine_path),
+            course.display_name(&solution_path)
+        ));
         return problems;
     };
     if let Some(change) = first_non_addition(&pristine, &solution) {
-        problems.push(format!("the solution must only add lines to the exercise, but it changes: {change}"));
+        problems.push(format!(
+            "the solution must only add lines to the exercise, but it changes: {change}"
+        ));
     }
     if !pristine.contains("TODO") {
         problems.push("the exercise file has no `TODO` marker".into());
     }
     match checker.check(exercise, &solution_path) {
         Ok(report) if report.passed() => {}
-        Ok(report) => problems.push(format!("the solution does not pass: {}", first_failure(&report))),
+        Ok(report) => problems.push(format!(
+            "the solution does not pass: {}",
+            first_failure(&report)
+        )),
         Err(e) => problems.push(format!("the solution could not be checked: {e:#}")),
     }
     match checker.check(exercise, &pristine_path) {
-        Ok(report) if report.passed() => problems.push("the pristine exercise already passes".into()),
+        Ok(report) if report.passed() => {
+            problems.push("the pristine exercise already passes".into())
+        }
         Ok(_) => {}
         Err(e) => problems.push(format!("the pristine exercise could not be checked: {e:#}")),
     }
@@ -82,7 +106,13 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
 
 fn first_failure(report: &crate::report::CheckReport) -> String {
     let failing = report.cases.iter().find(|c| !c.passed);
-    let detail = failing.and_then(|c| c.error.clone().or_else(|| c.mismatch.as_ref().map(|m| format!("{} wrong elements of {}", m.wrong, m.buffer))));
+    let detail = failing.and_then(|c| {
+        c.error.clone().or_else(|| {
+            c.mismatch
+                .as_ref()
+                .map(|m| format!("{} wrong elements of {}", m.wrong, m.buffer))
+        })
+    });
     match (failing, detail) {
         (Some(case), Some(detail)) => format!("{}: {detail}", case.name),
         _ => report.summary.clone(),
@@ -94,7 +124,13 @@ pub fn first_non_addition(exercise: &str, solution: &str) -> Option<String> {
     TextDiff::from_lines(exercise, solution)
         .iter_all_changes()
         .find(|c| c.tag() == ChangeTag::Delete)
-        .map(|c| format!("line {}: {:?}", c.old_index().map_or(0, |i| i + 1), c.value().trim_end()))
+        .map(|c| {
+            format!(
+                "line {}: {:?}",
+                c.old_index().map_or(0, |i| i + 1),
+                c.value().trim_end()
+            )
+        })
 }
 
 #[cfg(test)]

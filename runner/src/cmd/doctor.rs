@@ -9,7 +9,8 @@ use crate::session::find_course;
 use colored::Colorize;
 use std::process::ExitCode;
 
-const PROBE: &str = "extern \"C\" __global__ void probe(int* out) { out[threadIdx.x] = threadIdx.x; }\n";
+const PROBE: &str =
+    "extern \"C\" __global__ void probe(int* out) { out[threadIdx.x] = threadIdx.x; }\n";
 
 fn ok(label: &str, text: impl std::fmt::Display) {
     println!("  {} {label:<22} {text}", "✓".green());
@@ -23,7 +24,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     println!("{}", "runner doctor".bold());
     let course = match find_course() {
         Ok(course) => {
-            ok("course", format!("{} ({} exercises)", course.root.display(), course.exercises.len()));
+            ok(
+                "course",
+                format!(
+                    "{} ({} exercises)",
+                    course.root.display(),
+                    course.exercises.len()
+                ),
+            );
             Some(course)
         }
         Err(e) => {
@@ -34,9 +42,19 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let compiler = match Compiler::new(course.as_ref().map(|c| c.root.as_path())) {
         Ok(compiler) => {
             let (major, minor) = compiler.nvrtc.version;
-            ok("NVRTC", format!("{major}.{minor} from {}", compiler.nvrtc.path));
+            ok(
+                "NVRTC",
+                format!("{major}.{minor} from {}", compiler.nvrtc.path),
+            );
             let archs = compiler.nvrtc.supported_architectures();
-            ok("NVRTC architectures", archs.iter().map(|a| format!("sm_{a}")).collect::<Vec<_>>().join(" "));
+            ok(
+                "NVRTC architectures",
+                archs
+                    .iter()
+                    .map(|a| format!("sm_{a}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
             Some(compiler)
         }
         Err(e) => {
@@ -48,7 +66,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if let Some(compiler) = &compiler {
         match compiler.cache.dir.as_ref() {
             Some(dir) => ok("compile cache", dir.display()),
-            None => bad("compile cache", "no cache folder: every check compiles from scratch"),
+            None => bad(
+                "compile cache",
+                "no cache folder: every check compiles from scratch",
+            ),
         }
     }
     let gpu_works = match CudaBackend::open(0) {
@@ -56,7 +77,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
             let (major, minor) = gpu.driver_cuda_version();
             ok("driver", format!("supports CUDA {major}.{minor}"));
             ok("GPU", gpu.describe());
-            if let Some(problem) = compiler.as_ref().and_then(|c| version_mismatch(c.nvrtc.version, (major, minor))) {
+            if let Some(problem) = compiler
+                .as_ref()
+                .and_then(|c| version_mismatch(c.nvrtc.version, (major, minor)))
+            {
                 bad("NVRTC vs driver", problem);
             }
             match &compiler {
@@ -89,11 +113,21 @@ pub fn run() -> anyhow::Result<ExitCode> {
 fn probe(backend: &mut dyn Backend, compiler: &Compiler, label: &str) -> bool {
     let target = target_for(backend, compiler);
     let outcome = (|| -> anyhow::Result<()> {
-        let image = compiler.compile(&Source { name: "probe.cu", text: PROBE }, &target)?;
+        let image = compiler.compile(
+            &Source {
+                name: "probe.cu",
+                text: PROBE,
+            },
+            &target,
+        )?;
         let module = backend.load(&image)?;
         let out = backend.alloc(128)?;
         let params = [out.to_le_bytes().to_vec()];
-        let launch = checks::Launch { grid: [1, 1, 1], block: [32, 1, 1], shared_bytes: 0 };
+        let launch = checks::Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 0,
+        };
         let kernel = crate::backend::KernelLaunch {
             kernel: "probe",
             launch,
@@ -137,7 +171,10 @@ mod tests {
     #[test]
     fn nvrtc_newer_than_the_driver_is_flagged_with_a_remedy() {
         let problem = version_mismatch((13, 0), (12, 4)).unwrap();
-        assert!(problem.contains("NVRTC 13.0 is newer than the driver (CUDA 12.4)"), "{problem}");
+        assert!(
+            problem.contains("NVRTC 13.0 is newer than the driver (CUDA 12.4)"),
+            "{problem}"
+        );
         assert!(problem.contains("RUNNER_NVRTC"));
         assert_eq!(version_mismatch((12, 9), (13, 0)), None);
         assert_eq!(version_mismatch((13, 0), (13, 0)), None);

@@ -25,7 +25,14 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
     let rows: Vec<Row> = course
         .exercises
         .iter()
-        .map(|e| Row { id: &e.id, name: &e.name, title: &e.title, points: e.points, file: format!("exercises/{}", e.file), done: progress.is_done(&e.id) })
+        .map(|e| Row {
+            id: &e.id,
+            name: &e.name,
+            title: &e.title,
+            points: e.points,
+            file: format!("exercises/{}", e.file),
+            done: progress.is_done(&e.id),
+        })
         .collect();
     let done = rows.iter().filter(|r| r.done).count();
     if json {
@@ -34,8 +41,17 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for row in &rows {
-        let state = if row.done { "done   ".green() } else { "pending".yellow() };
-        println!("{}  {state}  {:<52} {}", row.id.bold(), row.title, row.file.dimmed());
+        let state = if row.done {
+            "done   ".green()
+        } else {
+            "pending".yellow()
+        };
+        println!(
+            "{}  {state}  {:<52} {}",
+            row.id.bold(),
+            row.title,
+            row.file.dimmed()
+        );
     }
     println!("\nProgress: {done}/{} exercises done.", rows.len());
     if let Some(next) = rows.iter().find(|r| !r.done) {

@@ -14,14 +14,19 @@ pub fn run(id: &str) -> anyhow::Result<ExitCode> {
     let path = course.exercise_path(exercise);
     if let Ok(current) = std::fs::read(&path) {
         if current == original {
-            println!("{} is already as it was at the start; nothing to do.", course.display_name(&path));
+            println!(
+                "{} is already as it was at the start; nothing to do.",
+                course.display_name(&path)
+            );
             return Ok(ExitCode::SUCCESS);
         }
         let backup = pristine::backup_path(&course, exercise);
-        write_atomically(&backup, &current).with_context(|| format!("cannot write the backup {}", backup.display()))?;
+        write_atomically(&backup, &current)
+            .with_context(|| format!("cannot write the backup {}", backup.display()))?;
         println!("Your version is kept as {}", course.display_name(&backup));
     }
-    write_atomically(&path, &original).with_context(|| format!("cannot restore {}", path.display()))?;
+    write_atomically(&path, &original)
+        .with_context(|| format!("cannot restore {}", path.display()))?;
     println!("Restored {} to the original.", course.display_name(&path));
     Ok(ExitCode::SUCCESS)
 }

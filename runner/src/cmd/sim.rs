@@ -52,7 +52,11 @@ struct SimOutput {
 fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
     let parts: Vec<u32> = text
         .split(',')
-        .map(|p| p.trim().parse().with_context(|| format!("{text:?} is not X[,Y[,Z]] of whole numbers")))
+        .map(|p| {
+            p.trim()
+                .parse()
+                .with_context(|| format!("{text:?} is not X[,Y[,Z]] of whole numbers"))
+        })
         .collect::<Result<_, _>>()?;
     match parts[..] {
         [x] => Ok([x, 1, 1]),
@@ -69,7 +73,9 @@ enum ArgSpec {
 }
 
 fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
-    let bad = || format!("--arg {spec:?}: expected a buffer like f32[1024] (=zeros, =iota) or a scalar like i32=5");
+    let bad = || {
+        format!("--arg {spec:?}: expected a buffer like f32[1024] (=zeros, =iota) or a scalar like i32=5")
+    };
     if let Some((ty, rest)) = spec.split_once('[') {
         let (count, fill) = rest.split_once(']').with_context(bad)?;
         let n: usize = count.trim().parse().with_context(bad)?;
@@ -87,7 +93,11 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
         let mut bytes = Vec::new();
         for i in 0..n {
             let v = value(i, rng);
-            let int = if fill == "random" { (rng.next_u64() % 1000) as i64 } else { v as i64 };
+            let int = if fill == "random" {
+                (rng.next_u64() % 1000) as i64
+            } else {
+                v as i64
+            };
             match ty {
                 "f32" => bytes.extend((v as f32).to_le_bytes()),
                 "f64" => bytes.extend(v.to_le_bytes()),
@@ -101,28 +111,63 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
     }
     let (ty, value) = spec.split_once('=').with_context(bad)?;
     let bytes = match ty {
-        "i32" => value.parse::<i32>().with_context(bad)?.to_le_bytes().to_vec(),
-        "u32" => value.parse::<u32>().with_context(bad)?.to_le_bytes().to_vec(),
-        "i64" => value.parse::<i64>().with_context(bad)?.to_le_bytes().to_vec(),
-        "f32" => value.parse::<f32>().with_context(bad)?.to_le_bytes().to_vec(),
-        "f64" => value.parse::<f64>().with_context(bad)?.to_le_bytes().to_vec(),
+        "i32" => value
+            .parse::<i32>()
+            .with_context(bad)?
+            .to_le_bytes()
+            .to_vec(),
+        "u32" => value
+            .parse::<u32>()
+            .with_context(bad)?
+            .to_le_bytes()
+            .to_vec(),
+        "i64" => value
+            .parse::<i64>()
+            .with_context(bad)?
+            .to_le_bytes()
+            .to_vec(),
+        "f32" => value
+            .parse::<f32>()
+            .with_context(bad)?
+            .to_le_bytes()
+            .to_vec(),
+        "f64" => value
+            .parse::<f64>()
+            .with_context(bad)?
+            .to_le_bytes()
+            .to_vec(),
         _ => bail!("{}", bad()),
     };
     Ok(ArgSpec::Scalar(bytes))
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let course_root = crate::session::find_course().ok().map(|c| c.root);
     let compiler = Compiler::new(course_root.as_deref())?;
     let name = args.file.display().to_string();
     let image = compiler
-        .compile(&Source { name: &name, text: &text }, &Target::Ptx { arch: SIM_ARCHITECTURE })
+        .compile(
+            &Source {
+                name: &name,
+                text: &text,
+            },
+            &Target::Ptx {
+                arch: SIM_ARCHITECTURE,
+            },
+        )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let module = sim::Module::parse(image.ptx_text().unwrap_or_default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let module = sim::Module::parse(image.ptx_text().unwrap_or_default())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if module.kernel(&args.kernel).is_none() {
         let names: Vec<String> = module.kernels().into_iter().map(|k| k.name).collect();
-        bail!("{} has no kernel `{}`; it has: {}", name, args.kernel, names.join(", "));
+        bail!(
+            "{} has no kernel `{}`; it has: {}",
+            name,
+            args.kernel,
+            names.join(", ")
+        );
     }
     let mut machine = sim::Machine::new();
     let mut rng = Rng::new(args.seed);
@@ -132,7 +177,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             ArgSpec::Scalar(bytes) => params.push(bytes),
             ArgSpec::Buffer(bytes) => {
                 let addr = machine.alloc(bytes.len() as u64);
-                machine.write(addr, &bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+                machine
+                    .write(addr, &bytes)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
                 params.push(addr.to_le_bytes().to_vec());
             }
         }
@@ -145,7 +192,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         params,
         limits: sim::Limits::default(),
     };
-    let report = machine.launch(&module, &launch).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = machine
+        .launch(&module, &launch)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.json {
         let out = SimOutput {
             kernel: args.kernel,
@@ -170,5 +219,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if !report.printf.is_empty() {
         print!("{}", report.printf);
     }
-    Ok(if report.aborted { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if report.aborted {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -13,7 +13,11 @@ use std::process::{Command, ExitCode};
 use std::sync::mpsc;
 use std::time::Duration;
 
-pub fn run(id: Option<String>, manual: bool, choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    id: Option<String>,
+    manual: bool,
+    choice: Option<BackendChoice>,
+) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let mut current = match id {
         Some(id) => course.exercise(&id)?.id.clone(),
@@ -43,7 +47,10 @@ pub fn run(id: Option<String>, manual: bool, choice: Option<BackendChoice>) -> a
         let passed = check_in_child(&course, &current, choice)?;
         if passed {
             if let Some(next) = first_pending(&course)? {
-                println!("\n{} Now watching exercise {next}.", "On to the next one.".green().bold());
+                println!(
+                    "\n{} Now watching exercise {next}.",
+                    "On to the next one.".green().bold()
+                );
                 current = next;
                 continue;
             }
@@ -61,7 +68,10 @@ pub fn run(id: Option<String>, manual: bool, choice: Option<BackendChoice>) -> a
                 }
             }
             None => {
-                println!("\nWatching {} — save it to check again (Ctrl-C stops).", course.display_name(&file));
+                println!(
+                    "\nWatching {} — save it to check again (Ctrl-C stops).",
+                    course.display_name(&file)
+                );
                 wait_for_save(&receiver, &file);
             }
         }
@@ -70,7 +80,11 @@ pub fn run(id: Option<String>, manual: bool, choice: Option<BackendChoice>) -> a
 
 fn first_pending(course: &Course) -> anyhow::Result<Option<String>> {
     let (progress, _) = Progress::load(&course.root)?;
-    Ok(course.exercises.iter().find(|e| !progress.is_done(&e.id)).map(|e| e.id.clone()))
+    Ok(course
+        .exercises
+        .iter()
+        .find(|e| !progress.is_done(&e.id))
+        .map(|e| e.id.clone()))
 }
 
 fn stdin_lines() -> mpsc::Receiver<String> {
@@ -98,12 +112,22 @@ fn wait_for_save(receiver: &mpsc::Receiver<Vec<std::path::PathBuf>>, file: &std:
     while receiver.try_recv().is_ok() {}
 }
 
-fn check_in_child(course: &Course, id: &str, choice: Option<BackendChoice>) -> anyhow::Result<bool> {
+fn check_in_child(
+    course: &Course,
+    id: &str,
+    choice: Option<BackendChoice>,
+) -> anyhow::Result<bool> {
     let exe = std::env::current_exe().context("cannot find the runner's own program")?;
     let mut command = Command::new(exe);
     command.current_dir(&course.root).arg("check").arg(id);
     if let Some(choice) = choice {
-        command.arg("--backend").arg(if choice == BackendChoice::Gpu { "gpu" } else { "sim" });
+        command
+            .arg("--backend")
+            .arg(if choice == BackendChoice::Gpu {
+                "gpu"
+            } else {
+                "sim"
+            });
     }
     println!("{}", "─".repeat(72).dimmed());
     let status = command.status().context("cannot start the check")?;

@@ -12,9 +12,12 @@ impl Cache {
     /// The cache in RUNNER_CACHE_DIR, else the user's cache folder. A cache that cannot be made
     /// only makes compiles slower, so it is never an error.
     pub fn open() -> Cache {
-        let dir = std::env::var_os("RUNNER_CACHE_DIR").map(PathBuf::from).or_else(|| {
-            directories::ProjectDirs::from("org", "gpu-course", "runner").map(|d| d.cache_dir().to_path_buf())
-        });
+        let dir = std::env::var_os("RUNNER_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| {
+                directories::ProjectDirs::from("org", "gpu-course", "runner")
+                    .map(|d| d.cache_dir().to_path_buf())
+            });
         Cache { dir }
     }
 
@@ -28,7 +31,12 @@ impl Cache {
     }
 
     fn path(&self, key: &str, extension: &str) -> Option<PathBuf> {
-        Some(self.dir.as_ref()?.join("modules").join(format!("{key}.{extension}")))
+        Some(
+            self.dir
+                .as_ref()?
+                .join("modules")
+                .join(format!("{key}.{extension}")),
+        )
     }
 
     pub fn get(&self, key: &str, extension: &str) -> Option<Vec<u8>> {
@@ -37,7 +45,9 @@ impl Cache {
 
     /// Stores atomically, so a reader never sees half a module.
     pub fn put(&self, key: &str, extension: &str, bytes: &[u8]) {
-        let Some(path) = self.path(key, extension) else { return };
+        let Some(path) = self.path(key, extension) else {
+            return;
+        };
         let _ = write_atomically(&path, bytes);
     }
 

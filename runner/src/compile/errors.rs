@@ -19,14 +19,24 @@ pub fn render(log: &str, source: &Source) -> String {
         };
         out.push_str(&format!("{file}:{line}: {message}\n"));
         let is_ours = file.ends_with(source.name) || source.name.ends_with(file);
-        let text = line.checked_sub(1).and_then(|i| lines.get(i)).filter(|_| is_ours);
-        let shown_next = |text: &str| log_lines.get(i + 1).is_some_and(|next| next.trim() == text.trim());
+        let text = line
+            .checked_sub(1)
+            .and_then(|i| lines.get(i))
+            .filter(|_| is_ours);
+        let shown_next = |text: &str| {
+            log_lines
+                .get(i + 1)
+                .is_some_and(|next| next.trim() == text.trim())
+        };
         if let Some(text) = text.filter(|t| !shown_next(t)) {
             out.push_str(&format!("{line:>5} | {text}\n"));
         }
     }
     if out.trim().is_empty() {
-        return format!("{}: NVRTC rejected the file without a message\n", source.name);
+        return format!(
+            "{}: NVRTC rejected the file without a message\n",
+            source.name
+        );
     }
     out
 }
@@ -44,7 +54,10 @@ mod tests {
 
     #[test]
     fn source_line_is_not_repeated_when_nvrtc_shows_it() {
-        let source = Source { name: "k.cu", text: "a\n  int x = y;\n" };
+        let source = Source {
+            name: "k.cu",
+            text: "a\n  int x = y;\n",
+        };
         let log = "k.cu(2): error: identifier \"y\" is undefined\n    int x = y;\n            ^\n";
         let shown = render(log, &source);
         assert_eq!(shown.matches("int x = y;").count(), 1, "{shown}");
@@ -53,10 +66,15 @@ mod tests {
 
     #[test]
     fn error_lines_name_file_and_line_and_show_the_source() {
-        let source = Source { name: "exercises/02_vector_add/vector_add.cu", text: "a\nint x = y;\nc\n" };
+        let source = Source {
+            name: "exercises/02_vector_add/vector_add.cu",
+            text: "a\nint x = y;\nc\n",
+        };
         let log = "exercises/02_vector_add/vector_add.cu(2): error: identifier \"y\" is undefined\n\n1 error detected in the compilation of \"exercises/02_vector_add/vector_add.cu\".\n";
         let shown = render(log, &source);
-        assert!(shown.starts_with("exercises/02_vector_add/vector_add.cu:2: error: identifier \"y\" is undefined\n"));
+        assert!(shown.starts_with(
+            "exercises/02_vector_add/vector_add.cu:2: error: identifier \"y\" is undefined\n"
+        ));
         assert!(shown.contains("    2 | int x = y;"));
         assert!(shown.contains("1 error detected"));
     }

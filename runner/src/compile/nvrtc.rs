@@ -64,21 +64,34 @@ impl Nvrtc {
             }
         }
         if let Some(first) = failures.into_iter().next() {
-            return Err(NvrtcError::Unusable { path: "NVRTC".into(), reason: first });
+            return Err(NvrtcError::Unusable {
+                path: "NVRTC".into(),
+                reason: first,
+            });
         }
-        Err(NvrtcError::NotFound { searched: candidates.join(", ") })
+        Err(NvrtcError::NotFound {
+            searched: candidates.join(", "),
+        })
     }
 
     fn open(name: &str) -> Result<Nvrtc, NvrtcError> {
         // SAFETY: loading NVRTC runs its initialisers, which have no preconditions.
-        let library = unsafe { libloading::Library::new(name) }
-            .map_err(|e| NvrtcError::Unusable { path: name.into(), reason: e.to_string() })?;
-        let mut nvrtc = Nvrtc { library, path: name.into(), version: (0, 0) };
+        let library =
+            unsafe { libloading::Library::new(name) }.map_err(|e| NvrtcError::Unusable {
+                path: name.into(),
+                reason: e.to_string(),
+            })?;
+        let mut nvrtc = Nvrtc {
+            library,
+            path: name.into(),
+            version: (0, 0),
+        };
         let (mut major, mut minor) = (0, 0);
         // SAFETY: nvrtcVersion writes two ints.
         unsafe {
-            let version: libloading::Symbol<unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult> =
-                nvrtc.symbol(b"nvrtcVersion\0")?;
+            let version: libloading::Symbol<
+                unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult,
+            > = nvrtc.symbol(b"nvrtcVersion\0")?;
             nvrtc.check(version(&mut major, &mut minor))?;
         }
         nvrtc.version = (major, minor);
@@ -101,9 +114,11 @@ impl Nvrtc {
         }
         let text = unsafe {
             // SAFETY: nvrtcGetErrorString returns a static string for any result code.
-            self.symbol::<unsafe extern "C" fn(NvrtcResult) -> *const c_char>(b"nvrtcGetErrorString\0")
-                .map(|f| CStr::from_ptr(f(result)).to_string_lossy().into_owned())
-                .unwrap_or_else(|_| format!("error {result}"))
+            self.symbol::<unsafe extern "C" fn(NvrtcResult) -> *const c_char>(
+                b"nvrtcGetErrorString\0",
+            )
+            .map(|f| CStr::from_ptr(f(result)).to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("error {result}"))
         };
         Err(NvrtcError::Api(text))
     }
@@ -112,9 +127,15 @@ impl Nvrtc {
     pub fn supported_architectures(&self) -> Vec<i32> {
         unsafe {
             // SAFETY: the first call writes one int, the second that many ints.
-            let count = self.symbol::<unsafe extern "C" fn(*mut c_int) -> NvrtcResult>(b"nvrtcGetNumSupportedArchs\0");
-            let list = self.symbol::<unsafe extern "C" fn(*mut c_int) -> NvrtcResult>(b"nvrtcGetSupportedArchs\0");
-            let (Ok(count), Ok(list)) = (count, list) else { return Vec::new() };
+            let count = self.symbol::<unsafe extern "C" fn(*mut c_int) -> NvrtcResult>(
+                b"nvrtcGetNumSupportedArchs\0",
+            );
+            let list = self.symbol::<unsafe extern "C" fn(*mut c_int) -> NvrtcResult>(
+                b"nvrtcGetSupportedArchs\0",
+            );
+            let (Ok(count), Ok(list)) = (count, list) else {
+                return Vec::new();
+            };
             let mut n = 0;
             if count(&mut n) != 0 || n <= 0 {
                 return Vec::new();
@@ -136,16 +157,28 @@ impl Nvrtc {
         options: &[String],
         cubin: bool,
     ) -> Result<Result<Compiled, Rejected>, NvrtcError> {
-        type Create = unsafe extern "C" fn(*mut Program, *const c_char, *const c_char, c_int, *const *const c_char, *const *const c_char) -> NvrtcResult;
+        type Create = unsafe extern "C" fn(
+            *mut Program,
+            *const c_char,
+            *const c_char,
+            c_int,
+            *const *const c_char,
+            *const *const c_char,
+        ) -> NvrtcResult;
         type CompileFn = unsafe extern "C" fn(Program, c_int, *const *const c_char) -> NvrtcResult;
         type Size = unsafe extern "C" fn(Program, *mut usize) -> NvrtcResult;
         type Get = unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult;
         type Destroy = unsafe extern "C" fn(*mut Program) -> NvrtcResult;
 
-        let to_c = |s: &str| CString::new(s).map_err(|_| NvrtcError::Api(format!("{s:?} holds a NUL byte")));
+        let to_c = |s: &str| {
+            CString::new(s).map_err(|_| NvrtcError::Api(format!("{s:?} holds a NUL byte")))
+        };
         let c_source = to_c(source)?;
         let c_name = to_c(name)?;
-        let c_options = options.iter().map(|o| to_c(o)).collect::<Result<Vec<_>, _>>()?;
+        let c_options = options
+            .iter()
+            .map(|o| to_c(o))
+            .collect::<Result<Vec<_>, _>>()?;
         let option_ptrs: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
 
         // SAFETY: each call follows NVRTC's documented contract: a program is created, used and
@@ -165,7 +198,14 @@ impl Nvrtc {
             let destroy: libloading::Symbol<Destroy> = self.symbol(b"nvrtcDestroyProgram\0")?;
 
             let mut program: Program = std::ptr::null_mut();
-            self.check(create(&mut program, c_source.as_ptr(), c_name.as_ptr(), 0, std::ptr::null(), std::ptr::null()))?;
+            self.check(create(
+                &mut program,
+                c_source.as_ptr(),
+                c_name.as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            ))?;
             let compiled = compile(program, option_ptrs.len() as c_int, option_ptrs.as_ptr());
 
             let read = |size: &Size, get: &Get| -> Result<Vec<u8>, NvrtcError> {
@@ -184,7 +224,9 @@ impl Nvrtc {
                     Ok(Compiled { image })
                 }),
                 (_, Ok(log)) if !log.trim().is_empty() => Ok(Err(Rejected { log })),
-                (code, Ok(_)) => self.check(code).map(|_| Err(Rejected { log: String::new() })),
+                (code, Ok(_)) => self
+                    .check(code)
+                    .map(|_| Err(Rejected { log: String::new() })),
                 (_, Err(e)) => Err(e),
             };
             destroy(&mut program);
@@ -213,12 +255,23 @@ fn candidates(course_root: Option<&Path>) -> Vec<String> {
     for toolkit in toolkits {
         for lib in ["lib64", "lib", "targets/x86_64-linux/lib"] {
             for version in ["", ".13", ".12"] {
-                list.push(toolkit.join(lib).join(format!("libnvrtc.so{version}")).display().to_string());
+                list.push(
+                    toolkit
+                        .join(lib)
+                        .join(format!("libnvrtc.so{version}"))
+                        .display()
+                        .to_string(),
+                );
             }
         }
     }
     if let Some(root) = course_root {
-        list.push(root.join(COURSE_NVRTC_DIR).join("libnvrtc.so.12").display().to_string());
+        list.push(
+            root.join(COURSE_NVRTC_DIR)
+                .join("libnvrtc.so.12")
+                .display()
+                .to_string(),
+        );
     }
     list.extend(["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"].map(String::from));
     list.dedup();

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub struct TestCourse {
@@ -54,13 +57,22 @@ impl Run {
     }
 }
 
+impl Default for TestCourse {
+    fn default() -> Self {
+        TestCourse::new()
+    }
+}
+
 impl TestCourse {
     pub fn new() -> TestCourse {
         let dir = tempfile::tempdir().unwrap();
         for part in ["exercises", "solutions"] {
             copy_dir(&repo_root().join(part), &dir.path().join(part));
         }
-        TestCourse { dir, cache: tempfile::tempdir().unwrap() }
+        TestCourse {
+            dir,
+            cache: tempfile::tempdir().unwrap(),
+        }
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -88,11 +100,19 @@ impl TestCourse {
 
     /// Puts the solution of `file` (relative to exercises/) in place of the exercise.
     pub fn solve(&self, file: &str) {
-        std::fs::copy(self.path(&format!("solutions/{file}")), self.path(&format!("exercises/{file}"))).unwrap();
+        std::fs::copy(
+            self.path(&format!("solutions/{file}")),
+            self.path(&format!("exercises/{file}")),
+        )
+        .unwrap();
     }
 
     /// A fixture kernel from runner/tests/fixtures.
     pub fn fixture(name: &str) -> String {
-        repo_root().join("runner/tests/fixtures").join(name).display().to_string()
+        repo_root()
+            .join("runner/tests/fixtures")
+            .join(name)
+            .display()
+            .to_string()
     }
 }
