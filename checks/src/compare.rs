@@ -58,6 +58,8 @@ pub struct Mismatch {
     pub first_wrong: Vec<WrongElement>,
     /// The likely mistake, when the pattern of wrong elements tells.
     pub likely_cause: Option<String>,
+    /// The buffer holds exactly what it held before the launch: the kernel did nothing to it.
+    pub unchanged: bool,
 }
 
 const SHOWN: usize = 5;
@@ -97,6 +99,7 @@ pub fn compare(
             })
             .collect(),
         likely_cause: likely_cause(buffer, expected.len(), &wrong, never_written, launch),
+        unchanged: false,
     })
 }
 

@@ -6,6 +6,26 @@ mod ex01_thread_index;
 mod ex02_vector_add;
 mod ex03_ufunc;
 mod ex04_fused;
+mod ex05_grid_stride;
+mod ex06_launch_config;
+mod ex07_racy_counter;
+mod ex08_histogram;
+mod ex09_monte_carlo_pi;
+mod ex10_matrix_add;
+mod ex11_matmul_naive;
+mod ex12_mandelbrot;
+mod ex13_row_column_sums;
+mod ex14_aos_to_soa;
+mod ex15_stencil;
+mod ex16_transpose_tiled;
+mod ex17_matmul_tiled;
+mod ex18_transpose_conflict_free;
+mod ex19_reduce_sequential;
+mod ex20_reduce_shuffle;
+mod ex21_block_scan;
+mod ex22_bug_out_of_bounds;
+mod ex23_bug_missing_barrier;
+mod ex24_softmax;
 
 type CaseFn = fn(&CaseOptions) -> Vec<Case>;
 
@@ -14,6 +34,26 @@ const CHECKS: &[(&str, CaseFn)] = &[
     ("02", ex02_vector_add::cases),
     ("03", ex03_ufunc::cases),
     ("04", ex04_fused::cases),
+    ("05", ex05_grid_stride::cases),
+    ("06", ex06_launch_config::cases),
+    ("07", ex07_racy_counter::cases),
+    ("08", ex08_histogram::cases),
+    ("09", ex09_monte_carlo_pi::cases),
+    ("10", ex10_matrix_add::cases),
+    ("11", ex11_matmul_naive::cases),
+    ("12", ex12_mandelbrot::cases),
+    ("13", ex13_row_column_sums::cases),
+    ("14", ex14_aos_to_soa::cases),
+    ("15", ex15_stencil::cases),
+    ("16", ex16_transpose_tiled::cases),
+    ("17", ex17_matmul_tiled::cases),
+    ("18", ex18_transpose_conflict_free::cases),
+    ("19", ex19_reduce_sequential::cases),
+    ("20", ex20_reduce_shuffle::cases),
+    ("21", ex21_block_scan::cases),
+    ("22", ex22_bug_out_of_bounds::cases),
+    ("23", ex23_bug_missing_barrier::cases),
+    ("24", ex24_softmax::cases),
 ];
 
 /// The test cases of exercise `id`, or None when no check exists for it.

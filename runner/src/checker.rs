@@ -230,7 +230,7 @@ impl Checker<'_> {
                 && report.cases.iter().any(|c| {
                     c.mismatch
                         .as_ref()
-                        .is_some_and(|m| m.never_written == m.len)
+                        .is_some_and(|m| m.unchanged || m.never_written == m.len)
                 });
             report.verdict = if not_done {
                 Verdict::NotDone
@@ -238,7 +238,7 @@ impl Checker<'_> {
                 Verdict::Failed
             };
             report.summary = if not_done {
-                format!("The kernel does not write its output yet: do the TODOs in {}. `runner hint {}` helps.", report.file, exercise.id)
+                format!("The kernel does not change its output yet: do the TODOs in {}. `runner hint {}` helps.", report.file, exercise.id)
             } else {
                 format!(
                     "Fix the first failing case above. `runner hint {}` gives a hint.",
@@ -306,7 +306,13 @@ impl Checker<'_> {
         for (name, want) in &expected {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
             let got = got.expect("every expected output was read back");
-            if let Err(mismatch) = compare(name, want, got, exercise.tolerance, &case.launch) {
+            if let Err(mut mismatch) = compare(name, want, got, exercise.tolerance, &case.launch) {
+                if mismatch.never_written == 0 && case.buffer(name) == got && !got.is_empty() {
+                    mismatch.unchanged = true;
+                    mismatch.likely_cause = Some(format!(
+                        "`{name}` holds exactly what it held before the launch: the kernel changed nothing in it"
+                    ));
+                }
                 result.passed = false;
                 result.mismatch = Some(mismatch);
                 break;
@@ -335,7 +341,10 @@ impl Checker<'_> {
             return Ok(None);
         };
         let reference = match self.reference_module(exercise) {
-            Some(reference) => self.backend.time(reference, &launch, TIMED_REPEATS)?,
+            Some(reference) if exercise.declared.is_empty() => {
+                self.backend.time(reference, &launch, TIMED_REPEATS)?
+            }
+            Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
             None => None,
         };
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
@@ -354,6 +363,30 @@ impl Checker<'_> {
             host_to_device_ms: ms(measured.copy_in),
             device_to_host_ms: ms(measured.copy_out),
         }))
+    }
+
+    /// Times a kernel on the timing case made with its own declared values (its own launch
+    /// configuration), where the exercise lets the student choose them.
+    fn time_with_own_launch(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+        limit: Duration,
+    ) -> anyhow::Result<Option<Duration>> {
+        let Ok(declared) = self.declared_values(module, exercise) else {
+            return Ok(None);
+        };
+        let cases =
+            checks::cases_for(&exercise.id, &self.case_options(declared)).unwrap_or_default();
+        let Some(case) = cases.iter().rev().find(|c| c.for_timing) else {
+            return Ok(None);
+        };
+        let prepared = Prepared::new(self.backend, case)?;
+        let time = self
+            .backend
+            .time(module, &prepared.launch_of(case, limit), TIMED_REPEATS);
+        prepared.free(self.backend);
+        Ok(time?)
     }
 
     /// The course's reference solution, loaded for timing beside the student's kernel; None

@@ -80,6 +80,9 @@ pub enum Command {
     Bench(crate::cmd::bench::BenchArgs),
     /// Run any kernel file in the simulator and print its memory figures.
     Sim(crate::cmd::sim::SimArgs),
+    /// Grade a class of submissions, each check in its own process, into a CSV grade book, JSON,
+    /// JUnit, Gradescope results and an HTML report; `grade merge` joins shards.
+    Grade(Box<crate::cmd::grade::GradeArgs>),
     /// Tools for course authors.
     #[command(subcommand)]
     Dev(DevCommand),

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod check;
 pub mod dev;
 pub mod doctor;
+pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod reset;
@@ -34,6 +35,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Grade(args) => grade::run(*args),
         Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
     }
 }

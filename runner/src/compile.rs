@@ -85,7 +85,18 @@ impl Compiler {
     pub fn compile(&self, source: &Source, target: &Target) -> Result<Image, CompileError> {
         let options = target.options();
         let version = format!("nvrtc {}.{}", self.nvrtc.version.0, self.nvrtc.version.1);
-        let key = Cache::key(&[source.name, source.text, &options.join(" "), &version]);
+        // NVRTC writes a relative name as an absolute path against the current folder into the
+        // line information, so the folder is part of what the output depends on.
+        let here = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let key = Cache::key(&[
+            source.name,
+            source.text,
+            &options.join(" "),
+            &version,
+            &here,
+        ]);
         let extension = if target.is_cubin() { "cubin" } else { "ptx" };
         if let Some(bytes) = self.cache.get(&key, extension) {
             return Ok(Image {

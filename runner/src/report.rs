@@ -229,6 +229,9 @@ pub fn render_sim_text(sim: &SimFigures) -> String {
 
 fn render_sim(out: &mut String, sim: &SimFigures) {
     let f = &sim.kernel;
+    if *f == sim::Figures::default() {
+        return;
+    }
     out.push_str(&format!(
         "\n{} ({}, in the simulator)\n",
         "Memory figures".bold(),

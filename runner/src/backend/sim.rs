@@ -29,11 +29,31 @@ impl SimBackend {
     }
 }
 
+/// NVRTC makes a relative program name absolute against the current folder in its line
+/// information; the report goes back to the name the runner gave, the file's path in the course.
+pub fn relativise_paths(report: &mut sim::LaunchReport) {
+    let Ok(here) = std::env::current_dir() else {
+        return;
+    };
+    let relative = |file: &mut String| {
+        if let Ok(rest) = std::path::Path::new(file.as_str()).strip_prefix(&here) {
+            *file = rest.display().to_string();
+        }
+    };
+    report.lines.iter_mut().for_each(|l| relative(&mut l.file));
+    report
+        .diagnostics
+        .iter_mut()
+        .filter_map(|d| d.location.as_mut())
+        .for_each(|l| relative(&mut l.file));
+}
+
 /// The initial value of `name` in PTX such as `.visible .const .align 4 .u32 name = 256;`.
+/// A variable declared without an initialiser holds zero, as NVRTC leaves out `= 0`.
 fn declared_int_in_ptx(ptx: &str, name: &str) -> Option<i32> {
     ptx.lines().find_map(|line| {
         let line = line.trim().trim_end_matches(';');
-        let (declaration, value) = line.split_once('=')?;
+        let (declaration, value) = line.split_once('=').unwrap_or((line, "0"));
         let mut words = declaration.split_whitespace();
         let is_variable = words.clone().any(|w| w == ".const" || w == ".global");
         let is_int = words.clone().any(|w| matches!(w, ".u32" | ".s32" | ".b32"));
@@ -146,10 +166,11 @@ impl Backend for SimBackend {
                 ..Limits::default()
             },
         };
-        let report = self
+        let mut report = self
             .machine
             .launch(&self.modules[module].0, &sim_launch)
             .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
+        relativise_paths(&mut report);
         if report.aborted {
             let first_fatal = report
                 .diagnostics
@@ -189,5 +210,7 @@ mod tests {
         assert_eq!(declared_int_in_ptx(ptx, "threads_per_block"), Some(128));
         assert_eq!(declared_int_in_ptx(ptx, "blocks"), Some(40));
         assert_eq!(declared_int_in_ptx(ptx, "missing"), None);
+        let zero = ".visible .const .align 4 .u32 threads_per_block;\n";
+        assert_eq!(declared_int_in_ptx(zero, "threads_per_block"), Some(0));
     }
 }

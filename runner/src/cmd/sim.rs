@@ -192,9 +192,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         params,
         limits: sim::Limits::default(),
     };
-    let report = machine
+    let mut report = machine
         .launch(&module, &launch)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::backend::sim::relativise_paths(&mut report);
     if args.json {
         let out = SimOutput {
             kernel: args.kernel,

@@ -1,0 +1,192 @@
+//! 09: Monte Carlo pi with a PCG32 generator per thread (seed shared, stream = global index).
+//!
+//! Reproducible: the CPU reference runs the same generator, and the coordinates are cell centres
+//! of a 2048 x 2048 grid, so x * x + y * y is exact in single precision with or without fused
+//! multiply-adds; every thread's hit count must match exactly. Statistical: the tests below hold
+//! the generator and the seeding to what a Monte Carlo estimate needs (estimates within a few
+//! standard deviations of pi, per-thread counts spread like a binomial, distinct streams).
+
+use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::random::Rng;
+
+const BLOCK: u32 = 256;
+
+/// PCG32 as the kernel file has it (pcg-random.org's pcg32_srandom_r and pcg32_random_r).
+#[derive(Clone, Debug)]
+pub struct Pcg32 {
+    state: u64,
+    increment: u64,
+}
+
+const MULTIPLIER: u64 = 6_364_136_223_846_793_005;
+
+impl Pcg32 {
+    pub fn new(seed: u64, stream: u64) -> Pcg32 {
+        let mut rng = Pcg32 {
+            state: 0,
+            increment: (stream << 1) | 1,
+        };
+        rng.next_u32();
+        rng.state = rng.state.wrapping_add(seed);
+        rng.next_u32();
+        rng
+    }
+
+    pub fn next_u32(&mut self) -> u32 {
+        let old = self.state;
+        self.state = old.wrapping_mul(MULTIPLIER).wrapping_add(self.increment);
+        let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
+        xorshifted.rotate_right((old >> 59) as u32)
+    }
+
+    /// The centre of one of 2048 cells of (0, 1), as `uniform_coordinate` computes it.
+    pub fn coordinate(&mut self) -> f32 {
+        let cell = self.next_u32() >> 21;
+        (2 * cell + 1) as f32 * (1.0 / 4096.0)
+    }
+}
+
+/// Hits of one thread: points with x * x + y * y < 1, x drawn before y.
+pub fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
+    let mut rng = Pcg32::new(seed, thread);
+    let mut hits = 0;
+    for _ in 0..samples {
+        let x = rng.coordinate();
+        let y = rng.coordinate();
+        // Exact in f32 (each square has at most 24 significant bits, their sum is even and
+        // below 2^25), so the GPU's fused multiply-add gives the same answer.
+        if x * x + y * y < 1.0 {
+            hits += 1;
+        }
+    }
+    hits
+}
+
+pub fn all_hits(seed: u64, threads: usize, samples: u32) -> Vec<u32> {
+    (0..threads as u64)
+        .map(|t| thread_hits(seed, t, samples))
+        .collect()
+}
+
+pub fn estimate(hits: &[u32], samples: u32) -> f64 {
+    let total: u64 = hits.iter().map(|&h| h as u64).sum();
+    4.0 * total as f64 / (hits.len() as f64 * samples as f64)
+}
+
+fn case(label: &str, threads: usize, samples: u32, seed: u64, timing: bool) -> Case {
+    let plural = |k: u64, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    let mut name = format!(
+        "{label}: {} x {}",
+        plural(threads as u64, "thread"),
+        plural(samples as u64, "sample")
+    );
+    if !timing {
+        let pi = estimate(&all_hits(seed, threads, samples), samples);
+        name.push_str(&format!(" (the reference's estimate of pi: {pi:.4})"));
+    }
+    let reference = move |_: &Case| {
+        let hits = all_hits(seed, threads, samples);
+        let total = hits.iter().sum::<u32>();
+        vec![
+            ("hits".into(), HostData::U32(hits)),
+            ("total_hits".into(), HostData::U32(vec![total])),
+        ]
+    };
+    Case::new(name, "estimate_pi", Launch::covering(threads, BLOCK))
+        .output("hits", HostData::U32(vec![0; threads]))
+        .in_out("total_hits", HostData::U32(vec![0]))
+        .scalar("seed", Scalar::U64(seed))
+        .scalar("samples_per_thread", Scalar::I32(samples as i32))
+        .scalar("threads", Scalar::I32(threads as i32))
+        .reference(reference)
+        .bytes_moved(4 * threads as u64 + 4)
+        .for_timing(timing)
+}
+
+pub fn cases(options: &CaseOptions) -> Vec<Case> {
+    let mut rng = Rng::new(options.seed);
+    let mut seed = || rng.next_u64();
+    let mut cases = vec![
+        case("n = 1", 1, 1000, seed(), false),
+        case("one sample each", 1000, 1, seed(), false),
+        case("n = 1000 (not a multiple of 256)", 1000, 32, seed(), false),
+    ];
+    for &n in &options.extra_sizes {
+        cases.push(case(&format!("n = {n}"), n, 16, seed(), false));
+    }
+    cases.push(case("n = 4096", 4096, 64, seed(), false));
+    if options.timing {
+        cases.push(case("timing", 1 << 18, 256, seed(), true));
+    }
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn generator_is_pcg32_as_published() {
+        // pcg-c-basic's demo: pcg32_srandom_r(&rng, 42, 54), then its first six numbers.
+        let mut rng = Pcg32::new(42, 54);
+        let first: Vec<u32> = (0..6).map(|_| rng.next_u32()).collect();
+        assert_eq!(
+            first,
+            [0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e]
+        );
+    }
+
+    /// Standard deviation of the estimate from `n` samples: 4 sqrt(p (1 - p) / n), p = pi / 4.
+    fn sigma(n: f64) -> f64 {
+        let p = PI / 4.0;
+        4.0 * (p * (1.0 - p) / n).sqrt()
+    }
+
+    #[test]
+    fn estimates_are_within_four_standard_deviations_of_pi() {
+        for seed in 0..20 {
+            let pi = estimate(&all_hits(seed, 4096, 64), 64);
+            assert!(
+                (pi - PI).abs() < 4.0 * sigma(4096.0 * 64.0),
+                "seed {seed}: {pi}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_grid_of_cell_centres_does_not_bias_the_estimate() {
+        // The estimate tends to the share of the 2048 x 2048 cell centres inside the circle.
+        let centre = |c: u64| (2 * c + 1) as f64 / 4096.0;
+        let inside: u64 = (0..2048)
+            .map(|i| {
+                (0..2048)
+                    .filter(|&j| centre(i).powi(2) + centre(j).powi(2) < 1.0)
+                    .count() as u64
+            })
+            .sum();
+        let limit = 4.0 * inside as f64 / (2048.0 * 2048.0);
+        assert!((limit - PI).abs() < 1e-5, "{limit}");
+    }
+
+    #[test]
+    fn threads_draw_independent_streams() {
+        // Per-thread counts spread like Binomial(64, pi/4), variance 64 p (1 - p) = 10.8: streams
+        // that repeated or moved together would spread far less or far more.
+        let hits = all_hits(7, 4096, 64);
+        let mean = hits.iter().map(|&h| h as f64).sum::<f64>() / 4096.0;
+        let variance = hits.iter().map(|&h| (h as f64 - mean).powi(2)).sum::<f64>() / 4095.0;
+        assert!((9.0..12.6).contains(&variance), "{variance}");
+        assert_ne!(Pcg32::new(7, 0).next_u32(), Pcg32::new(7, 1).next_u32());
+    }
+
+    #[test]
+    fn coordinates_are_cell_centres_inside_the_unit_interval() {
+        let mut rng = Pcg32::new(3, 9);
+        for _ in 0..10_000 {
+            let x = rng.coordinate();
+            assert!(x > 0.0 && x < 1.0);
+            assert_eq!((x * 4096.0) as u32 % 2, 1);
+        }
+    }
+}

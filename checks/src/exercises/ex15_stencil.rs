@@ -1,0 +1,60 @@
+//! 15: a 1D stencil (a moving sum of radius 3) whose block reads its stretch of the input, halo
+//! included, into shared memory once.
+
+use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::random::Rng;
+
+const BLOCK: u32 = 256;
+/// RADIUS in the kernel file: the window is 2 * RADIUS + 1 elements.
+pub const RADIUS: usize = 3;
+
+/// out[i] = in[i - RADIUS] + ... + in[i + RADIUS], elements outside the array counting as 0,
+/// added from left to right as the course's kernel does.
+pub fn moving_sum(x: &[f32]) -> Vec<f32> {
+    (0..x.len())
+        .map(|i| {
+            let first = i.saturating_sub(RADIUS);
+            let last = (i + RADIUS).min(x.len() - 1);
+            x[first..=last].iter().sum()
+        })
+        .collect()
+}
+
+pub fn cases(options: &CaseOptions) -> Vec<Case> {
+    let mut rng = Rng::new(options.seed);
+    // 5: every window is cut by an end of the array; 512: whole blocks whose halos are inside
+    // their neighbours; 769: one element in the last block.
+    sizes_1d(options, &[5, 512, 256 * 3 + 1, 65_539])
+        .into_iter()
+        .map(|n| {
+            Case::new(
+                size_label(n, BLOCK as usize),
+                "stencil_1d",
+                Launch::covering(n, BLOCK),
+            )
+            .input("in", HostData::F32(rng.vec_f32(n, -1.0, 1.0)))
+            .output("out", HostData::F32(vec![0.0; n]))
+            .scalar("n", Scalar::I32(n as i32))
+            .reference(|case| vec![("out".into(), HostData::F32(moving_sum(case.f32s("in"))))])
+            .bytes_moved(8 * n as u64)
+            .for_timing(n == TIMING_ELEMENTS)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::moving_sum;
+
+    #[test]
+    fn windows_are_cut_at_both_ends() {
+        let x: Vec<f32> = (1..=8).map(|v| v as f32).collect();
+        // 1+2+3+4, 1..5, 1..6, 1..7, 2..8, 3..8, 4..8, 5..8
+        assert_eq!(
+            moving_sum(&x),
+            vec![10.0, 15.0, 21.0, 28.0, 35.0, 33.0, 30.0, 26.0]
+        );
+        assert_eq!(moving_sum(&[2.5]), vec![2.5]);
+    }
+}

@@ -1,0 +1,373 @@
+//! `runner grade`: grades a class of submissions, one process per (submission, exercise) cell,
+//! and writes the grade book in the formats graders use. Also `grade merge` (join shards),
+//! `--slurm` (a job array that runs the shards), `--gradescope-autograder`, and `grade bench`.
+//!
+//! The parts live in `src/grade/`, one concern each:
+//!
+//! | module | owns |
+//! | --- | --- |
+//! | `config` | the instructor's `grading.toml` |
+//! | `settings` | what a run graded with (`run.json`), and each cell's key |
+//! | `submissions` | finding the class's folders and archives; shards |
+//! | `archive` | reading a `.zip` / `.tar.gz` without trusting it |
+//! | `kernels` | finding, checking and staging a submission's kernel files |
+//! | `sandbox` | the limits a check's process runs under |
+//! | `cell` | running one check, and what its exit and report mean |
+//! | `results` | a graded cell, saved atomically as it finishes |
+//! | `run` | the class: preflight, staging, the pool of workers, Ctrl-C |
+//! | `display` | progress bar or plain lines |
+//! | `similarity` | pairs of nearly identical kernels |
+//! | `output` | the grade book and its formats (csv, json, junit, gradescope, html) |
+//! | `cluster` | `--shard`, `grade merge`, `--slurm` |
+//! | `autograder` | the zip Gradescope runs |
+//! | `bench` | a synthetic class, timed |
+
+#[path = "../grade/archive.rs"]
+mod archive;
+#[path = "../grade/autograder.rs"]
+mod autograder;
+#[path = "../grade/bench.rs"]
+mod bench;
+#[path = "../grade/cell.rs"]
+mod cell;
+#[path = "../grade/cluster.rs"]
+mod cluster;
+#[path = "../grade/config.rs"]
+mod config;
+#[path = "../grade/display.rs"]
+mod display;
+#[path = "../grade/kernels.rs"]
+mod kernels;
+#[path = "../grade/output.rs"]
+mod output;
+#[path = "../grade/results.rs"]
+mod results;
+#[path = "../grade/run.rs"]
+mod run;
+#[path = "../grade/sandbox.rs"]
+mod sandbox;
+#[path = "../grade/settings.rs"]
+mod settings;
+#[path = "../grade/similarity.rs"]
+mod similarity;
+#[path = "../grade/submissions.rs"]
+mod submissions;
+
+use crate::cli::{BackendArgs, BackendChoice};
+use crate::course::Course;
+use crate::session::find_course;
+use anyhow::Context;
+use clap::Subcommand;
+use output::{Book, Format};
+use results::{Status, Store};
+use settings::Settings;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const ALL_FORMATS: &str = "csv,json,junit,gradescope,html";
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct GradeArgs {
+    #[command(subcommand)]
+    pub action: Option<GradeAction>,
+    /// The submissions: a folder holding one folder, .zip or .tar.gz per student, each laid out
+    /// like exercises/ (only the exercises' kernel files are taken from it).
+    pub submissions: Option<PathBuf>,
+    /// Where the results go: cells/ as each finishes, then the grade book in every format.
+    #[arg(long, default_value = "grades")]
+    pub out: PathBuf,
+    /// Formats to write, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_FORMATS)]
+    pub format: Vec<Format>,
+    /// Seed of the random test inputs (overrides `seed` in grading.toml).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Checks run at once; by default one per CPU core in the simulator, one on a GPU.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Only these exercises, e.g. `01,02` or `01-04`.
+    #[arg(long, value_name = "IDS")]
+    pub exercises: Option<String>,
+    /// Finish an interrupted run in --out: cells already graded (same kernel, same settings) are kept.
+    #[arg(long)]
+    pub resume: bool,
+    /// The grading file (hidden seed, extra sizes, limits); by default grading.toml at the course root.
+    #[arg(long, value_name = "FILE")]
+    pub grading: Option<PathBuf>,
+    /// Grade only slice I of N (counted from 1) of the class; `runner grade merge` joins the slices.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<submissions::Shard>,
+    /// Write a Slurm job array of this many shards, and a merge job, into --out; grade nothing now.
+    #[arg(long, value_name = "SHARDS", conflicts_with_all = ["shard", "gradescope_autograder", "resume"])]
+    pub slurm: Option<usize>,
+    /// An `#SBATCH` option for the shard jobs, e.g. `--partition=gpu` (repeat for more).
+    #[arg(long = "slurm-option", value_name = "OPTION", requires = "slurm")]
+    pub slurm_options: Vec<String>,
+    /// Write autograder.zip into --out, for Gradescope: it grades each submission in the simulator.
+    #[arg(long, conflicts_with_all = ["shard", "resume"])]
+    pub gradescope_autograder: bool,
+}
+
+#[derive(Subcommand)]
+pub enum GradeAction {
+    /// Join the results of shards (`runner grade --shard I/N` runs) into one grade book.
+    Merge {
+        /// The --out folders of the shards.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the joined grade book goes.
+        #[arg(long)]
+        out: PathBuf,
+        /// Formats to write, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_FORMATS)]
+        format: Vec<Format>,
+    },
+    /// Grade a synthetic class made from the course's solutions and exercise files, and print
+    /// how long it took.
+    Bench {
+        /// Synthetic submissions to grade.
+        #[arg(long, default_value_t = 20)]
+        submissions: usize,
+        /// Checks run at once; by default one per CPU core.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Only these exercises, e.g. `01-04`.
+        #[arg(long, value_name = "IDS")]
+        exercises: Option<String>,
+        /// Keep the synthetic class and its results in this folder (by default a temporary one).
+        #[arg(long)]
+        keep: Option<PathBuf>,
+    },
+    /// Run a runner command under the limits of one grading cell (used by `runner grade`).
+    #[command(hide = true)]
+    Sandbox {
+        #[arg(long)]
+        memory_mb: u64,
+        #[arg(long)]
+        cpu_seconds: u64,
+        #[arg(last = true, required = true)]
+        command: Vec<OsString>,
+    },
+}
+
+fn backend_name(choice: Option<BackendChoice>) -> Option<String> {
+    choice.map(|c| match c {
+        BackendChoice::Gpu => "gpu".to_string(),
+        BackendChoice::Sim => "sim".to_string(),
+    })
+}
+
+pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
+    match args.action {
+        Some(GradeAction::Merge { dirs, out, format }) => return merge(&dirs, &out, &format),
+        Some(GradeAction::Bench {
+            submissions,
+            jobs,
+            exercises,
+            keep,
+        }) => return bench::run(submissions, jobs, exercises.as_deref(), keep.as_deref()),
+        Some(GradeAction::Sandbox {
+            memory_mb,
+            cpu_seconds,
+            command,
+        }) => {
+            return sandbox::run(
+                &sandbox::Limits {
+                    memory_mb,
+                    cpu_seconds,
+                },
+                &command,
+            )
+        }
+        None => {}
+    }
+    let course = find_course()?;
+    if args.gradescope_autograder {
+        let zip = autograder::write(
+            &course,
+            &args.out,
+            args.grading.as_deref(),
+            args.exercises.as_deref(),
+        )?;
+        println!(
+            "Wrote {}: upload it as the assignment's autograder on Gradescope.",
+            zip.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let submissions = args.submissions.clone().context(
+        "give the folder of submissions: `runner grade SUBMISSIONS` (one folder, .zip or .tar.gz per student)",
+    )?;
+    if let Some(shards) = args.slurm {
+        let script = cluster::write_slurm(&cluster::SlurmPlan {
+            course: &course,
+            submissions: &submissions,
+            out: &args.out,
+            shards,
+            options: &args.slurm_options,
+            formats: &args.format,
+            seed: args.seed,
+            backend: backend_name(args.backend.backend),
+            exercises: args.exercises.clone(),
+            grading: args.grading.clone(),
+        })?;
+        println!(
+            "Wrote {}. Submit the class with: bash {}",
+            script.display(),
+            script.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = run::Options {
+        submissions,
+        out: args.out.clone(),
+        seed: args.seed,
+        jobs: args.jobs,
+        backend: backend_name(args.backend.backend),
+        exercises: args.exercises.clone(),
+        resume: args.resume,
+        grading: args.grading.clone(),
+        shard: args.shard,
+    };
+    let started = Instant::now();
+    let graded = run::grade_class(&options, &course)?;
+    let book = finish(
+        &course,
+        &args.out,
+        graded.settings,
+        Some(&graded.submissions),
+        &args.format,
+    )?;
+    let cells = book.rows.len() * book.settings.exercises.len();
+    println!(
+        "Graded {} submissions x {} exercises ({} checks run now) in {:.1} s, {}.",
+        book.rows.len(),
+        book.settings.exercises.len(),
+        graded.graded_now,
+        started.elapsed().as_secs_f64(),
+        if book.settings.backend == "sim" {
+            "in the simulator".to_string()
+        } else {
+            format!("on {}", book.settings.device)
+        }
+    );
+    summarise(&book, &args.out);
+    if graded.interrupted {
+        println!(
+            "Stopped: {} of {cells} cells are graded and saved; run the same command with --resume to grade the rest.",
+            cells - book.missing_cells()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    let errors = book
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.iter().flatten())
+        .filter(|c| c.status == Status::Error)
+        .count();
+    if errors > 0 {
+        println!("{errors} cells could not be checked (status `error`, see statuses.csv); --resume tries them again.");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The exercises' own files, whose lines do not count towards similarity.
+fn exercise_files(course: &Course) -> HashMap<String, String> {
+    course
+        .exercises
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.id.clone(),
+                std::fs::read_to_string(course.exercise_path(e)).ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// The similarity report and every output, from the cells on disk.
+fn finish(
+    course: &Course,
+    out: &Path,
+    settings: Settings,
+    submissions: Option<&[String]>,
+    formats: &[Format],
+) -> anyhow::Result<Book> {
+    let store = Store::new(out);
+    let pairs = similarity::report(&settings, &store, &exercise_files(course));
+    let pairs = match submissions {
+        Some(ids) => pairs
+            .into_iter()
+            .filter(|p| ids.contains(&p.a) && ids.contains(&p.b))
+            .collect(),
+        None => pairs,
+    };
+    let path = out.join("similarity.json");
+    crate::compile::cache::write_atomically(
+        &path,
+        serde_json::to_string_pretty(&pairs)?.as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    let book = Book::from_store(settings, &store, submissions, pairs);
+    output::write(out, &book, formats)?;
+    Ok(book)
+}
+
+fn summarise(book: &Book, out: &Path) {
+    let mut counts: std::collections::BTreeMap<Status, usize> = Default::default();
+    for cell in book.rows.iter().flat_map(|r| r.cells.iter().flatten()) {
+        *counts.entry(cell.status).or_default() += 1;
+    }
+    let counts: Vec<String> = counts
+        .iter()
+        .map(|(s, n)| format!("{n} {}", s.name()))
+        .collect();
+    if !counts.is_empty() {
+        println!("Cells: {}.", counts.join(", "));
+    }
+    if !book.similarity.is_empty() {
+        println!(
+            "{} pairs of kernels look alike: see similarity.json or the report.",
+            book.similarity.len()
+        );
+    }
+    println!(
+        "Results in {}/ (gradebook.csv, report.html, ...).",
+        out.display()
+    );
+}
+
+fn merge(dirs: &[PathBuf], out: &Path, formats: &[Format]) -> anyhow::Result<ExitCode> {
+    let course = find_course()?;
+    let (settings, missing_shards) = cluster::merge(dirs, out)?;
+    let book = finish(&course, out, settings, None, formats)?;
+    println!(
+        "Merged {} shards: {} submissions x {} exercises.",
+        dirs.len(),
+        book.rows.len(),
+        book.settings.exercises.len()
+    );
+    summarise(&book, out);
+    let missing = book.missing_cells();
+    if missing > 0 {
+        println!("{missing} cells are not graded in any shard: run those shards again with --resume, then merge again.");
+    }
+    if !missing_shards.is_empty() {
+        eprintln!(
+            "No results for shard {} among the folders given: its students are not in this grade book. Run it, then merge again.",
+            missing_shards.join(", ")
+        );
+    }
+    Ok(if missing > 0 || !missing_shards.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,391 @@
+//! Reading a student's `.zip` or `.tar.gz` without trusting it: every entry name is checked
+//! before anything is written, links are never created, the bytes an archive expands to are
+//! counted while it is read, and only the files grading wants are written, into a fresh folder.
+
+use flate2::read::MultiGzDecoder;
+use std::cell::Cell;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::submissions::Kind;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_archive_bytes: u64,
+    pub max_expanded_bytes: u64,
+    pub max_entries: usize,
+    pub max_file_bytes: u64,
+}
+
+/// Why a whole archive is refused; the message names the archive, and the entry where one is
+/// at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("{archive}: the entry `{entry}` leads out of the archive's folder (`..`); archives with such paths are refused")]
+    Escapes { archive: String, entry: String },
+    #[error(
+        "{archive}: the entry `{entry}` is an absolute path; archives with such paths are refused"
+    )]
+    Absolute { archive: String, entry: String },
+    #[error("{archive}: the entry `{entry}` has a NUL byte in its name; the archive is refused")]
+    NulInName { archive: String, entry: String },
+    #[error("{archive}: `{entry}` is a link to `{target}`, outside the archive; archives with such links are refused")]
+    LinkOutside {
+        archive: String,
+        entry: String,
+        target: String,
+    },
+    #[error("{archive} has more than {limit} entries; the archive is refused (max_entries in grading.toml)")]
+    TooManyEntries { archive: String, limit: usize },
+    #[error("{archive} expands to more than {} (a zip bomb?); the archive is refused (max_expanded_mb in grading.toml)", mib(*.limit))]
+    ExpandsPastLimit { archive: String, limit: u64 },
+    #[error("{archive} is {}, more than the {} an archive may be; the archive is refused (max_archive_mb in grading.toml)", mib(*.size), mib(*.limit))]
+    TooLarge {
+        archive: String,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{archive} cannot be read as a {kind} archive: {problem}")]
+    Unreadable {
+        archive: String,
+        kind: &'static str,
+        problem: String,
+    },
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// A wanted file that was not written, and why: the kernel lookup reports it by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// What was taken from an archive: the files grading wanted, under `root`, and those it could not take.
+#[derive(Debug)]
+pub struct Extracted {
+    pub skipped: Vec<Skipped>,
+}
+
+/// Extracts into `dest` (a fresh, empty folder) the regular files whose path `wanted` accepts.
+pub fn extract(
+    archive: &Path,
+    kind: Kind,
+    dest: &Path,
+    limits: &Limits,
+    wanted: &dyn Fn(&Path) -> bool,
+) -> Result<Extracted, Refusal> {
+    let name = archive.file_name().map_or_else(
+        || archive.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let size = std::fs::metadata(archive)
+        .map(|m| m.len())
+        .map_err(|e| Refusal::Unreadable {
+            archive: name.clone(),
+            kind: kind_name(kind),
+            problem: e.to_string(),
+        })?;
+    if size > limits.max_archive_bytes {
+        return Err(Refusal::TooLarge {
+            archive: name,
+            size,
+            limit: limits.max_archive_bytes,
+        });
+    }
+    let mut reader = Reader {
+        name,
+        dest,
+        limits,
+        wanted,
+        skipped: Vec::new(),
+        expanded: Rc::new(Cell::new(0)),
+    };
+    match kind {
+        Kind::Zip => reader.zip(archive)?,
+        Kind::TarGz => reader.tar_gz(archive)?,
+        Kind::Folder => unreachable!("folders are not archives"),
+    }
+    Ok(Extracted {
+        skipped: reader.skipped,
+    })
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Zip => "zip",
+        _ => "tar.gz",
+    }
+}
+
+/// The entry name as a relative path, or why it is refused. Backslashes count as separators,
+/// so a name made on Windows cannot slip a `..` through.
+fn safe_relative(raw: &[u8]) -> Result<PathBuf, fn(String, String) -> Refusal> {
+    if raw.contains(&0) {
+        return Err(|archive, entry| Refusal::NulInName { archive, entry });
+    }
+    let text = String::from_utf8_lossy(raw);
+    let bytes = text.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if text.starts_with('/') || text.starts_with('\\') || drive {
+        return Err(|archive, entry| Refusal::Absolute { archive, entry });
+    }
+    let mut path = PathBuf::new();
+    for part in text.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => return Err(|archive, entry| Refusal::Escapes { archive, entry }),
+            part => path.push(part),
+        }
+    }
+    Ok(path)
+}
+
+/// Whether a link at `entry` (relative) pointing to `target` stays inside the archive's folder.
+fn link_stays_inside(entry: &Path, target: &[u8]) -> bool {
+    let target = String::from_utf8_lossy(target);
+    if target.starts_with('/') || target.starts_with('\\') {
+        return false;
+    }
+    let mut depth = entry.components().count() as i64 - 1;
+    for part in target.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// Counts every byte that comes out of the decompressor, and stops at the limit.
+struct Counted<R> {
+    inner: R,
+    expanded: Rc<Cell<u64>>,
+    limit: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.expanded.set(self.expanded.get() + n as u64);
+        if self.expanded.get() > self.limit {
+            return Err(std::io::Error::other("the archive expands past its limit"));
+        }
+        Ok(n)
+    }
+}
+
+struct Reader<'a> {
+    name: String,
+    dest: &'a Path,
+    limits: &'a Limits,
+    wanted: &'a dyn Fn(&Path) -> bool,
+    skipped: Vec<Skipped>,
+    expanded: Rc<Cell<u64>>,
+}
+
+impl Reader<'_> {
+    fn refuse_name(&self, raw: &[u8]) -> Result<PathBuf, Refusal> {
+        safe_relative(raw)
+            .map_err(|make| make(self.name.clone(), String::from_utf8_lossy(raw).into_owned()))
+    }
+
+    fn unreadable(&self, kind: &'static str, problem: impl std::fmt::Display) -> Refusal {
+        if self.expanded.get() > self.limits.max_expanded_bytes {
+            return Refusal::ExpandsPastLimit {
+                archive: self.name.clone(),
+                limit: self.limits.max_expanded_bytes,
+            };
+        }
+        Refusal::Unreadable {
+            archive: self.name.clone(),
+            kind,
+            problem: problem.to_string(),
+        }
+    }
+
+    fn check_link(&self, path: &Path, target: &[u8]) -> Result<(), Refusal> {
+        if link_stays_inside(path, target) {
+            return Ok(());
+        }
+        Err(Refusal::LinkOutside {
+            archive: self.name.clone(),
+            entry: path.display().to_string(),
+            target: String::from_utf8_lossy(target).into_owned(),
+        })
+    }
+
+    fn note_link(&mut self, path: PathBuf) {
+        if (self.wanted)(&path) {
+            let reason = "is a link in the archive; links are not followed: put the file itself in the archive".into();
+            self.skipped.push(Skipped { path, reason });
+        }
+    }
+
+    /// Copies one wanted entry to the destination, reading at most one byte past the file limit.
+    fn take(
+        &mut self,
+        path: PathBuf,
+        data: &mut dyn Read,
+        kind: &'static str,
+    ) -> Result<(), Refusal> {
+        let mut bytes = Vec::new();
+        data.take(self.limits.max_file_bytes + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.unreadable(kind, e))?;
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            let reason = format!(
+                "is larger than the {} KiB a kernel file may be",
+                self.limits.max_file_bytes / 1024
+            );
+            self.skipped.push(Skipped { path, reason });
+            return Ok(());
+        }
+        let target = self.dest.join(&path);
+        let written = target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&target, &bytes));
+        written
+            .map_err(|e| self.unreadable(kind, format!("cannot write {}: {e}", target.display())))
+    }
+
+    fn zip(&mut self, archive: &Path) -> Result<(), Refusal> {
+        let file = std::fs::File::open(archive).map_err(|e| self.unreadable("zip", e))?;
+        let mut zip =
+            zip::ZipArchive::new(BufReader::new(file)).map_err(|e| self.unreadable("zip", e))?;
+        if zip.len() > self.limits.max_entries {
+            return Err(Refusal::TooManyEntries {
+                archive: self.name.clone(),
+                limit: self.limits.max_entries,
+            });
+        }
+        // First every name and the sizes the archive declares, before a byte is expanded.
+        let mut declared = 0u64;
+        let mut plan = Vec::new();
+        for index in 0..zip.len() {
+            let entry = zip
+                .by_index_raw(index)
+                .map_err(|e| self.unreadable("zip", e))?;
+            let path = self.refuse_name(entry.name_raw())?;
+            declared = declared.saturating_add(entry.size());
+            plan.push((index, path, entry.is_symlink(), entry.is_dir()));
+        }
+        if declared > self.limits.max_expanded_bytes {
+            return Err(Refusal::ExpandsPastLimit {
+                archive: self.name.clone(),
+                limit: self.limits.max_expanded_bytes,
+            });
+        }
+        for (index, path, is_link, is_dir) in plan {
+            if is_dir || !(is_link || (self.wanted)(&path)) {
+                continue;
+            }
+            let entry = match zip.by_index(index) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    if (self.wanted)(&path) {
+                        self.skipped.push(Skipped {
+                            path,
+                            reason: format!("cannot be read from the archive: {e}"),
+                        });
+                    }
+                    continue;
+                }
+            };
+            let limit = self.limits.max_expanded_bytes;
+            let mut counted = Counted {
+                inner: entry,
+                expanded: self.expanded.clone(),
+                limit,
+            };
+            if is_link {
+                let mut target = Vec::new();
+                (&mut counted)
+                    .take(4096)
+                    .read_to_end(&mut target)
+                    .map_err(|e| self.unreadable("zip", e))?;
+                self.check_link(&path, &target)?;
+                self.note_link(path);
+            } else {
+                self.take(path, &mut counted, "zip")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tar_gz(&mut self, archive: &Path) -> Result<(), Refusal> {
+        let file = std::fs::File::open(archive).map_err(|e| self.unreadable("tar.gz", e))?;
+        // The counter sits under the tar reader, so the data of skipped entries counts too.
+        let counted = Counted {
+            inner: MultiGzDecoder::new(BufReader::new(file)),
+            expanded: self.expanded.clone(),
+            limit: self.limits.max_expanded_bytes,
+        };
+        let mut tar = tar::Archive::new(counted);
+        let entries = tar.entries().map_err(|e| self.unreadable("tar.gz", e))?;
+        for (count, entry) in entries.enumerate() {
+            if count >= self.limits.max_entries {
+                return Err(Refusal::TooManyEntries {
+                    archive: self.name.clone(),
+                    limit: self.limits.max_entries,
+                });
+            }
+            let mut entry = entry.map_err(|e| self.unreadable("tar.gz", e))?;
+            let path = self.refuse_name(&entry.path_bytes())?;
+            let kind = entry.header().entry_type();
+            if kind.is_symlink() {
+                let target = entry.link_name_bytes().unwrap_or_default().into_owned();
+                self.check_link(&path, &target)?;
+                self.note_link(path);
+            } else if kind.is_hard_link() {
+                let target = entry.link_name_bytes().unwrap_or_default().into_owned();
+                // A hard link's target is named from the archive's root.
+                self.refuse_name(&target)
+                    .map_err(|_| Refusal::LinkOutside {
+                        archive: self.name.clone(),
+                        entry: path.display().to_string(),
+                        target: String::from_utf8_lossy(&target).into_owned(),
+                    })?;
+                self.note_link(path);
+            } else if (kind.is_file() || kind == tar::EntryType::Continuous) && (self.wanted)(&path)
+            {
+                self.take(path, &mut entry, "tar.gz")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_escape_or_are_absolute_are_refused() {
+        assert_eq!(safe_relative(b"a/./b.cu").unwrap(), PathBuf::from("a/b.cu"));
+        let refused = |raw: &[u8]| {
+            safe_relative(raw).map_err(|make| make("x.zip".into(), "e".into()).to_string())
+        };
+        assert!(refused(b"../x").unwrap_err().contains("leads out"));
+        assert!(refused(b"a\\..\\..\\x").unwrap_err().contains("leads out"));
+        assert!(refused(b"/etc/passwd").unwrap_err().contains("absolute"));
+        assert!(refused(b"C:/x").unwrap_err().contains("absolute"));
+        assert!(refused(b"a\0b").unwrap_err().contains("NUL"));
+    }
+
+    #[test]
+    fn links_are_judged_from_where_they_sit() {
+        assert!(link_stays_inside(Path::new("a/b/link"), b"../c"));
+        assert!(!link_stays_inside(Path::new("a/link"), b"../../c"));
+        assert!(!link_stays_inside(Path::new("link"), b"/etc/passwd"));
+    }
+}

@@ -1,0 +1,160 @@
+//! `runner grade --gradescope-autograder`: the zip Gradescope runs. Gradescope's machines have
+//! no GPU, so each submission is graded in the simulator. The zip holds `setup.sh` (installs
+//! NVRTC from PyPI once, when Gradescope builds the image), `run_autograder` (grades the one
+//! submission in /autograder/submission and writes /autograder/results/results.json), this
+//! runner program, and the course's metadata, exercise files and grading file.
+
+use super::cluster::shell_quote;
+use super::config::GRADING_FILE;
+use crate::course::{Course, METADATA};
+use anyhow::Context;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+use zip::CompressionMethod;
+
+/// The NVRTC wheel installed when the course does not say (scripts/install-nvrtc).
+const DEFAULT_NVRTC: &str = "12.9.86";
+
+fn nvrtc_version(course: &Course) -> String {
+    let script =
+        std::fs::read_to_string(course.root.join("scripts/install-nvrtc")).unwrap_or_default();
+    script
+        .lines()
+        .find_map(|l| l.strip_prefix("version="))
+        .map(|v| v.trim().to_string())
+        .filter(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.') && !v.is_empty())
+        .unwrap_or_else(|| DEFAULT_NVRTC.to_string())
+}
+
+fn setup_script(version: &str) -> String {
+    format!(
+        r#"#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image (Ubuntu, no GPU).
+# It installs NVRTC, the CUDA run-time compiler, from PyPI into the course, where the runner finds it.
+set -euo pipefail
+source=${{AUTOGRADER_ROOT:-/autograder}}/source
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-pip
+wheel="nvidia-cuda-nvrtc-cu12=={version}"
+python3 -m pip install --quiet --no-deps --target "$source/course/.nvrtc" "$wheel" \
+  || python3 -m pip install --quiet --no-deps --break-system-packages --target "$source/course/.nvrtc" "$wheel"
+echo "{version}" > "$source/course/.nvrtc/VERSION"
+chmod +x "$source/runner"
+"#
+    )
+}
+
+fn run_script(exercises: Option<&str>) -> String {
+    let only = exercises
+        .map(|e| format!(" --exercises {}", shell_quote(e)))
+        .unwrap_or_default();
+    format!(
+        r#"#!/usr/bin/env bash
+# Gradescope runs this for every submission: the student's files are in /autograder/submission,
+# the grade goes to /autograder/results/results.json. Only the exercises' kernel files are taken
+# from the submission; each is checked in the simulator, in a process of its own, with limits.
+set -uo pipefail
+root=${{AUTOGRADER_ROOT:-/autograder}}
+work=$(mktemp -d)
+mkdir -p "$work/class" "$root/results"
+shopt -s nullglob
+files=("$root/submission"/*)
+# One archive uploaded as it is: grade the archive (the runner reads it safely).
+if [ ${{#files[@]}} -eq 1 ] && [[ "${{files[0]}}" =~ \.(zip|tar\.gz|tgz)$ ]]; then
+  cp "${{files[0]}}" "$work/class/submission.${{BASH_REMATCH[1]}}"
+else
+  cp -r "$root/submission" "$work/class/submission"
+fi
+cd "$root/source/course"
+"$root/source/runner" grade "$work/class" --out "$work/out" --backend sim --format gradescope,json{only}
+code=$?
+result="$work/out/gradescope/submission/results.json"
+if [ -f "$result" ]; then
+  cp "$result" "$root/results/results.json"
+else
+  printf '{{"score": 0, "output": "The autograder could not grade this submission (runner exit code %s). Tell your instructor.", "tests": []}}\n' "$code" > "$root/results/results.json"
+fi
+"#
+    )
+}
+
+fn add(
+    zip: &mut zip::ZipWriter<std::fs::File>,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> anyhow::Result<()> {
+    // The program is stored as it is: compressing it takes longer than it saves on an upload.
+    let method = if mode & 0o111 != 0 && bytes.len() > 1 << 20 {
+        CompressionMethod::Stored
+    } else {
+        CompressionMethod::Deflated
+    };
+    let options = SimpleFileOptions::default()
+        .compression_method(method)
+        .unix_permissions(mode)
+        .large_file(bytes.len() as u64 >= u32::MAX as u64);
+    zip.start_file(name, options)
+        .with_context(|| format!("cannot add {name} to the zip"))?;
+    zip.write_all(bytes)
+        .with_context(|| format!("cannot add {name} to the zip"))?;
+    Ok(())
+}
+
+/// Writes `out/autograder.zip` and returns its path.
+pub fn write(
+    course: &Course,
+    out: &Path,
+    grading: Option<&Path>,
+    exercises: Option<&str>,
+) -> anyhow::Result<PathBuf> {
+    // Refuse a broken grading file or exercise list now, not on Gradescope.
+    let (_, grading_path) = super::config::GradingFile::load(grading, &course.root)?;
+    super::run::select_exercises(course, exercises)?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot make {}", out.display()))?;
+    let path = out.join("autograder.zip");
+    let file =
+        std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut zip = zip::ZipWriter::new(file);
+    add(
+        &mut zip,
+        "setup.sh",
+        setup_script(&nvrtc_version(course)).as_bytes(),
+        0o755,
+    )?;
+    add(
+        &mut zip,
+        "run_autograder",
+        run_script(exercises).as_bytes(),
+        0o755,
+    )?;
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    add(&mut zip, "runner", &program, 0o755)?;
+    let metadata = std::fs::read(course.root.join(METADATA))
+        .with_context(|| format!("cannot read {METADATA}"))?;
+    add(&mut zip, &format!("course/{METADATA}"), &metadata, 0o644)?;
+    for exercise in &course.exercises {
+        let text = std::fs::read(course.exercise_path(exercise)).with_context(|| {
+            format!(
+                "cannot read exercise {}'s file {}",
+                exercise.id, exercise.file
+            )
+        })?;
+        add(
+            &mut zip,
+            &format!("course/exercises/{}", exercise.file),
+            &text,
+            0o644,
+        )?;
+    }
+    if let Some(grading) = grading_path {
+        let text = std::fs::read(&grading)
+            .with_context(|| format!("cannot read {}", grading.display()))?;
+        add(&mut zip, &format!("course/{GRADING_FILE}"), &text, 0o644)?;
+    }
+    zip.finish()
+        .with_context(|| format!("cannot finish {}", path.display()))?;
+    Ok(path)
+}

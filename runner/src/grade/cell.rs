@@ -1,0 +1,561 @@
+//! One cell: `runner check NN --json --file KERNEL` for one submission's kernel, in a process
+//! of its own under a wall-time limit (killed on expiry) and the sandbox's CPU, memory and
+//! file-size limits; then what its exit and its JSON mean for the grade.
+
+use super::results::{CaseLine, Status};
+use serde::Deserialize;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The most of a check's output that is read back; a report is a few KiB.
+const MAX_STDOUT: u64 = 16 << 20;
+const MAX_STDERR_SHOWN: usize = 2000;
+/// Longest `details` kept per cell.
+const MAX_DETAILS: usize = 6000;
+
+#[derive(Clone, Debug)]
+pub struct CheckCommand {
+    pub exe: PathBuf,
+    pub course_root: PathBuf,
+    /// None lets `runner check` pick (the GPU when one works), as the preflight does.
+    pub backend: Option<String>,
+    pub seed: Option<u64>,
+    pub sizes: Vec<usize>,
+    pub time_limit: Duration,
+    pub memory_limit_mb: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    TimedOut,
+    Cancelled,
+}
+
+#[derive(Debug)]
+pub struct Raw {
+    pub exit: Exit,
+    pub stdout: String,
+    pub stderr: String,
+    pub seconds: f64,
+}
+
+impl CheckCommand {
+    /// The sandbox (this same program) sets the limits and then becomes `runner check`.
+    pub fn command(&self, exercise: &str, kernel: &Path) -> Command {
+        let cpu_seconds = (self.time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5;
+        let mut command = Command::new(&self.exe);
+        command
+            .args([
+                "grade",
+                "sandbox",
+                "--memory-mb",
+                &self.memory_limit_mb.to_string(),
+            ])
+            .args(["--cpu-seconds", &cpu_seconds.to_string()]);
+        command.args(["--", "check", exercise, "--json"]);
+        if let Some(backend) = &self.backend {
+            command.args(["--backend", backend]);
+        }
+        if let Some(seed) = self.seed {
+            command.args(["--seed", &seed.to_string()]);
+        }
+        if !self.sizes.is_empty() {
+            let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
+            command.args(["--sizes", &sizes.join(",")]);
+        }
+        command.arg("--file").arg(kernel);
+        command
+            .current_dir(&self.course_root)
+            .env("NO_COLOR", "1")
+            .env_remove("RUNNER_BACKEND");
+        command
+    }
+
+    /// Runs the check with its output in files under `scratch`, polling for the end so the wall
+    /// limit and a cancel (Ctrl-C) are both noticed within milliseconds.
+    pub fn run(
+        &self,
+        exercise: &str,
+        kernel: &Path,
+        scratch: &Path,
+        cancel: &AtomicBool,
+    ) -> std::io::Result<Raw> {
+        std::fs::create_dir_all(scratch)?;
+        let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
+        let mut command = self.command(exercise, kernel);
+        // A process group of its own: Ctrl-C in the terminal reaches the grader, which stops
+        // the checks itself and records nothing half done.
+        command
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out_path)?)
+            .stderr(std::fs::File::create(&err_path)?)
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = command.spawn()?;
+        let mut pause = Duration::from_millis(1);
+        let exit = loop {
+            if let Some(status) = child.try_wait()? {
+                break match (status.code(), status.signal()) {
+                    (Some(code), _) => Exit::Code(code),
+                    (None, Some(signal)) => Exit::Signal(signal),
+                    (None, None) => Exit::Code(-1),
+                };
+            }
+            let stop = if cancel.load(Ordering::Relaxed) {
+                Some(Exit::Cancelled)
+            } else if started.elapsed() >= self.time_limit {
+                Some(Exit::TimedOut)
+            } else {
+                None
+            };
+            if let Some(exit) = stop {
+                let _ = child.kill();
+                let _ = child.wait();
+                break exit;
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        let stdout = read_capped(&out_path, MAX_STDOUT);
+        let stderr = read_capped(&err_path, 1 << 20);
+        Ok(Raw {
+            exit,
+            stdout,
+            stderr,
+            seconds,
+        })
+    }
+}
+
+fn read_capped(path: &Path, cap: u64) -> String {
+    let mut bytes = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(cap).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The part of `runner check --json` that grading reads; unknown fields are ignored and missing
+/// ones default, so the grader keeps working as the report grows.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CheckJson {
+    verdict: String,
+    summary: String,
+    compile: Option<CompileJson>,
+    cases: Vec<CaseJson>,
+    targets: Vec<TargetJson>,
+    diagnostics: Vec<String>,
+    printf: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CompileJson {
+    errors: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CaseJson {
+    name: String,
+    launch: String,
+    passed: bool,
+    error: Option<String>,
+    mismatch: Option<MismatchJson>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MismatchJson {
+    buffer: String,
+    len: u64,
+    wrong: u64,
+    never_written: u64,
+    first_wrong: Vec<WrongJson>,
+    likely_cause: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WrongJson {
+    index: serde_json::Value,
+    expected: serde_json::Value,
+    actual: serde_json::Value,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TargetJson {
+    met: bool,
+    explanation: String,
+}
+
+/// What a cell's process said, as a grade: status, one line, details, cases.
+#[derive(Debug, PartialEq)]
+pub struct Judged {
+    pub status: Status,
+    pub message: String,
+    pub details: String,
+    pub cases: Vec<CaseLine>,
+}
+
+fn judged(status: Status, message: String, details: String) -> Judged {
+    Judged {
+        status,
+        message,
+        details: cap(details),
+        cases: Vec::new(),
+    }
+}
+
+fn cap(mut text: String) -> String {
+    if text.len() > MAX_DETAILS {
+        let mut end = MAX_DETAILS;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("\n[... cut]");
+    }
+    text
+}
+
+fn tail(text: &str) -> String {
+    let text = text.trim();
+    let start = text.len().saturating_sub(MAX_STDERR_SHOWN);
+    let start = (start..=text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    text[start..].to_string()
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => "a signal",
+    }
+}
+
+fn out_of_memory(stderr: &str) -> bool {
+    let lower = stderr.to_ascii_lowercase();
+    lower.contains("memory allocation of")
+        || lower.contains("out of memory")
+        || lower.contains("cannot allocate memory")
+}
+
+/// Where a kernel was staged, and the path it has in the submission: messages name the latter.
+pub struct Naming<'a> {
+    pub staged_file: &'a Path,
+    pub staging_root: &'a Path,
+    pub found_at: &'a str,
+}
+
+impl Naming<'_> {
+    fn apply(&self, text: &str) -> String {
+        let file = self.staged_file.display().to_string();
+        let root = format!("{}/", self.staging_root.display());
+        text.replace(&file, self.found_at).replace(&root, "")
+    }
+}
+
+/// Judges a finished process; paths of the staged kernel are shown as the submission's own.
+pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: u64) -> Judged {
+    let stdout = naming.apply(&raw.stdout);
+    let stderr = tail(&naming.apply(&raw.stderr));
+    let oom = || {
+        judged(
+            Status::OutOfMemory,
+            format!("The check used more than the memory limit of {memory_limit_mb} MiB and was stopped."),
+            stderr.clone(),
+        )
+    };
+    match raw.exit {
+        Exit::TimedOut | Exit::Cancelled => judged(
+            Status::Timeout,
+            format!(
+                "The check was still running after {:.0} s, the grading time limit, and was stopped (time_limit_s in grading.toml).",
+                time_limit.as_secs_f64()
+            ),
+            stderr,
+        ),
+        Exit::Signal(24) => judged(
+            Status::Timeout,
+            "The check used up its CPU-time limit and was stopped.".into(),
+            stderr,
+        ),
+        Exit::Signal(_) if out_of_memory(&stderr) => oom(),
+        Exit::Signal(signal) => judged(
+            Status::Crashed,
+            format!("The check's process died ({}, signal {signal}) without a verdict.", signal_name(signal)),
+            stderr,
+        ),
+        Exit::Code(0 | 1) => match serde_json::from_str::<CheckJson>(&stdout) {
+            Ok(report) => from_report(report),
+            Err(e) => judged(
+                Status::Crashed,
+                format!("The check ended without a readable report ({e})."),
+                stderr,
+            ),
+        },
+        Exit::Code(_) if out_of_memory(&stderr) => oom(),
+        Exit::Code(2) => {
+            let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim();
+            judged(Status::Error, format!("The grader could not check this cell: {}", first.trim_start_matches("Error: ")), stderr)
+        }
+        Exit::Code(code) => {
+            let panicked = stderr.contains("panicked");
+            let what = if panicked { "panicked" } else { "ended" };
+            judged(Status::Crashed, format!("The check {what} without a verdict (exit code {code})."), stderr)
+        }
+    }
+}
+
+fn describe_case(case: &CaseJson) -> String {
+    let head = format!("Case `{}` {}", case.name, case.launch);
+    if let Some(error) = &case.error {
+        return format!("{head}: {error}");
+    }
+    let Some(m) = &case.mismatch else {
+        return format!("{head}: wrong result.");
+    };
+    let mut text = format!(
+        "{head}: {} of {} elements of `{}` are wrong",
+        m.wrong, m.len, m.buffer
+    );
+    if m.never_written > 0 {
+        text.push_str(&format!(" ({} never written)", m.never_written));
+    }
+    if let Some(w) = m.first_wrong.first() {
+        text.push_str(&format!(
+            "; {}[{}]: expected {}, got {}",
+            m.buffer, w.index, w.expected, w.actual
+        ));
+    }
+    text.push('.');
+    if let Some(cause) = &m.likely_cause {
+        text.push_str(&format!(" Likely: {cause}"));
+    }
+    text
+}
+
+fn from_report(report: CheckJson) -> Judged {
+    let cases: Vec<CaseLine> = report
+        .cases
+        .iter()
+        .map(|c| CaseLine {
+            name: c.name.clone(),
+            passed: c.passed,
+        })
+        .collect();
+    let mut details = String::new();
+    for case in &report.cases {
+        details.push_str(&format!(
+            "{} {} {}\n",
+            if case.passed { "✓" } else { "✗" },
+            case.name,
+            case.launch
+        ));
+        if !case.passed {
+            details.push_str(&format!("    {}\n", describe_case(case)));
+            if let Some(m) = &case.mismatch {
+                for w in m.first_wrong.iter().skip(1) {
+                    details.push_str(&format!(
+                        "    {}[{}]: expected {}, got {}\n",
+                        m.buffer, w.index, w.expected, w.actual
+                    ));
+                }
+            }
+        }
+    }
+    for t in &report.targets {
+        details.push_str(&format!(
+            "{} target: {}\n",
+            if t.met { "✓" } else { "✗" },
+            t.explanation
+        ));
+    }
+    if !report.diagnostics.is_empty() {
+        details.push_str("The simulator noticed:\n");
+        for d in &report.diagnostics {
+            details.push_str(&format!("  {d}\n"));
+        }
+    }
+    if !report.printf.is_empty() {
+        details.push_str(&format!(
+            "The kernel printed:\n{}\n",
+            report.printf.trim_end()
+        ));
+    }
+    let failing = report.cases.iter().find(|c| !c.passed);
+    let (status, message) = match report.verdict.as_str() {
+        "passed" => (
+            Status::Passed,
+            format!("Every case is right ({} cases).", report.cases.len()),
+        ),
+        "target_missed" => {
+            let missed = report
+                .targets
+                .iter()
+                .find(|t| !t.met)
+                .map_or(report.summary.clone(), |t| t.explanation.clone());
+            (
+                Status::TargetMissed,
+                format!("Every case is right, but {missed}."),
+            )
+        }
+        "not_done" => (
+            Status::NotDone,
+            "The kernel does not write its output yet: the exercise's TODOs are not done.".into(),
+        ),
+        "compile_error" => {
+            let errors = report
+                .compile
+                .as_ref()
+                .and_then(|c| c.errors.clone())
+                .unwrap_or_default();
+            let first = errors
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("see the details")
+                .trim()
+                .to_string();
+            details = format!("{}\n{details}", errors.trim_end());
+            (Status::CompileError, format!("Does not compile: {first}"))
+        }
+        "failed" => match failing {
+            // The simulator stopped a kernel that ran past the exercise's own time limit.
+            Some(case) if case.error.as_deref().is_some_and(|e| e.starts_with("Hang")) => {
+                (Status::Timeout, describe_case(case))
+            }
+            Some(case) => (Status::Failed, describe_case(case)),
+            None => (Status::Failed, report.summary.clone()),
+        },
+        other => (
+            Status::Error,
+            format!("The check gave a verdict the grader does not know: {other:?}."),
+        ),
+    };
+    Judged {
+        status,
+        message,
+        details: cap(details),
+        cases,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(exit: Exit, stdout: &str, stderr: &str) -> Raw {
+        Raw {
+            exit,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            seconds: 0.0,
+        }
+    }
+
+    fn judge_raw(r: Raw) -> Judged {
+        let naming = Naming {
+            staged_file: Path::new("/stage/alice/02_vector_add/vector_add.cu"),
+            staging_root: Path::new("/stage/alice"),
+            found_at: "alice/vector_add.cu",
+        };
+        judge(&r, &naming, Duration::from_secs(60), 4096)
+    }
+
+    #[test]
+    fn exits_without_a_report_are_told_apart() {
+        assert_eq!(
+            judge_raw(raw(Exit::TimedOut, "", "")).status,
+            Status::Timeout
+        );
+        assert_eq!(
+            judge_raw(raw(Exit::Signal(24), "", "")).status,
+            Status::Timeout
+        );
+        let crashed = judge_raw(raw(Exit::Signal(11), "", ""));
+        assert_eq!(crashed.status, Status::Crashed);
+        assert!(crashed.message.contains("SIGSEGV"), "{}", crashed.message);
+        let oom = judge_raw(raw(
+            Exit::Signal(6),
+            "",
+            "memory allocation of 1073741824 bytes failed",
+        ));
+        assert_eq!(oom.status, Status::OutOfMemory);
+        assert!(oom.message.contains("4096 MiB"));
+        let error = judge_raw(raw(
+            Exit::Code(2),
+            "",
+            "Error: exercise 09 has no check in checks/ yet",
+        ));
+        assert_eq!(error.status, Status::Error);
+        assert!(
+            error
+                .message
+                .ends_with("exercise 09 has no check in checks/ yet"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            judge_raw(raw(Exit::Code(1), "not json", "")).status,
+            Status::Crashed
+        );
+        assert_eq!(
+            judge_raw(raw(Exit::Code(101), "", "thread 'main' panicked at x")).status,
+            Status::Crashed
+        );
+    }
+
+    #[test]
+    fn reports_become_grades_with_the_first_failing_case_named() {
+        let failed = r#"{"verdict":"failed","summary":"s","cases":[
+            {"name":"n = 1","launch":"<<<1, 256>>>","passed":true},
+            {"name":"n = 1000","launch":"<<<4, 256>>>","passed":false,"mismatch":{"buffer":"c","len":1000,"wrong":24,
+             "never_written":24,"first_wrong":[{"index":976,"expected":1.5,"actual":0.0}],"likely_cause":"the tail is wrong"}}]}"#;
+        let judged = judge_raw(raw(Exit::Code(1), failed, ""));
+        assert_eq!(judged.status, Status::Failed);
+        assert!(judged.message.contains("Case `n = 1000` <<<4, 256>>>: 24 of 1000 elements of `c` are wrong (24 never written); c[976]: expected 1.5, got 0.0. Likely: the tail is wrong"), "{}", judged.message);
+        assert_eq!(judged.cases.len(), 2);
+
+        let compile = r#"{"verdict":"compile_error","compile":{"errors":"/stage/alice/02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined\n  c[idx] = 1;"}}"#;
+        let judged = judge_raw(raw(Exit::Code(1), compile, ""));
+        assert_eq!(judged.status, Status::CompileError);
+        assert_eq!(
+            judged.message,
+            "Does not compile: alice/vector_add.cu:5: error: identifier \"idx\" is undefined"
+        );
+
+        let hang = r#"{"verdict":"failed","cases":[{"name":"n = 1","launch":"","passed":false,"error":"Hang: still running"}]}"#;
+        assert_eq!(
+            judge_raw(raw(Exit::Code(1), hang, "")).status,
+            Status::Timeout
+        );
+        let missed = r#"{"verdict":"target_missed","cases":[],"targets":[{"met":false,"explanation":"32 sectors per request"}]}"#;
+        let judged = judge_raw(raw(Exit::Code(1), missed, ""));
+        assert_eq!(
+            (judged.status, judged.message.as_str()),
+            (
+                Status::TargetMissed,
+                "Every case is right, but 32 sectors per request."
+            )
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! The instructor's grading file (`grading.toml` beside the course): hidden inputs, limits on
+//! each check, and the rule for partial credit. Every field has a default, so the file is optional.
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const GRADING_FILE: &str = "grading.toml";
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct GradingFile {
+    /// Seed of the random test inputs. Students never see it, so a kernel tuned to the public
+    /// cases meets inputs it has not seen. `--seed` overrides it.
+    pub seed: Option<u64>,
+    /// Problem sizes added to every exercise's cases (needs `runner check --sizes`).
+    pub sizes: Vec<usize>,
+    /// Wall time one check may take, in seconds, before its process is stopped.
+    pub time_limit_s: f64,
+    /// Memory one check's process may use, in MiB.
+    pub memory_limit_mb: u64,
+    /// Share of an exercise's points for a kernel whose every case is right but which misses
+    /// the exercise's speed or memory-traffic target.
+    pub target_missed_credit: f64,
+    /// Pairs of kernels at least this similar (0 to 1, after normalising) are reported.
+    pub similarity_threshold: f64,
+    /// Kernels whose own part (the lines added to the exercise) has fewer tokens than this are
+    /// left out of the similarity report: short answers look alike by necessity. So are answers
+    /// that at least 3 submissions and 5% of the class share exactly (the expected answer).
+    pub similarity_min_tokens: usize,
+    /// Largest kernel file taken from a submission, in KiB.
+    pub max_file_kb: u64,
+    /// Largest archive accepted, in MiB, as it lies on disk.
+    pub max_archive_mb: u64,
+    /// Most bytes an archive may expand to, in MiB, counted while it is read.
+    pub max_expanded_mb: u64,
+    /// Most entries an archive may hold.
+    pub max_entries: usize,
+}
+
+impl Default for GradingFile {
+    fn default() -> Self {
+        GradingFile {
+            seed: None,
+            sizes: Vec::new(),
+            time_limit_s: 120.0,
+            memory_limit_mb: 4096,
+            target_missed_credit: 0.5,
+            similarity_threshold: 0.9,
+            similarity_min_tokens: 30,
+            max_file_kb: 256,
+            max_archive_mb: 20,
+            max_expanded_mb: 64,
+            max_entries: 10_000,
+        }
+    }
+}
+
+impl GradingFile {
+    /// The file named by `--grading`, else `grading.toml` at the course root when there is one,
+    /// else the defaults.
+    pub fn load(
+        explicit: Option<&Path>,
+        course_root: &Path,
+    ) -> anyhow::Result<(GradingFile, Option<PathBuf>)> {
+        let path = match explicit {
+            Some(path) => path.to_path_buf(),
+            None => {
+                let beside = course_root.join(GRADING_FILE);
+                if !beside.is_file() {
+                    return Ok((GradingFile::default(), None));
+                }
+                beside
+            }
+        };
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the grading file {}", path.display()))?;
+        let file = GradingFile::parse(&text)
+            .with_context(|| format!("in the grading file {}", path.display()))?;
+        Ok((file, Some(path)))
+    }
+
+    pub fn parse(text: &str) -> anyhow::Result<GradingFile> {
+        let file: GradingFile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if !(0.0..=1.0).contains(&file.target_missed_credit) {
+            bail!(
+                "target_missed_credit must be between 0 and 1 (a share of the points), not {}",
+                file.target_missed_credit
+            );
+        }
+        if !(0.0..=1.0).contains(&file.similarity_threshold) {
+            bail!(
+                "similarity_threshold must be between 0 and 1, not {}",
+                file.similarity_threshold
+            );
+        }
+        if file.time_limit_s.is_nan() || file.time_limit_s <= 0.0 {
+            bail!("time_limit_s must be more than 0 seconds");
+        }
+        if file.memory_limit_mb < 256 {
+            bail!("memory_limit_mb must be at least 256: the compiler alone needs about that much");
+        }
+        if file.sizes.contains(&0) {
+            bail!("sizes must all be more than 0");
+        }
+        Ok(file)
+    }
+}
+
+/// The points a verdict earns, as the report states it.
+pub fn scoring_rule(credit: f64) -> String {
+    format!(
+        "Each exercise gives its points (from exercises.toml) when every case is right and every target is met; \
+         {:.0}% of them when every case is right but a speed or memory target is missed; nothing otherwise \
+         (wrong results, compile errors, time or memory limits, crashes, missing or refused files).",
+        credit * 100.0
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_gives_the_defaults_and_fields_are_checked() {
+        assert_eq!(GradingFile::parse("").unwrap(), GradingFile::default());
+        let file = GradingFile::parse("seed = 7\nsizes = [4097]\n").unwrap();
+        assert_eq!((file.seed, file.sizes), (Some(7), vec![4097]));
+        let err = GradingFile::parse("sede = 7").unwrap_err().to_string();
+        assert!(err.contains("sede"), "{err}");
+        let err = GradingFile::parse("target_missed_credit = 2.0")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("between 0 and 1"), "{err}");
+    }
+}

@@ -1,0 +1,366 @@
+//! The kernel files of one submission: found by the exercise's path (or, failing that, by the
+//! end of that path or the file name alone, for archives with an extra top folder and for flat
+//! uploads), checked to be UTF-8 text of a sane size that includes nothing from outside, and
+//! copied into a staging folder. Nothing else from a submission is ever read.
+
+use super::archive::Skipped;
+use crate::course::Exercise;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Walking a submission folder stops after this many entries.
+const MAX_WALKED: usize = 100_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    Found {
+        found_at: String,
+        staged: PathBuf,
+        text: String,
+    },
+    Missing {
+        expected: String,
+    },
+    Refused {
+        reason: String,
+    },
+}
+
+/// Candidate files in a submission: those whose name is some exercise's kernel file name.
+pub struct Tree {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    skipped: Vec<Skipped>,
+}
+
+fn file_name(path: &Path) -> Option<&std::ffi::OsStr> {
+    path.file_name()
+}
+
+impl Tree {
+    /// Walks `root` without following links to folders; `skipped` are files an archive held
+    /// that could not be taken.
+    pub fn walk(
+        root: &Path,
+        exercises: &[Exercise],
+        skipped: Vec<Skipped>,
+    ) -> Result<Tree, String> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+        let names: Vec<&std::ffi::OsStr> = exercises
+            .iter()
+            .filter_map(|e| file_name(Path::new(&e.file)))
+            .collect();
+        let mut files = Vec::new();
+        let mut pending = vec![PathBuf::new()];
+        let mut walked = 0;
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                walked += 1;
+                if walked > MAX_WALKED {
+                    return Err(format!(
+                        "has more than {MAX_WALKED} files and folders; submit only the exercises"
+                    ));
+                }
+                let name = entry.file_name();
+                if name.to_string_lossy().starts_with('.') || name == "__MACOSX" {
+                    continue;
+                }
+                let relative = dir.join(&name);
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    pending.push(relative);
+                } else if names.contains(&name.as_os_str()) {
+                    files.push(relative);
+                }
+            }
+        }
+        Ok(Tree {
+            root,
+            files,
+            skipped,
+        })
+    }
+
+    /// Finds, checks and stages the kernel of `exercise` into `staging` (at the exercise's path).
+    pub fn kernel(&self, exercise: &Exercise, staging: &Path, max_file_bytes: u64) -> Lookup {
+        let expected = Path::new(&exercise.file);
+        let candidates = self
+            .files
+            .iter()
+            .map(|p| (p, None))
+            .chain(self.skipped.iter().map(|s| (&s.path, Some(&s.reason))));
+        // Tier 0: the exact path; 1: a path ending with it; 2: the file name alone. Then shallowest.
+        let mut best: Vec<(usize, usize, &PathBuf, Option<&String>)> = Vec::new();
+        for (path, skipped) in candidates {
+            let tier = if path == expected {
+                0
+            } else if path.ends_with(expected) {
+                1
+            } else if path.file_name() == expected.file_name() {
+                2
+            } else {
+                continue;
+            };
+            let depth = path.components().count();
+            let rank = |b: &(usize, usize, &PathBuf, Option<&String>)| (b.0, b.1);
+            match best.first().map(rank) {
+                Some(top) if top < (tier, depth) => {}
+                Some(top) if top == (tier, depth) => best.push((tier, depth, path, skipped)),
+                _ => best = vec![(tier, depth, path, skipped)],
+            }
+        }
+        let shown = |p: &Path| p.display().to_string();
+        match best.as_slice() {
+            [] => Lookup::Missing {
+                expected: exercise.file.clone(),
+            },
+            [(_, _, path, Some(reason))] => Lookup::Refused {
+                reason: format!("{} {reason}", shown(path)),
+            },
+            [(_, _, path, None)] => self.take(path, exercise, staging, max_file_bytes),
+            several => {
+                let mut names: Vec<String> = several.iter().map(|b| shown(b.2)).collect();
+                names.sort();
+                Lookup::Refused {
+                    reason: format!(
+                        "{} all look like {}; the grader cannot tell which to grade: keep one",
+                        names.join(", "),
+                        exercise.file
+                    ),
+                }
+            }
+        }
+    }
+
+    fn take(
+        &self,
+        relative: &Path,
+        exercise: &Exercise,
+        staging: &Path,
+        max_file_bytes: u64,
+    ) -> Lookup {
+        let shown = relative.display().to_string();
+        let refused = |why: String| Lookup::Refused {
+            reason: format!("{shown} {why}"),
+        };
+        let path = self.root.join(relative);
+        // Links are followed only to files inside the submission.
+        let Ok(real) = path.canonicalize() else {
+            return refused("is a link to nothing; submit the file itself".into());
+        };
+        if !real.starts_with(&self.root) {
+            return refused(
+                "is a link to a file outside the submission; submit the file itself".into(),
+            );
+        }
+        let Ok(metadata) = std::fs::metadata(&real) else {
+            return refused("cannot be read".into());
+        };
+        if !metadata.is_file() {
+            return refused("is not a regular file".into());
+        }
+        if metadata.len() > max_file_bytes {
+            return refused(format!(
+                "is {} KiB, larger than the {} KiB a kernel file may be",
+                metadata.len().div_ceil(1024),
+                max_file_bytes / 1024
+            ));
+        }
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(&real)
+            .and_then(|f| f.take(max_file_bytes + 1).read_to_end(&mut bytes));
+        if let Err(e) = read {
+            return refused(format!("cannot be read: {e}"));
+        }
+        if bytes.len() as u64 > max_file_bytes {
+            return refused(format!(
+                "is larger than the {} KiB a kernel file may be",
+                max_file_bytes / 1024
+            ));
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return refused(format!(
+                    "is not UTF-8 text (byte {} is not valid UTF-8); save it as UTF-8 text",
+                    e.utf8_error().valid_up_to()
+                ))
+            }
+        };
+        if text.contains('\0') {
+            return refused("has NUL bytes: it is not a text file".into());
+        }
+        if let Some((line, why)) = forbidden_include(&text) {
+            return Lookup::Refused {
+                reason: format!("{shown}:{line}: {why}"),
+            };
+        }
+        let staged = staging.join(&exercise.file);
+        let written = staged
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&staged, &text));
+        if let Err(e) = written {
+            return refused(format!(
+                "cannot be staged for grading ({}: {e})",
+                staged.display()
+            ));
+        }
+        Lookup::Found {
+            found_at: shown,
+            staged,
+            text,
+        }
+    }
+}
+
+/// The first `#include` that could read a file from outside the submission: an absolute path,
+/// a path with `..`, or a name computed by a macro. NVRTC would read it and show its lines in
+/// the compile log, which the student sees. Comments are not stripped first, so the check errs
+/// towards refusing, and line splices and `%:` (the digraph of `#`) are seen through.
+pub fn forbidden_include(text: &str) -> Option<(usize, String)> {
+    // Join spliced lines, remembering where each character came from.
+    let mut chars: Vec<(char, usize)> = Vec::with_capacity(text.len());
+    let mut line = 1;
+    let mut iter = text.chars().peekable();
+    while let Some(c) = iter.next() {
+        if c == '\\' && matches!(iter.peek(), Some('\n') | Some('\r')) {
+            if iter.next() == Some('\r') && iter.peek() == Some(&'\n') {
+                iter.next();
+            }
+            line += 1;
+            continue;
+        }
+        chars.push((c, line));
+        if c == '\n' {
+            line += 1;
+        }
+    }
+    let at = |i: usize| chars.get(i).map(|c| c.0);
+    let skip_blank = |mut i: usize| loop {
+        match (at(i), at(i + 1)) {
+            (Some(' ' | '\t'), _) => i += 1,
+            (Some('/'), Some('*')) => {
+                i += 2;
+                while i < chars.len() && !(at(i) == Some('*') && at(i + 1) == Some('/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            _ => return i,
+        }
+    };
+    for start in 0..chars.len() {
+        let after_hash = match (at(start), at(start + 1)) {
+            (Some('#'), _) => start + 1,
+            (Some('%'), Some(':')) => start + 2,
+            _ => continue,
+        };
+        let mut i = skip_blank(after_hash);
+        let word_start = i;
+        while at(i).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            i += 1;
+        }
+        let word: String = chars[word_start..i].iter().map(|c| c.0).collect();
+        if !matches!(word.as_str(), "include" | "include_next" | "import") {
+            continue;
+        }
+        let line = chars[start].1;
+        let i = skip_blank(i);
+        let close = match at(i) {
+            Some('"') => '"',
+            Some('<') => '>',
+            _ => {
+                return Some((
+                    line,
+                    format!("`#{word}` with a computed name is refused: kernels may include only headers named literally"),
+                ))
+            }
+        };
+        let name: String = chars[i + 1..]
+            .iter()
+            .map(|c| c.0)
+            .take_while(|&c| c != close && c != '\n')
+            .collect();
+        let path = Path::new(&name);
+        let drive = name.len() >= 2 && name.as_bytes()[1] == b':';
+        if path.is_absolute()
+            || name.starts_with('\\')
+            || drive
+            || name.split(['/', '\\']).any(|p| p == "..")
+        {
+            return Some((
+                line,
+                format!(
+                    "`#{word} {}{name}{close}` reads a file outside the submission and is refused: the grader compiles only \
+                     the exercise's file",
+                    if close == '"' { '"' } else { '<' }
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// Every exercise's kernel, looked up in one submission.
+pub fn look_up_all(
+    tree: &Tree,
+    exercises: &[Exercise],
+    staging: &Path,
+    max_file_bytes: u64,
+) -> BTreeMap<String, Lookup> {
+    exercises
+        .iter()
+        .map(|e| (e.id.clone(), tree.kernel(e, staging, max_file_bytes)))
+        .collect()
+}
+
+/// Whether `path` names a file the grader might take: its name is some exercise's file name.
+pub fn is_candidate(path: &Path, exercises: &[Exercise]) -> bool {
+    let plain = path.components().all(|c| matches!(c, Component::Normal(_)));
+    plain
+        && exercises
+            .iter()
+            .any(|e| Path::new(&e.file).file_name() == path.file_name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_that_reach_outside_are_found_through_splices_comments_and_digraphs() {
+        assert_eq!(
+            forbidden_include("#include <cuda_fp16.h>\n#include \"helpers.h\"\n"),
+            None
+        );
+        for hostile in [
+            "\n#include \"/etc/passwd\"\n",
+            "\n  #  include <../../secret.h>\n",
+            "\n#inc\\\nlude \"/etc/passwd\"\n",
+            "\n#/* c */include \"/x\"\n",
+            "\n%:include \"/x\"\n",
+            "\n#define P \"/x\"\n#include P\n",
+        ] {
+            let found = forbidden_include(hostile);
+            assert!(
+                found.as_ref().is_some_and(|(line, _)| *line >= 2),
+                "{hostile:?}: {found:?}"
+            );
+        }
+        let (line, why) = forbidden_include("int x;\n#include \"/etc/passwd\"").unwrap();
+        assert_eq!(line, 2);
+        assert!(
+            why.contains("`#include \"/etc/passwd\"` reads a file outside"),
+            "{why}"
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! The grade book, built from the cells on disk, and the formats graders read it in: a CSV
+//! grade book, one JSON per submission, JUnit XML, Gradescope `results.json` and an HTML report.
+
+#[path = "output/csv.rs"]
+mod csv;
+#[path = "output/gradescope.rs"]
+pub mod gradescope;
+#[path = "output/html.rs"]
+mod html;
+#[path = "output/json.rs"]
+mod json;
+#[path = "output/junit.rs"]
+mod junit;
+
+use super::results::{CellResult, Store};
+use super::settings::Settings;
+use super::similarity::Pair;
+use anyhow::Context;
+use clap::ValueEnum;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `gradebook.csv` (points) and `statuses.csv`: submission x exercise, and the total.
+    Csv,
+    /// `submissions/<id>.json`: every cell of one submission with its message and details.
+    Json,
+    /// `junit.xml`: a test suite per submission, a test case per exercise.
+    Junit,
+    /// `gradescope/<id>/results.json`, in Gradescope's autograder format.
+    Gradescope,
+    /// `report.html`: one self-contained page, sortable, with a page per student and histograms.
+    Html,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub submission: String,
+    /// In the order of `settings.exercises`; None for a cell not graded (yet).
+    pub cells: Vec<Option<CellResult>>,
+    pub total: f64,
+    pub max: u32,
+    pub seconds: f64,
+}
+
+impl Row {
+    pub fn graded(&self) -> usize {
+        self.cells.iter().flatten().count()
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Book {
+    pub settings: Settings,
+    pub rows: Vec<Row>,
+    pub similarity: Vec<Pair>,
+}
+
+impl Book {
+    /// The rows of `submissions` (all in the store when None), from the cells on disk.
+    pub fn from_store(
+        settings: Settings,
+        store: &Store,
+        submissions: Option<&[String]>,
+        similarity: Vec<Pair>,
+    ) -> Book {
+        let cells = store.all();
+        let mut ids: Vec<String> = match submissions {
+            Some(ids) => ids.to_vec(),
+            None => cells.iter().map(|c| c.submission.clone()).collect(),
+        };
+        ids.sort();
+        ids.dedup();
+        let rows = ids
+            .into_iter()
+            .map(|id| {
+                let row_cells: Vec<Option<CellResult>> = settings
+                    .exercises
+                    .iter()
+                    .map(|e| {
+                        cells
+                            .iter()
+                            .find(|c| c.submission == id && c.exercise == e.id)
+                            .cloned()
+                    })
+                    .collect();
+                let total = row_cells.iter().flatten().map(|c| c.points).sum::<f64>();
+                let seconds = row_cells.iter().flatten().map(|c| c.seconds).sum::<f64>();
+                Row {
+                    submission: id,
+                    cells: row_cells,
+                    total: round2(total),
+                    max: settings.max_total(),
+                    seconds,
+                }
+            })
+            .collect();
+        Book {
+            settings,
+            rows,
+            similarity,
+        }
+    }
+
+    pub fn missing_cells(&self) -> usize {
+        self.rows.iter().map(|r| r.cells.len() - r.graded()).sum()
+    }
+}
+
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Points without a needless `.0`: 10, 7.5.
+pub fn points(x: f64) -> String {
+    let x = round2(x);
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Writes every asked-for format into `out`; returns the files written.
+pub fn write(out: &Path, book: &Book, formats: &[Format]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for format in formats {
+        let files = match format {
+            Format::Csv => csv::write(out, book),
+            Format::Json => json::write(out, book),
+            Format::Junit => junit::write(out, book),
+            Format::Gradescope => gradescope::write(out, book),
+            Format::Html => html::write(out, book),
+        }
+        .with_context(|| format!("cannot write the {format:?} output in {}", out.display()))?;
+        written.extend(files);
+    }
+    Ok(written)
+}

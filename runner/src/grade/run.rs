@@ -1,0 +1,474 @@
+//! Grading a class: check that the course can be checked at all, stage every submission's
+//! kernels, then run the cells on a pool of workers, saving each the moment it finishes.
+//! Ctrl-C stops the checks in flight and keeps everything finished.
+
+use super::archive::{self, Limits};
+use super::cell::{judge, CheckCommand, Exit, Naming};
+use super::cluster::ShardRecord;
+use super::config::GradingFile;
+use super::display::Display;
+use super::kernels::{self, Lookup, Tree};
+use super::results::{CellResult, Status, Store};
+use super::settings::{ExerciseInfo, Settings};
+use super::submissions::{Kind, Shard, Submission};
+use crate::course::{Course, Exercise};
+use anyhow::{bail, Context};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+
+/// Set by Ctrl-C: workers stop their checks and take no more.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+pub struct Options {
+    pub submissions: PathBuf,
+    pub out: PathBuf,
+    pub seed: Option<u64>,
+    pub jobs: Option<usize>,
+    pub backend: Option<String>,
+    pub exercises: Option<String>,
+    pub resume: bool,
+    pub grading: Option<PathBuf>,
+    pub shard: Option<Shard>,
+}
+
+/// What a run leaves for the outputs: its settings and the cells it was asked for.
+pub struct Graded {
+    pub settings: Settings,
+    pub submissions: Vec<String>,
+    pub interrupted: bool,
+    pub graded_now: usize,
+}
+
+/// `01,02,5-7` as exercise ids of the course, in course order.
+pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<Vec<Exercise>> {
+    let Some(spec) = spec else {
+        return Ok(course.exercises.clone());
+    };
+    let mut wanted = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((from, to)) => {
+                let (from, to) = (
+                    course.exercise(from)?.id.clone(),
+                    course.exercise(to)?.id.clone(),
+                );
+                wanted.extend(
+                    course
+                        .exercises
+                        .iter()
+                        .filter(|e| e.id >= from && e.id <= to)
+                        .map(|e| e.id.clone()),
+                );
+            }
+            None => wanted.push(course.exercise(part)?.id.clone()),
+        }
+    }
+    if wanted.is_empty() {
+        bail!("--exercises {spec:?} names no exercise; write ids such as 01,02 or a range such as 01-04");
+    }
+    Ok(course
+        .exercises
+        .iter()
+        .filter(|e| wanted.contains(&e.id))
+        .cloned()
+        .collect())
+}
+
+fn limits_of(file: &GradingFile) -> Limits {
+    Limits {
+        max_archive_bytes: file.max_archive_mb << 20,
+        max_expanded_bytes: file.max_expanded_mb << 20,
+        max_entries: file.max_entries,
+        max_file_bytes: file.max_file_kb << 10,
+    }
+}
+
+/// Finds and stages one submission's kernels; an archive refused as a whole refuses every cell.
+pub fn stage(
+    submission: &Submission,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<BTreeMap<String, Lookup>, String> {
+    let staging = work.join("stage").join(&submission.id);
+    let tree = match submission.kind {
+        Kind::Folder => Tree::walk(&submission.path, exercises, Vec::new()),
+        kind => {
+            let dest = work.join("extract").join(&submission.id);
+            std::fs::create_dir_all(&dest)
+                .map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+            let wanted = |p: &Path| kernels::is_candidate(p, exercises);
+            let extracted = archive::extract(&submission.path, kind, &dest, limits, &wanted)
+                .map_err(|e| e.to_string())?;
+            Tree::walk(&dest, exercises, extracted.skipped)
+        }
+    };
+    let tree = tree.map_err(|why| {
+        format!(
+            "{} {why}",
+            submission
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+        )
+    })?;
+    Ok(kernels::look_up_all(
+        &tree,
+        exercises,
+        &staging,
+        limits.max_file_bytes,
+    ))
+}
+
+/// Checks each exercise's own (pristine) file once: the course, the compiler and the backend
+/// must work before a class is graded, or every student would get the same error. Returns the
+/// backend and device the checks ran on.
+fn preflight(
+    command: &CheckCommand,
+    course: &Course,
+    exercises: &[Exercise],
+    work: &Path,
+) -> anyhow::Result<(String, String)> {
+    let never = AtomicBool::new(false);
+    let mut found = None;
+    let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for exercise in exercises {
+        let file = course.exercise_path(exercise);
+        if !file.is_file() {
+            bail!(
+                "exercise {}'s file {} is missing from the course; grading compares against it",
+                exercise.id,
+                file.display()
+            );
+        }
+        let raw = command
+            .run(
+                &exercise.id,
+                &file,
+                &work.join("preflight").join(&exercise.id),
+                &never,
+            )
+            .context("cannot start the runner to check the course")?;
+        let report = match raw.exit {
+            Exit::Code(0 | 1) => serde_json::from_str::<serde_json::Value>(&raw.stdout).ok(),
+            _ => None,
+        };
+        match report {
+            Some(report) if found.is_none() => {
+                let field = |name: &str| report[name].as_str().unwrap_or_default().to_string();
+                found = Some((field("backend"), field("device")));
+            }
+            Some(_) => {}
+            None => {
+                let said = raw.stderr.trim().trim_start_matches("Error: ").to_string();
+                let said = if said.is_empty() {
+                    format!("the check ended with {:?} and said nothing", raw.exit)
+                } else {
+                    said
+                };
+                problems.entry(said).or_default().push(exercise.id.clone());
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|(said, ids)| format!("exercise {}: {said}", ids.join(", ")))
+            .collect();
+        bail!(
+            "the course cannot be checked, so no submission was graded:\n  {}\nFix the course or the machine, or leave \
+             those exercises out with --exercises.",
+            lines.join("\n  ")
+        );
+    }
+    found.context("no exercise to grade")
+}
+
+/// Whether `runner check` takes `--sizes` (extra problem sizes for hidden cases).
+pub fn check_takes_sizes(exe: &Path) -> anyhow::Result<bool> {
+    let help = std::process::Command::new(exe)
+        .args(["check", "--help"])
+        .output()
+        .context("cannot run the runner to read `check --help`")?;
+    Ok(String::from_utf8_lossy(&help.stdout).contains("--sizes"))
+}
+
+fn immediate(
+    submission: &str,
+    exercise: &ExerciseInfo,
+    status: Status,
+    message: String,
+    key: String,
+) -> CellResult {
+    CellResult {
+        submission: submission.into(),
+        exercise: exercise.id.clone(),
+        title: exercise.title.clone(),
+        status,
+        points: 0.0,
+        max_points: exercise.points,
+        message,
+        details: String::new(),
+        found_at: None,
+        cases: Vec::new(),
+        seconds: 0.0,
+        key,
+    }
+}
+
+struct Job {
+    submission: String,
+    exercise: ExerciseInfo,
+    staged: PathBuf,
+    found_at: String,
+    text: String,
+    key: String,
+}
+
+pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
+    let (file, _) = GradingFile::load(options.grading.as_deref(), &course.root)?;
+    let exercises = select_exercises(course, options.exercises.as_deref())?;
+    let class = super::submissions::discover(&options.submissions)?;
+    let mut submissions = class.submissions;
+    if let Some(shard) = options.shard {
+        submissions = shard.select(submissions);
+    }
+    let store = Store::new(&options.out);
+    if !options.resume && !store.is_empty() {
+        bail!(
+            "{} already holds graded cells; pass --resume to finish that run, or give another --out",
+            options.out.display()
+        );
+    }
+    let work = tempfile::Builder::new()
+        .prefix("runner-grade-")
+        .tempdir()
+        .context("cannot make a scratch folder")?;
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let mut command = CheckCommand {
+        exe,
+        course_root: course.root.clone(),
+        backend: options.backend.clone(),
+        seed: options.seed.or(file.seed),
+        sizes: file.sizes.clone(),
+        time_limit: Duration::from_secs_f64(file.time_limit_s),
+        memory_limit_mb: file.memory_limit_mb,
+    };
+    if !command.sizes.is_empty() && !check_takes_sizes(&command.exe)? {
+        bail!(
+            "the grading file asks for extra sizes {:?}, and this runner's `check` has no --sizes option yet, so they \
+             cannot be applied: remove `sizes` from the grading file (the seed alone still hides the inputs) or update the runner",
+            command.sizes
+        );
+    }
+    let (backend, device) = preflight(&command, course, &exercises, work.path())?;
+    command.backend = Some(backend.clone());
+    let settings = Settings::new(&file, options.seed, &backend, &device, &exercises);
+    if options.resume {
+        if let Ok(before) = Settings::load(&options.out) {
+            if before.same_grading(&settings, "the earlier run").is_err() {
+                eprintln!(
+                    "Note: the settings changed since the earlier run in {}; cells graded otherwise are graded again.",
+                    options.out.display()
+                );
+            }
+        }
+    }
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("cannot make {}", options.out.display()))?;
+    settings.save(&options.out)?;
+    let ids: Vec<String> = submissions.iter().map(|s| s.id.clone()).collect();
+    ShardRecord {
+        shard: options.shard.map(|s| s.to_string()),
+        submissions: ids,
+    }
+    .save(&options.out)?;
+    for ignored in &class.ignored {
+        eprintln!(
+            "Note: {ignored} in {} is not a folder, .zip or .tar.gz; it is not graded.",
+            options.submissions.display()
+        );
+    }
+
+    let limits = limits_of(&file);
+    let mut jobs = VecDeque::new();
+    for submission in &submissions {
+        let staged = stage(submission, &exercises, work.path(), &limits);
+        for info in &settings.exercises {
+            let lookup = match &staged {
+                Ok(lookups) => lookups[&info.id].clone(),
+                Err(reason) => Lookup::Refused {
+                    reason: reason.clone(),
+                },
+            };
+            let (status, message, key) = match lookup {
+                Lookup::Found {
+                    found_at,
+                    staged,
+                    text,
+                } => {
+                    let key = settings.cell_key(info, &text);
+                    let done = store
+                        .load(&submission.id, &info.id)
+                        .is_some_and(|c| c.key == key && c.status.is_final());
+                    if !(options.resume && done) {
+                        jobs.push_back(Job {
+                            submission: submission.id.clone(),
+                            exercise: info.clone(),
+                            staged,
+                            found_at,
+                            text,
+                            key,
+                        });
+                    }
+                    continue;
+                }
+                Lookup::Missing { expected } => (
+                    Status::Missing,
+                    format!("No kernel for this exercise: the submission has no {expected}."),
+                    settings.cell_key(info, ""),
+                ),
+                Lookup::Refused { reason } => (
+                    Status::Refused,
+                    format!("Refused: {reason}."),
+                    settings.cell_key(info, &reason),
+                ),
+            };
+            let cell = immediate(&submission.id, info, status, message, key);
+            if !(options.resume
+                && store
+                    .load(&submission.id, &info.id)
+                    .is_some_and(|c| c == cell))
+            {
+                store.save(&cell, None)?;
+            }
+        }
+    }
+
+    let graded_now = jobs.len();
+    let jobs_wanted = options.jobs.unwrap_or_else(|| {
+        if backend == "gpu" {
+            1 // timings on a shared GPU would judge each other's kernels
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    });
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let mut display = Display::new(jobs.len());
+    if options.resume && graded_now < submissions.len() * exercises.len() {
+        display.note(&format!(
+            "Resuming: {graded_now} cells to grade, the others are done."
+        ));
+    }
+    run_pool(
+        jobs,
+        jobs_wanted.max(1),
+        &command,
+        &settings,
+        &store,
+        work.path(),
+        &mut display,
+    )?;
+    display.done();
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    Ok(Graded {
+        settings,
+        submissions: submissions.into_iter().map(|s| s.id).collect(),
+        interrupted,
+        graded_now,
+    })
+}
+
+fn run_pool(
+    jobs: VecDeque<Job>,
+    workers: usize,
+    command: &CheckCommand,
+    settings: &Settings,
+    store: &Store,
+    work: &Path,
+    display: &mut Display,
+) -> anyhow::Result<()> {
+    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
+    let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
+    let limit = Duration::from_secs_f64(settings.time_limit_s);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let queue = &queue;
+            scope.spawn(move || loop {
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Some((number, job)) =
+                    queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
+                else {
+                    return;
+                };
+                let scratch = work.join("scratch").join(number.to_string());
+                let root = staging_root(&job.staged, &job.exercise.file);
+                let naming = Naming {
+                    staged_file: &job.staged,
+                    staging_root: &root,
+                    found_at: &job.found_at,
+                };
+                let cell = match command.run(&job.exercise.id, &job.staged, &scratch, &INTERRUPTED)
+                {
+                    Ok(raw) if raw.exit == Exit::Cancelled => return,
+                    Ok(raw) => {
+                        let judged = judge(&raw, &naming, limit, settings.memory_limit_mb);
+                        CellResult {
+                            submission: job.submission.clone(),
+                            exercise: job.exercise.id.clone(),
+                            title: job.exercise.title.clone(),
+                            status: judged.status,
+                            points: judged
+                                .status
+                                .points(job.exercise.points, settings.target_missed_credit),
+                            max_points: job.exercise.points,
+                            message: judged.message,
+                            details: judged.details,
+                            found_at: Some(job.found_at.clone()),
+                            cases: judged.cases,
+                            seconds: (raw.seconds * 100.0).round() / 100.0,
+                            key: job.key.clone(),
+                        }
+                    }
+                    Err(e) => {
+                        let mut cell = immediate(
+                            &job.submission,
+                            &job.exercise,
+                            Status::Error,
+                            format!("The grader could not start the check: {e}"),
+                            job.key.clone(),
+                        );
+                        cell.found_at = Some(job.found_at.clone());
+                        cell
+                    }
+                };
+                let _ = std::fs::remove_dir_all(&scratch);
+                if sender.send((cell, job.text)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(sender);
+        for (cell, text) in receiver {
+            store.save(&cell, Some(&text))?;
+            display.finished(&cell);
+        }
+        Ok(())
+    })
+}
+
+/// The staging folder of a submission: the staged kernel's path less the exercise's file path.
+fn staging_root(staged: &Path, exercise_file: &str) -> PathBuf {
+    let mut root = staged.to_path_buf();
+    for _ in Path::new(exercise_file).components() {
+        root.pop();
+    }
+    root
+}

@@ -1,0 +1,1149 @@
+//! `runner grade` end to end through the simulator: a fixture class with every kind of
+//! submission (right, wrong, not compiling, out of bounds, hanging, racy, memory-hungry, hostile
+//! archives and folders, missing files) gets the right grade and message in every format; the
+//! wall-time limit, Ctrl-C, resume, shards and merge, similarity, the Gradescope autograder and
+//! the Slurm scripts each do what they say. Archives are built here, at run time.
+
+mod common;
+
+use common::{repo_root, TestCourse};
+use flate2::write::GzEncoder;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn solution(file: &str) -> Vec<u8> {
+    std::fs::read(repo_root().join("solutions").join(file)).unwrap()
+}
+
+fn exercise(file: &str) -> Vec<u8> {
+    std::fs::read(repo_root().join("exercises").join(file)).unwrap()
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(repo_root().join("runner/tests/fixtures").join(name)).unwrap()
+}
+
+fn put(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+const K01: &str = "01_thread_index/thread_index.cu";
+const K02: &str = "02_vector_add/vector_add.cu";
+
+enum Entry<'a> {
+    File(&'a str, Vec<u8>),
+    Link(&'a str, &'a str),
+}
+
+fn zip_archive(path: &Path, entries: &[Entry]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for entry in entries {
+        match entry {
+            Entry::File(name, bytes) => {
+                zip.start_file(*name, options).unwrap();
+                zip.write_all(bytes).unwrap();
+            }
+            Entry::Link(name, target) => zip.add_symlink(*name, *target, options).unwrap(),
+        }
+    }
+    zip.finish().unwrap();
+}
+
+/// A .tar.gz whose entry names are written as given, `..` and `/` included (the tar crate's
+/// own setters refuse them, as they should).
+fn tar_gz(path: &Path, entries: &[Entry]) {
+    let encoder = GzEncoder::new(
+        std::fs::File::create(path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut builder = tar::Builder::new(encoder);
+    for entry in entries {
+        let mut header = tar::Header::new_gnu();
+        let (name, data): (&str, &[u8]) = match entry {
+            Entry::File(name, bytes) => {
+                header.set_entry_type(tar::EntryType::Regular);
+                (name, bytes)
+            }
+            Entry::Link(name, target) => {
+                header.set_entry_type(tar::EntryType::Symlink);
+                header.set_link_name_literal(target).unwrap();
+                (name, &[])
+            }
+        };
+        let slot = &mut header.as_old_mut().name;
+        slot.fill(0);
+        slot[..name.len()].copy_from_slice(name.as_bytes());
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append(&header, data).unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap();
+}
+
+/// What a cell must show in every format.
+struct Expect {
+    submission: &'static str,
+    exercise: &'static str,
+    status: &'static str,
+    points: f64,
+    says: String,
+}
+
+fn expect(
+    submission: &'static str,
+    exercise: &'static str,
+    status: &'static str,
+    points: f64,
+    says: &str,
+) -> Expect {
+    Expect {
+        submission,
+        exercise,
+        status,
+        points,
+        says: says.to_string(),
+    }
+}
+
+/// The fixture class, in `dir`; returns what every cell must be. Graded with exercises 01 and
+/// 02, a memory limit of 1024 MiB and archives limited to 8 MiB expanded (see grading.toml).
+fn fixture_class(dir: &Path) -> Vec<Expect> {
+    let s = |name: &str| dir.join(name);
+    put(&s("correct").join(K01), &solution(K01));
+    put(&s("correct").join(K02), &solution(K02));
+    put(&s("wrong").join(K01), &exercise(K01));
+    put(
+        &s("wrong").join(K02),
+        &fixture("vector_add_first_block_only.cu"),
+    );
+    put(
+        &s("compile_error").join(K02),
+        &fixture("vector_add_compile_error.cu"),
+    );
+    put(
+        &s("out_of_bounds").join(K02),
+        &fixture("vector_add_no_guard.cu"),
+    );
+    put(&s("hang").join(K02), &fixture("vector_add_hang.cu"));
+    put(&s("racy").join(K02), &fixture("grading/vector_add_racy.cu"));
+    put(
+        &s("memory_hog").join(K02),
+        &fixture("grading/vector_add_memory_hog.cu"),
+    );
+    put(
+        &s("missing").join("README.md"),
+        b"I did not do the exercises.\n",
+    );
+    put(
+        &s("not_utf8").join(K02),
+        b"extern \"C\" __global__ void vector_add() { /* caf\xe9 */ }\n",
+    );
+    let mut big = solution(K02);
+    big.extend(std::iter::repeat_n(b'/', 300 * 1024));
+    put(&s("oversized").join(K02), &big);
+    put(
+        &s("include_outside").join(K02),
+        b"// reads the grader's files\n#include \"/etc/passwd\"\n",
+    );
+    // A folder whose kernel is a link to a file outside it.
+    put(&dir.join("../outside/vector_add.cu"), &solution(K02));
+    std::fs::create_dir_all(s("link_folder").join("02_vector_add")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("../outside/vector_add.cu"),
+        s("link_folder").join(K02),
+    )
+    .unwrap();
+
+    // Archives: one with an extra top folder, one flat, and the hostile ones.
+    zip_archive(
+        &s("nested.zip"),
+        &[
+            Entry::File("nested/01_thread_index/thread_index.cu", solution(K01)),
+            Entry::File("nested/02_vector_add/vector_add.cu", solution(K02)),
+        ],
+    );
+    tar_gz(
+        &s("flat.tar.gz"),
+        &[
+            Entry::File("thread_index.cu", solution(K01)),
+            Entry::File("vector_add.cu", solution(K02)),
+        ],
+    );
+    let escape = format!(
+        "{}{}/escaped.cu",
+        "../".repeat(12),
+        dir.display().to_string().trim_start_matches('/')
+    );
+    zip_archive(
+        &s("traversal.zip"),
+        &[
+            Entry::File(K02, solution(K02)),
+            Entry::File(&escape, b"pwned".to_vec()),
+        ],
+    );
+    let absolute = format!("{}/absolute.cu", dir.display());
+    tar_gz(
+        &s("absolute.tar.gz"),
+        &[
+            Entry::File(K01, solution(K01)),
+            Entry::File(&absolute, b"pwned".to_vec()),
+        ],
+    );
+    tar_gz(
+        &s("link_out.tar.gz"),
+        &[Entry::Link("02_vector_add/vector_add.cu", "/etc/passwd")],
+    );
+    let zeros = vec![0u8; 9 << 20];
+    zip_archive(
+        &s("bomb.zip"),
+        &[
+            Entry::File(K02, solution(K02)),
+            Entry::File("zeros.bin", zeros.clone()),
+        ],
+    );
+    tar_gz(
+        &s("tar_bomb.tar.gz"),
+        &[
+            Entry::File("zeros.bin", zeros),
+            Entry::File(K02, solution(K02)),
+        ],
+    );
+
+    let missing = |who: &'static str, ex: &'static str, file: &str| {
+        expect(
+            who,
+            ex,
+            "missing",
+            0.0,
+            &format!("the submission has no {file}"),
+        )
+    };
+    let both = |who: &'static str, status: &'static str, says: &str| {
+        [
+            expect(who, "01", status, 0.0, says),
+            expect(who, "02", status, 0.0, says),
+        ]
+    };
+    let mut cells = vec![
+        expect("correct", "01", "passed", 10.0, "Every case is right"),
+        expect("correct", "02", "passed", 10.0, "Every case is right"),
+        expect("wrong", "01", "not_done", 0.0, "the exercise's TODOs are not done"),
+        expect("wrong", "02", "failed", 0.0, "is blockIdx.x missing from the index?"),
+        missing("compile_error", "01", K01),
+        expect("compile_error", "02", "compile_error", 0.0, "Does not compile: 02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined"),
+        missing("out_of_bounds", "01", K01),
+        expect("out_of_bounds", "02", "failed", 0.0, "Out of bounds"),
+        missing("hang", "01", K01),
+        expect("hang", "02", "timeout", 0.0, "Hang: the kernel was still running"),
+        missing("racy", "01", K01),
+        expect("racy", "02", "failed", 0.0, "elements of `c` are wrong"),
+        missing("memory_hog", "01", K01),
+        expect("memory_hog", "02", "out_of_memory", 0.0, "more than the memory limit of 1024 MiB"),
+        missing("missing", "01", K01),
+        missing("missing", "02", K02),
+        missing("not_utf8", "01", K01),
+        expect("not_utf8", "02", "refused", 0.0, "02_vector_add/vector_add.cu is not UTF-8 text"),
+        missing("oversized", "01", K01),
+        expect("oversized", "02", "refused", 0.0, "02_vector_add/vector_add.cu is 301 KiB, larger than the 256 KiB a kernel file may be"),
+        missing("include_outside", "01", K01),
+        expect("include_outside", "02", "refused", 0.0, "02_vector_add/vector_add.cu:2: `#include \"/etc/passwd\"` reads a file outside the submission"),
+        missing("link_folder", "01", K01),
+        expect("link_folder", "02", "refused", 0.0, "02_vector_add/vector_add.cu is a link to a file outside the submission"),
+        expect("nested", "01", "passed", 10.0, "Every case is right"),
+        expect("nested", "02", "passed", 10.0, "Every case is right"),
+        expect("flat", "01", "passed", 10.0, "Every case is right"),
+        expect("flat", "02", "passed", 10.0, "Every case is right"),
+    ];
+    cells.extend(both(
+        "traversal",
+        "refused",
+        &format!("traversal.zip: the entry `{escape}` leads out of the archive's folder"),
+    ));
+    cells.extend(both(
+        "absolute",
+        "refused",
+        &format!("absolute.tar.gz: the entry `{absolute}` is an absolute path"),
+    ));
+    cells.extend(both("link_out", "refused", "link_out.tar.gz: `02_vector_add/vector_add.cu` is a link to `/etc/passwd`, outside the archive"));
+    cells.extend(both(
+        "bomb",
+        "refused",
+        "bomb.zip expands to more than 8.0 MiB (a zip bomb?)",
+    ));
+    cells.extend(both(
+        "tar_bomb",
+        "refused",
+        "tar_bomb.tar.gz expands to more than 8.0 MiB (a zip bomb?)",
+    ));
+    cells
+}
+
+fn grading_file(course: &TestCourse, text: &str) {
+    std::fs::write(course.path("grading.toml"), text).unwrap();
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn csv_table(path: &Path) -> BTreeMap<(String, String), String> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let mut table = BTreeMap::new();
+    for record in reader.records() {
+        let record = record.unwrap();
+        for (column, value) in header.iter().zip(record.iter()).skip(1) {
+            table.insert((record[0].to_string(), column.clone()), value.to_string());
+        }
+    }
+    table
+}
+
+fn points_text(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// Headless Chromium, which CI installs (runner/tests/grading-setup.sh).
+fn chromium() -> Option<PathBuf> {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if let Ok(out) = std::process::Command::new("which").arg(name).output() {
+            if out.status.success() {
+                return Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+            }
+        }
+    }
+    None
+}
+
+/// The page's DOM after its scripts ran, as headless Chromium serialises it.
+fn dump_dom(url: &str) -> Option<String> {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("RUNNER_TEST_NO_BROWSER").is_some(),
+            "the HTML report test needs headless Chromium: run runner/tests/grading-setup.sh (or apt-get install chromium), \
+             or set RUNNER_TEST_NO_BROWSER=1 to leave the browser check out"
+        );
+        return None;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--virtual-time-budget=5000", "--dump-dom", url])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        dom.contains("<html"),
+        "Chromium gave no page for {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dom)
+}
+
+fn html_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[test]
+fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
+    let course = TestCourse::new();
+    grading_file(&course, "memory_limit_mb = 1024\nmax_expanded_mb = 8\n");
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let expected = fixture_class(&class);
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01,02",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        !class.join("escaped.cu").exists() && !class.join("absolute.cu").exists(),
+        "an archive wrote outside its folder"
+    );
+
+    // One JSON per submission: status, points, message.
+    for e in &expected {
+        let json = read_json(
+            &out.join("submissions")
+                .join(format!("{}.json", e.submission)),
+        );
+        let cell = json["exercises"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["exercise"] == e.exercise)
+            .unwrap();
+        let where_ = format!("{} {}: {cell:#}", e.submission, e.exercise);
+        assert_eq!(cell["status"], e.status, "{where_}");
+        assert_eq!(cell["points"].as_f64(), Some(e.points), "{where_}");
+        assert!(
+            cell["message"].as_str().unwrap().contains(&e.says),
+            "{where_}\nwanted: {}",
+            e.says
+        );
+    }
+    let submissions: std::collections::BTreeSet<&str> =
+        expected.iter().map(|e| e.submission).collect();
+    assert_eq!(
+        std::fs::read_dir(out.join("submissions")).unwrap().count(),
+        submissions.len()
+    );
+
+    // CSV grade book and statuses.
+    let grades = csv_table(&out.join("gradebook.csv"));
+    let statuses = csv_table(&out.join("statuses.csv"));
+    for e in &expected {
+        let key = (e.submission.to_string(), e.exercise.to_string());
+        assert_eq!(grades[&key], points_text(e.points), "{key:?}");
+        assert_eq!(statuses[&key], e.status, "{key:?}");
+    }
+    for submission in &submissions {
+        let total: f64 = expected
+            .iter()
+            .filter(|e| e.submission == *submission)
+            .map(|e| e.points)
+            .sum();
+        assert_eq!(
+            grades[&(submission.to_string(), "total".into())],
+            points_text(total)
+        );
+        assert_eq!(grades[&(submission.to_string(), "max".into())], "20");
+    }
+
+    // JUnit: well-formed XML, a failure for every cell below full points, typed by status.
+    let xml = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).expect("junit.xml is well-formed XML");
+    for e in &expected {
+        let suite = doc
+            .descendants()
+            .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some(e.submission))
+            .unwrap();
+        let case = suite
+            .children()
+            .find(|n| {
+                n.has_tag_name("testcase") && n.attribute("name").unwrap().starts_with(e.exercise)
+            })
+            .unwrap();
+        let failure = case.children().find(|n| n.has_tag_name("failure"));
+        if e.points == 10.0 {
+            assert!(failure.is_none(), "{} {}", e.submission, e.exercise);
+        } else {
+            let failure =
+                failure.unwrap_or_else(|| panic!("{} {} has no failure", e.submission, e.exercise));
+            assert_eq!(failure.attribute("type"), Some(e.status));
+            assert!(
+                failure.attribute("message").unwrap().contains(&e.says),
+                "{} {}",
+                e.submission,
+                e.exercise
+            );
+        }
+    }
+
+    // Gradescope: the documented fields, with their types, per submission.
+    for submission in &submissions {
+        let results = read_json(&out.join("gradescope").join(submission).join("results.json"));
+        let allowed = [
+            "score",
+            "execution_time",
+            "output",
+            "output_format",
+            "visibility",
+            "stdout_visibility",
+            "extra_data",
+            "tests",
+            "leaderboard",
+        ];
+        for key in results.as_object().unwrap().keys() {
+            assert!(
+                allowed.contains(&key.as_str()),
+                "Gradescope does not know the field {key}"
+            );
+        }
+        assert!(
+            results["score"].is_number()
+                && results["execution_time"].is_u64()
+                && results["output"].is_string()
+        );
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 2);
+        let mut sum = 0.0;
+        for test in tests {
+            for key in [
+                "name",
+                "score",
+                "max_score",
+                "status",
+                "output",
+                "visibility",
+            ] {
+                assert!(!test[key].is_null(), "{submission}: a test lacks {key}");
+            }
+            assert!(["passed", "failed"].contains(&test["status"].as_str().unwrap()));
+            assert!(["visible", "hidden", "after_due_date", "after_published"]
+                .contains(&test["visibility"].as_str().unwrap()));
+            let e = expected
+                .iter()
+                .find(|e| {
+                    e.submission == *submission
+                        && test["name"].as_str().unwrap().starts_with(e.exercise)
+                })
+                .unwrap();
+            assert_eq!(test["score"].as_f64(), Some(e.points));
+            assert_eq!(test["max_score"].as_f64(), Some(10.0));
+            assert_eq!(
+                test["status"],
+                if e.points == 10.0 { "passed" } else { "failed" }
+            );
+            assert!(test["output"].as_str().unwrap().contains(&e.says));
+            sum += e.points;
+        }
+        assert_eq!(results["score"].as_f64(), Some(sum));
+    }
+
+    // The HTML report, after its scripts ran in a browser: a row per submission, each cell's
+    // status and points, a page per student with the messages, a histogram per exercise.
+    let url = format!("file://{}", out.join("report.html").display());
+    if let Some(dom) = dump_dom(&format!("{url}?sort=total&dir=descending")) {
+        assert!(
+            dom.contains("data-rendered=\"yes\""),
+            "the report's script did not finish"
+        );
+        let rows: Vec<&str> = dom
+            .split("<tr data-submission=\"")
+            .skip(1)
+            .map(|r| r.split('"').next().unwrap())
+            .collect();
+        assert_eq!(rows.len(), submissions.len(), "{dom}");
+        // Three with every point first, then the rest (all 0) by name.
+        assert_eq!(
+            rows[..3]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            ["correct", "flat", "nested"].into()
+        );
+        assert_eq!(rows[3], "absolute", "{rows:?}");
+        assert!(
+            dom.contains("data-key=\"total\" aria-sort=\"descending\""),
+            "sorted by total"
+        );
+        for e in &expected {
+            let row = dom
+                .split(&format!("<tr data-submission=\"{}\"", e.submission))
+                .nth(1)
+                .unwrap();
+            let row = &row[..row.find("</tr>").unwrap()];
+            let cell = format!("<td class=\"{}\" title=\"", e.status);
+            assert!(
+                row.contains(&cell),
+                "{} {}: {row}",
+                e.submission,
+                e.exercise
+            );
+            assert!(
+                row.contains(&format!(
+                    "data-exercise=\"{}\">{}<span",
+                    e.exercise,
+                    points_text(e.points)
+                )),
+                "{row}"
+            );
+        }
+        assert_eq!(
+            dom.matches("<section class=\"student\"").count(),
+            submissions.len()
+        );
+        assert_eq!(
+            dom.matches("<figure class=\"histogram\"").count(),
+            3,
+            "two exercises and the total"
+        );
+        for e in expected.iter().filter(|e| !e.says.is_empty()) {
+            assert!(
+                dom.contains(&html_text(&e.says)),
+                "the student page lacks: {}",
+                e.says
+            );
+        }
+        let page = dump_dom(&format!("{url}#student=hang")).unwrap();
+        assert!(
+            page.contains("<section class=\"student shown\" data-submission=\"hang\""),
+            "the student's page is shown"
+        );
+        assert!(
+            page.contains("id=\"class-view\" style=\"display: none;\""),
+            "and the class table hidden"
+        );
+    }
+}
+
+#[test]
+fn a_check_past_the_wall_time_limit_is_killed_and_costs_that_cell_only() {
+    let course = TestCourse::new();
+    // The simulator's own hang detection is out of the way: only the grader's limit can stop it.
+    let metadata = course.path("exercises/exercises.toml");
+    let text = std::fs::read_to_string(&metadata)
+        .unwrap()
+        .replace("time_limit_ms = 2000", "time_limit_ms = 3600000");
+    std::fs::write(&metadata, text).unwrap();
+    grading_file(&course, "time_limit_s = 4\n");
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(
+        &class.join("hang").join(K02),
+        &fixture("vector_add_hang.cu"),
+    );
+    put(&class.join("correct").join(K02), &solution(K02));
+    let out = work.path().join("grades");
+    let started = Instant::now();
+    let run = course.run(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "02",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    let hang = read_json(&out.join("submissions/hang.json"));
+    assert_eq!(hang["exercises"][0]["status"], "timeout");
+    assert!(
+        hang["exercises"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still running after 4 s, the grading time limit"),
+        "{hang}"
+    );
+    let seconds = hang["exercises"][0]["seconds"].as_f64().unwrap();
+    assert!(
+        (4.0..10.0).contains(&seconds),
+        "killed at the limit, not later: {seconds}"
+    );
+    assert_eq!(
+        read_json(&out.join("submissions/correct.json"))["exercises"][0]["status"],
+        "passed"
+    );
+}
+
+/// `runner grade CLASS --out OUT --format csv,json MORE...`.
+fn grade(course: &TestCourse, class: &Path, out: &Path, more: &[&str]) -> common::Run {
+    let mut args = vec![
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "csv,json",
+    ];
+    args.extend_from_slice(more);
+    course.run(&args)
+}
+
+#[test]
+fn resume_keeps_finished_cells_and_grades_only_what_changed() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("ann").join(K01), &solution(K01));
+    put(&class.join("ann").join(K02), &solution(K02));
+    put(
+        &class.join("ben").join(K02),
+        &fixture("vector_add_no_guard.cu"),
+    );
+    let out = work.path().join("grades");
+    assert_eq!(
+        grade(&course, &class, &out, &["--exercises", "01,02"]).code,
+        0
+    );
+
+    let again = grade(&course, &class, &out, &["--exercises", "01,02"]);
+    assert_eq!(again.code, 2);
+    assert!(
+        again
+            .stderr
+            .contains("already holds graded cells; pass --resume"),
+        "{}",
+        again.stderr
+    );
+
+    // A finished cell is kept as it is on disk; a deleted one and a changed kernel are graded again.
+    let kept = out.join("cells/ann/01.json");
+    let text = std::fs::read_to_string(&kept)
+        .unwrap()
+        .replace("Every case is right", "KEPT FROM BEFORE");
+    std::fs::write(&kept, text).unwrap();
+    std::fs::remove_file(out.join("cells/ann/02.json")).unwrap();
+    put(&class.join("ben").join(K02), &solution(K02));
+    let resumed = grade(&course, &class, &out, &["--exercises", "01,02", "--resume"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.all());
+    assert!(
+        resumed.stdout.contains("(2 checks run now)"),
+        "{}",
+        resumed.stdout
+    );
+    let ann = read_json(&out.join("submissions/ann.json"));
+    assert_eq!(
+        ann["exercises"][0]["message"],
+        "KEPT FROM BEFORE (4 cases)."
+    );
+    assert_eq!(ann["exercises"][1]["status"], "passed");
+    assert_eq!(
+        read_json(&out.join("submissions/ben.json"))["exercises"][1]["status"],
+        "passed"
+    );
+}
+
+#[test]
+fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
+    let course = TestCourse::new();
+    let metadata = course.path("exercises/exercises.toml");
+    let text = std::fs::read_to_string(&metadata)
+        .unwrap()
+        .replace("time_limit_ms = 2000", "time_limit_ms = 3600000");
+    std::fs::write(&metadata, text).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("a_done").join(K01), &solution(K01));
+    put(
+        &class.join("z_hang").join(K02),
+        &fixture("vector_add_hang.cu"),
+    );
+    let out = work.path().join("grades");
+    let args = [
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01,02",
+        "--jobs",
+        "1",
+        "--format",
+        "csv,json",
+    ];
+    let child = course
+        .command(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !out.join("cells/a_done/01.json").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first cell never finished"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500)); // the hanging check is running now
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("run the same command with --resume"),
+        "{stdout}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(
+        read_json(&out.join("cells/a_done/01.json"))["status"],
+        "passed"
+    );
+    assert!(
+        !out.join("cells/z_hang/02.json").exists(),
+        "the stopped check must not be recorded"
+    );
+    assert_eq!(
+        csv_table(&out.join("statuses.csv"))[&("z_hang".into(), "02".into())],
+        "",
+        "not graded yet"
+    );
+
+    put(&class.join("z_hang").join(K02), &solution(K02));
+    let resumed = grade(&course, &class, &out, &["--exercises", "01,02", "--resume"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.all());
+    assert!(
+        resumed.stdout.contains("(1 checks run now)"),
+        "{}",
+        resumed.stdout
+    );
+    assert_eq!(
+        csv_table(&out.join("statuses.csv"))[&("z_hang".into(), "02".into())],
+        "passed"
+    );
+}
+
+#[test]
+fn shards_merge_into_the_grade_book_of_a_single_run() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    for (k, name) in ["ann", "ben", "cid", "dee", "eve"].iter().enumerate() {
+        put(
+            &class.join(name).join(K01),
+            &if k % 2 == 0 {
+                solution(K01)
+            } else {
+                exercise(K01)
+            },
+        );
+    }
+    let whole = work.path().join("whole");
+    assert_eq!(
+        grade(&course, &class, &whole, &["--exercises", "01"]).code,
+        0
+    );
+    let mut shards = Vec::new();
+    for index in 1..=3 {
+        let dir = work.path().join(format!("shard{index}"));
+        let run = grade(
+            &course,
+            &class,
+            &dir,
+            &["--exercises", "01", "--shard", &format!("{index}/3")],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        shards.push(dir);
+    }
+    let ids = |dir: &Path| {
+        read_json(&dir.join("shard.json"))["submissions"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(shards.iter().map(|d| ids(d)).collect::<Vec<_>>(), [2, 2, 1]);
+    let merged = work.path().join("merged");
+    let mut args = vec!["grade", "merge"];
+    args.extend(shards.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--out", merged.to_str().unwrap(), "--format", "csv"]);
+    let run = course.run(&args);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let read = |dir: &Path| std::fs::read_to_string(dir.join("gradebook.csv")).unwrap();
+    assert_eq!(read(&merged), read(&whole));
+
+    // A missing shard is named, and its students' cells are reported missing.
+    let mut args = vec![
+        "grade",
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+    ];
+    let partial = work.path().join("partial");
+    args.extend(["--out", partial.to_str().unwrap(), "--format", "csv"]);
+    let run = course.run(&args);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stderr
+            .contains("No results for shard 3/3 among the folders given"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn similar_kernels_are_paired_after_renaming_but_different_ones_are_not() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("original").join(K02), &solution(K02));
+    put(
+        &class.join("renamed").join(K02),
+        &fixture("grading/vector_add_renamed.cu"),
+    );
+    put(
+        &class.join("own_way").join(K02),
+        &fixture("grading/vector_add_grid_stride.cu"),
+    );
+    put(&class.join("untouched").join(K02), &exercise(K02));
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "02",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let pairs = read_json(&out.join("similarity.json"));
+    let pairs = pairs.as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{pairs:#?}");
+    assert_eq!(
+        (pairs[0]["a"].as_str(), pairs[0]["b"].as_str()),
+        (Some("original"), Some("renamed"))
+    );
+    assert!(pairs[0]["similarity"].as_f64().unwrap() >= 0.9);
+    assert_eq!(
+        read_json(&out.join("submissions/own_way.json"))["exercises"][0]["status"],
+        "passed"
+    );
+}
+
+#[test]
+fn the_instructors_seed_reaches_the_checks_and_extra_sizes_are_never_silently_dropped() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(
+        &class.join("wrong").join(K02),
+        &fixture("vector_add_first_block_only.cu"),
+    );
+    let message = |out: &str, more: &[&str]| {
+        let out = work.path().join(out);
+        let run = grade(
+            &course,
+            &class,
+            &out,
+            &[&["--exercises", "02"], more].concat(),
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        read_json(&out.join("submissions/wrong.json"))["exercises"][0]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let public = message("public", &[]);
+    let by_flag = message("flag", &["--seed", "7"]);
+    grading_file(&course, "seed = 7\n");
+    let by_file = message("file", &[]);
+    // The first wrong element's expected value comes from the random inputs.
+    assert_ne!(public, by_flag, "the seed did not change the inputs");
+    assert_eq!(
+        by_flag, by_file,
+        "the grading file's seed is the same as --seed"
+    );
+    assert_eq!(read_json(&work.path().join("file/run.json"))["seed"], 7);
+
+    grading_file(&course, "seed = 7\nsizes = [5000]\n");
+    let out = work.path().join("sizes");
+    let run = grade(&course, &class, &out, &["--exercises", "02"]);
+    let takes_sizes = course.run(&["check", "--help"]).stdout.contains("--sizes");
+    if takes_sizes {
+        assert_eq!(run.code, 0, "{}", run.all());
+        let cell = read_json(&out.join("cells/wrong/02.json"));
+        assert!(
+            cell["details"].as_str().unwrap().contains("5000"),
+            "{cell:#}"
+        );
+    } else {
+        assert_eq!(run.code, 2);
+        assert!(
+            run.stderr.contains(
+                "asks for extra sizes [5000], and this runner's `check` has no --sizes option"
+            ),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn an_unusable_course_stops_before_any_student_is_graded() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("ann").join(K01), &solution(K01));
+    let out = work.path().join("grades");
+    let args = [
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01",
+    ];
+    let run = course
+        .command(&args)
+        .env("RUNNER_NVRTC", "/nonexistent/libnvrtc.so")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains("the course cannot be checked, so no submission was graded"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("exercise 01: NVRTC (the CUDA run-time compiler) was not found"),
+        "{stderr}"
+    );
+    assert!(!out.join("cells").exists());
+}
+
+#[test]
+fn gradescope_autograder_grades_one_submission_into_results_json() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        "--gradescope-autograder",
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01,02",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    // Unpack as Gradescope does: into /autograder/source (here a temporary root).
+    let root = work.path().join("autograder");
+    let mut zip =
+        zip::ZipArchive::new(std::fs::File::open(out.join("autograder.zip")).unwrap()).unwrap();
+    let names: Vec<String> = zip.file_names().map(|n| n.unwrap().into_owned()).collect();
+    for wanted in [
+        "setup.sh",
+        "run_autograder",
+        "runner",
+        "course/exercises/exercises.toml",
+        &format!("course/exercises/{K02}"),
+    ] {
+        assert!(
+            names.iter().any(|n| n == wanted),
+            "the zip lacks {wanted}: {names:?}"
+        );
+    }
+    zip.extract(root.join("source")).unwrap();
+    let setup = std::fs::read_to_string(root.join("source/setup.sh")).unwrap();
+    assert!(setup.contains("nvidia-cuda-nvrtc-cu12=="), "{setup}");
+    // A student who uploaded their two files flat, as Gradescope often receives them.
+    put(&root.join("submission/thread_index.cu"), &solution(K01));
+    put(
+        &root.join("submission/vector_add.cu"),
+        &fixture("vector_add_no_guard.cu"),
+    );
+    let mut script = std::process::Command::new("bash");
+    script
+        .arg(root.join("source/run_autograder"))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("NO_COLOR", "1");
+    let nvrtc = repo_root().join(".nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
+    if nvrtc.exists() {
+        script.env("RUNNER_NVRTC", nvrtc);
+    }
+    let ran = script.output().unwrap();
+    let results = read_json(&root.join("results/results.json"));
+    assert_eq!(
+        results["score"].as_f64(),
+        Some(10.0),
+        "{results:#}\n{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(results["tests"][0]["status"], "passed");
+    assert_eq!(results["tests"][1]["status"], "failed");
+    assert!(
+        results["tests"][1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("Out of bounds"),
+        "{results:#}"
+    );
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains("in the simulator"));
+}
+
+#[test]
+fn slurm_scripts_run_each_shard_and_then_merge() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    for name in ["ann", "ben", "cid"] {
+        put(&class.join(name).join(K01), &solution(K01));
+    }
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01",
+        "--slurm",
+        "2",
+        "--slurm-option=--partition=gpu",
+        "--format",
+        "csv,json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let sbatch = std::fs::read_to_string(out.join("slurm/grade.sbatch")).unwrap();
+    assert!(
+        sbatch.contains("#SBATCH --array=1-2\n") && sbatch.contains("#SBATCH --partition=gpu\n"),
+        "{sbatch}"
+    );
+    let submit = std::fs::read_to_string(out.join("slurm/submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=afterany:"), "{submit}");
+    assert!(!out.join("cells").exists(), "--slurm grades nothing itself");
+    // Run each array task and the merge as Slurm would, with its task id, without Slurm.
+    let with_env = |script: &str, task: Option<usize>| {
+        let mut command = std::process::Command::new("bash");
+        command.arg(out.join("slurm").join(script));
+        for (key, value) in course.command(&[]).get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        if let Some(task) = task {
+            command.env("SLURM_ARRAY_TASK_ID", task.to_string());
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    with_env("grade.sbatch", Some(1));
+    with_env("grade.sbatch", Some(2));
+    with_env("merge.sbatch", None);
+    let grades = csv_table(&out.join("gradebook.csv"));
+    for name in ["ann", "ben", "cid"] {
+        assert_eq!(grades[&(name.into(), "01".into())], "10");
+    }
+}

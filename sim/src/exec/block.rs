@@ -1,0 +1,432 @@
+//! Blocks: running a block's warps to barriers and to the end, resolving barriers (and spotting
+//! divergent ones and deadlocks), and the per-CPU-thread worker that runs blocks one after another.
+
+use super::{run_warp, Warp, FULL};
+use crate::analyse::RaceShadow;
+use crate::ir::{BarKind, Inst, Program, Slot, Special, NONE};
+use crate::memory::GlobalMemory;
+use crate::report::{Diagnostic, DiagnosticKind, Figures, SourceLocation};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Uninitialised shared memory reads as 0xff bytes (NaN as float, -1 as int), so a kernel that
+/// reads shared memory nobody wrote gets visibly wrong results, as it would on a GPU.
+const SHARED_POISON: u8 = 0xff;
+/// Warp instructions a worker takes from the launch's budget at a time.
+const BUDGET_CHUNK: u64 = 1 << 16;
+
+/// What every block of a launch shares.
+pub(crate) struct LaunchCx<'a> {
+    pub prog: &'a Program,
+    pub mem: &'a GlobalMemory,
+    pub params: Vec<u8>,
+    pub grid: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub threads_per_block: u32,
+    pub warps_per_block: u32,
+    pub shared_size: u32,
+    pub dynamic_shared: u32,
+    pub consts: Vec<(Slot, u64)>,
+    pub max_warp_instructions: u64,
+    /// Warp instructions left in the launch's budget.
+    pub remaining: AtomicU64,
+    /// Lowest block index that hit a fatal error (`u64::MAX`: none); later blocks are skipped.
+    pub fatal_block: AtomicU64,
+    pub next_block: AtomicU64,
+    pub total_blocks: u64,
+    /// `%tid.{x,y,z}` of every thread of a block, by linear thread index.
+    pub tids: [Vec<u64>; 3],
+}
+
+impl LaunchCx<'_> {
+    pub fn block_index(&self, lin: u64) -> [u32; 3] {
+        let (gx, gy) = (self.grid[0] as u64, self.grid[1] as u64);
+        [
+            (lin % gx) as u32,
+            ((lin / gx) % gy) as u32,
+            (lin / (gx * gy)) as u32,
+        ]
+    }
+
+    pub fn thread_index(&self, lin: u32) -> [u32; 3] {
+        let (bx, by) = (self.block_dim[0], self.block_dim[1]);
+        [lin % bx, (lin / bx) % by, lin / (bx * by)]
+    }
+}
+
+pub(crate) struct PrintRecord {
+    pub block: u64,
+    pub warp: u32,
+    pub seq: u32,
+    pub lane: u32,
+    pub text: String,
+}
+
+/// A diagnostic's identity for deduplication: kind and the source sites involved.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct DiagKey(pub DiagnosticKind, pub u32, pub u32);
+
+/// What a worker collects over the blocks it runs.
+#[derive(Default)]
+pub(crate) struct WorkerOut {
+    pub site_figures: Vec<Figures>,
+    /// Non-fatal diagnostics with their block's linear index, first of their kind per worker.
+    pub diags: Vec<(u64, DiagKey, Diagnostic)>,
+    pub seen: HashSet<DiagKey>,
+    pub fatal: Option<(u64, Diagnostic)>,
+    pub printf: Vec<PrintRecord>,
+    pub instructions: u64,
+}
+
+/// A block in flight: everything an instruction may touch besides its own warp.
+pub(crate) struct BlockCx<'a> {
+    pub l: &'a LaunchCx<'a>,
+    pub block: [u32; 3],
+    pub block_lin: u64,
+    pub shared: &'a mut [u8],
+    pub shadow: &'a mut RaceShadow,
+    pub out: &'a mut WorkerOut,
+    /// Barrier interval number for race detection (unique per worker, never reused).
+    pub epoch: u32,
+    /// Number of the shared-memory instruction being executed (unique per worker).
+    pub stamp: &'a mut u32,
+    pub budget: &'a mut u64,
+    pub exited_in_epoch: u32,
+}
+
+impl BlockCx<'_> {
+    pub fn location(&self, site: u32) -> Option<SourceLocation> {
+        self.l.prog.sites.get(site as usize).cloned().flatten()
+    }
+
+    pub fn diagnostic(
+        &self,
+        kind: DiagnosticKind,
+        w: &Warp,
+        lane: usize,
+        site: u32,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic {
+            kind,
+            block: self.block,
+            thread: self.l.thread_index(w.thread_linear(lane)),
+            location: self.location(site),
+            message,
+        }
+    }
+
+    /// Records a non-fatal diagnostic once per (kind, sites).
+    pub fn report(&mut self, key: DiagKey, d: Diagnostic) {
+        if self.out.seen.insert(key) {
+            self.out.diags.push((self.block_lin, key, d));
+        }
+    }
+
+    pub fn trap(&self, w: &Warp, exec: u32, inst: &Inst, message: String) -> Box<Diagnostic> {
+        let lane = exec.trailing_zeros() as usize;
+        Box::new(self.diagnostic(DiagnosticKind::Trap, w, lane, inst.site, message))
+    }
+
+    pub fn refill_budget(&mut self, w: &Warp, inst: &Inst) -> Result<(), Box<Diagnostic>> {
+        let taken = self
+            .l
+            .remaining
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                (r > 0).then(|| r - r.min(BUDGET_CHUNK))
+            });
+        match taken {
+            Ok(r) => {
+                *self.budget = r.min(BUDGET_CHUNK);
+                Ok(())
+            }
+            Err(_) => {
+                let lane = w.active.trailing_zeros() as usize;
+                let at = self
+                    .location(inst.site)
+                    .map_or(String::new(), |l| format!(" at line {}", l.line));
+                let msg = format!(
+                    "the launch ran past its limit of {} warp instructions; warp {} was still running{at} \
+                     (PTX line {}), so it is probably stuck in a loop that never ends",
+                    self.l.max_warp_instructions, w.index, inst.ptx_line
+                );
+                Err(Box::new(self.diagnostic(
+                    DiagnosticKind::Timeout,
+                    w,
+                    lane,
+                    inst.site,
+                    msg,
+                )))
+            }
+        }
+    }
+
+    /// A special register's value in every lane of warp `warp`.
+    pub fn special(&self, warp: u32, icount: u64, reg: Special) -> [u64; 32] {
+        let l = self.l;
+        let base = warp as usize * 32;
+        let uniform = |v: u64| [v; 32];
+        let per_lane = |f: &dyn Fn(u64) -> u64| std::array::from_fn(|lane| f(lane as u64));
+        match reg {
+            Special::Tid(d) => {
+                let t = &l.tids[d as usize];
+                std::array::from_fn(|lane| t.get(base + lane).copied().unwrap_or(0))
+            }
+            Special::Ntid(d) => uniform(l.block_dim[d as usize] as u64),
+            Special::Ctaid(d) => uniform(self.block[d as usize] as u64),
+            Special::Nctaid(d) => uniform(l.grid[d as usize] as u64),
+            Special::LaneId => per_lane(&|lane| lane),
+            Special::WarpId => uniform(warp as u64),
+            Special::NWarpId => uniform(l.warps_per_block as u64),
+            Special::SmId | Special::GridId => uniform(0),
+            Special::NSmId => uniform(1),
+            Special::LanemaskEq => per_lane(&|lane| 1 << lane),
+            Special::LanemaskLt => per_lane(&|lane| (1 << lane) - 1),
+            Special::LanemaskLe => per_lane(&|lane| (1 << (lane + 1)) - 1),
+            Special::LanemaskGt => per_lane(&|lane| !((1u64 << (lane + 1)) - 1) & 0xffff_ffff),
+            Special::LanemaskGe => per_lane(&|lane| !((1u64 << lane) - 1) & 0xffff_ffff),
+            // Clocks count the warp's own instructions, so timings inside a kernel are
+            // deterministic; a warp instruction is taken as 4 cycles, 1 ns each.
+            Special::Clock => uniform((icount * 4) & 0xffff_ffff),
+            Special::Clock64 | Special::GlobalTimer => uniform(icount * 4),
+            Special::DynamicSmemSize => uniform(l.dynamic_shared as u64),
+            Special::TotalSmemSize => uniform(l.shared_size as u64),
+        }
+    }
+}
+
+/// Per CPU thread: reusable warps, shared memory and race shadow.
+pub(crate) struct Worker {
+    warps: Vec<Warp>,
+    shared: Vec<u8>,
+    shadow: RaceShadow,
+    epoch: u32,
+    stamp: u32,
+    budget: u64,
+    pub out: WorkerOut,
+}
+
+impl Worker {
+    pub fn new(l: &LaunchCx) -> Worker {
+        let warps = (0..l.warps_per_block)
+            .map(|_| Warp::new(l.prog, &l.consts))
+            .collect();
+        let mut shadow = RaceShadow::default();
+        shadow.resize(l.shared_size as usize);
+        Worker {
+            warps,
+            shared: vec![0; l.shared_size as usize],
+            shadow,
+            epoch: 0,
+            stamp: 0,
+            budget: 0,
+            out: WorkerOut {
+                site_figures: vec![Figures::default(); l.prog.sites.len()],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Runs blocks taken from the launch's queue until none are left.
+    pub fn run(&mut self, l: &LaunchCx) {
+        loop {
+            let b = l.next_block.fetch_add(1, Ordering::Relaxed);
+            if b >= l.total_blocks || b > l.fatal_block.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Err(d) = self.run_block(l, b) {
+                l.fatal_block.fetch_min(b, Ordering::Relaxed);
+                if self.out.fatal.as_ref().is_none_or(|(fb, _)| b < *fb) {
+                    self.out.fatal = Some((b, *d));
+                }
+            }
+        }
+    }
+
+    fn run_block(&mut self, l: &LaunchCx, lin: u64) -> Result<(), Box<Diagnostic>> {
+        self.epoch += 1;
+        self.shared.fill(SHARED_POISON);
+        let threads = l.threads_per_block;
+        for (i, w) in self.warps.iter_mut().enumerate() {
+            let first = i as u32 * 32;
+            let n = threads.saturating_sub(first).min(32);
+            w.reset(i as u32, if n == 32 { FULL } else { (1u32 << n) - 1 });
+        }
+        let Worker {
+            warps,
+            shared,
+            shadow,
+            epoch,
+            stamp,
+            budget,
+            out,
+        } = self;
+        let mut cx = BlockCx {
+            l,
+            block: l.block_index(lin),
+            block_lin: lin,
+            shared,
+            shadow,
+            out,
+            epoch: *epoch,
+            stamp,
+            budget,
+            exited_in_epoch: 0,
+        };
+        let result = run_block_warps(warps, &mut cx);
+        *epoch = cx.epoch;
+        let executed: u64 = warps.iter().map(|w| w.icount).sum();
+        self.out.instructions += executed;
+        result
+    }
+}
+
+fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagnostic>> {
+    loop {
+        for w in warps.iter_mut() {
+            if w.runnable() {
+                run_warp(w, cx)?;
+            }
+        }
+        if warps.iter().all(|w| w.finished()) {
+            return Ok(());
+        }
+        if let Some(w) = warps.iter().find(|w| w.sync_wait != 0) {
+            let lane = w.sync_wait.trailing_zeros() as usize;
+            let site = cx.l.prog.code[w.lane_pc[lane] as usize].site;
+            let msg = format!(
+                "every thread of the block is waiting: lanes {} of warp {} wait in a warp-synchronous operation \
+                 for lanes of their mask that wait at a barrier or exited",
+                lane_list(w.sync_wait),
+                w.index
+            );
+            return Err(Box::new(cx.diagnostic(
+                DiagnosticKind::Deadlock,
+                w,
+                lane,
+                site,
+                msg,
+            )));
+        }
+        resolve_barrier(warps, cx);
+    }
+}
+
+/// All live threads wait at barriers: check they are the same barrier and that no thread left
+/// without reaching it, compute `bar.red` results, and release them.
+fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
+    let waiting: Vec<usize> = (0..warps.len())
+        .filter(|&i| warps[i].bar_wait != 0)
+        .collect();
+    let first = &warps[waiting[0]];
+    let same_barrier = waiting.iter().all(|&i| warps[i].bar.pc == first.bar.pc);
+    let arrived: u32 = waiting
+        .iter()
+        .map(|&i| warps[i].bar_wait.count_ones())
+        .sum();
+    let lane = first.bar_wait.trailing_zeros() as usize;
+    let site = first.bar.site;
+    if cx.exited_in_epoch > 0 {
+        let line = cx
+            .location(site)
+            .map_or(String::new(), |l| format!(" at line {}", l.line));
+        let msg = format!(
+            "__syncthreads(){line} was reached by {arrived} of the block's {} threads; the other {} exited without \
+             reaching it (for example through an early `return` or a barrier inside an `if`), which is undefined \
+             behaviour: every thread of the block must reach the same barrier",
+            cx.l.threads_per_block,
+            cx.exited_in_epoch
+        );
+        let d = cx.diagnostic(DiagnosticKind::DivergentBarrier, first, lane, site, msg);
+        cx.report(DiagKey(DiagnosticKind::DivergentBarrier, site, site), d);
+    } else if !same_barrier || waiting.iter().any(|&i| warps[i].bar.mixed) {
+        // Different barrier instructions (or lanes of one warp at different ones).
+        let mut sites: Vec<u32> = waiting.iter().map(|&i| warps[i].bar.site).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        let lines: Vec<String> = sites
+            .iter()
+            .map(|&s| {
+                cx.location(s)
+                    .map_or("?".to_string(), |l| l.line.to_string())
+            })
+            .collect();
+        {
+            let msg = format!(
+                "threads of the block wait at different __syncthreads() calls (lines {}); every thread must reach \
+                 the same barrier, so keep barriers out of code that only some threads run",
+                lines.join(" and ")
+            );
+            let d = cx.diagnostic(DiagnosticKind::DivergentBarrier, first, lane, site, msg);
+            cx.report(
+                DiagKey(
+                    DiagnosticKind::DivergentBarrier,
+                    sites[0],
+                    *sites.last().expect("one site"),
+                ),
+                d,
+            );
+        }
+    }
+    // bar.red: the reduction over every arriving thread.
+    let pred_true: u32 = waiting
+        .iter()
+        .map(|&i| (warps[i].bar.pred & warps[i].bar_wait).count_ones())
+        .sum();
+    for &i in &waiting {
+        let w = &mut warps[i];
+        let arrived_here = w.bar_wait;
+        if let Some(kind) = w.bar.kind {
+            let value = match kind {
+                BarKind::RedPopc => pred_true as u64,
+                BarKind::RedAnd => (pred_true == arrived) as u64,
+                BarKind::RedOr => (pred_true > 0) as u64,
+                _ => 0,
+            };
+            if w.bar.d != NONE {
+                for l in super::lanes(arrived_here) {
+                    w.regs[w.bar.d as usize * 32 + l] = value;
+                }
+            }
+            if w.bar.dp != NONE {
+                let p = &mut w.preds[w.bar.dp as usize];
+                *p = if value != 0 {
+                    *p | arrived_here
+                } else {
+                    *p & !arrived_here
+                };
+            }
+        }
+        w.bar_wait = 0;
+        w.bar = Default::default();
+        w.ready |= arrived_here;
+        w.min_ready_pc = super::lanes(w.ready)
+            .map(|l| w.lane_pc[l])
+            .min()
+            .unwrap_or(NONE);
+    }
+    cx.exited_in_epoch = 0;
+    cx.epoch += 1;
+}
+
+/// "0-15" style list of lanes.
+pub(crate) fn lane_list(m: u32) -> String {
+    let mut out = Vec::new();
+    let mut l = 0;
+    while l < 32 {
+        if m >> l & 1 == 0 {
+            l += 1;
+            continue;
+        }
+        let start = l;
+        while l < 32 && m >> l & 1 != 0 {
+            l += 1;
+        }
+        out.push(if l - 1 == start {
+            start.to_string()
+        } else {
+            format!("{}-{}", start, l - 1)
+        });
+    }
+    out.join(",")
+}

@@ -1,0 +1,337 @@
+//! Operations that involve more than one lane: barrier arrival, warp-synchronous operations
+//! (shuffle, vote, match, redux, elect, `__syncwarp`), and the printf/assert calls.
+
+use super::block::{lane_list, BlockCx, DiagKey, PrintRecord};
+use super::{lanes, Warp, FULL};
+use crate::ir::*;
+use crate::memory::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::report::{Diagnostic, DiagnosticKind};
+
+pub(super) fn barrier(w: &mut Warp, cx: &mut BlockCx, inst: &Inst, exec: u32) {
+    let Op::Bar {
+        kind, d, p, np, dp, ..
+    } = inst.op
+    else {
+        unreachable!("barrier() is called for bar")
+    };
+    let pm = w.preds[p as usize] ^ if np { FULL } else { 0 };
+    if w.bar_wait != 0 && w.bar.pc != w.pc {
+        // Lanes of one warp at two different barriers: the block-level check sees two PCs.
+        w.bar.mixed = true;
+    }
+    w.bar.kind = Some(kind);
+    w.bar.pred |= pm & exec;
+    w.bar.d = d;
+    w.bar.dp = dp;
+    w.bar.site = inst.site;
+    w.bar.pc = w.pc;
+    for l in lanes(exec) {
+        w.lane_pc[l] = w.pc + 1;
+    }
+    w.bar_wait |= exec;
+    let _ = cx;
+}
+
+fn mask_operand(inst: &Inst) -> Slot {
+    match inst.op {
+        Op::WarpSync { mask }
+        | Op::Shfl { mask, .. }
+        | Op::Vote { mask, .. }
+        | Op::Match { mask, .. }
+        | Op::Redux { mask, .. }
+        | Op::Elect { mask, .. } => mask,
+        _ => NONE,
+    }
+}
+
+/// Runs a warp-synchronous operation if every lane its mask names is here. Returns false when the
+/// lanes must wait for others still on their way.
+pub(super) fn warp_sync_op(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    exec: u32,
+) -> Result<bool, Box<Diagnostic>> {
+    let slot = mask_operand(inst);
+    let first = exec.trailing_zeros() as usize;
+    let mask = if slot == NONE {
+        w.active
+    } else {
+        w.regs[slot as usize * 32 + first] as u32
+    };
+    let missing = mask & !exec & w.valid;
+    if missing & w.ready != 0 {
+        return Ok(false);
+    }
+    if missing & w.bar_wait != 0 {
+        // The block will find every thread waiting and report the deadlock.
+        return Ok(false);
+    }
+    let uniform =
+        slot == NONE || lanes(exec).all(|l| w.regs[slot as usize * 32 + l] as u32 == mask);
+    let problem = if missing != 0 {
+        let why = if missing & w.exited != 0 {
+            "have exited"
+        } else {
+            "are waiting at a different warp operation"
+        };
+        Some(format!(
+            "the mask {mask:#010x} names lanes {} of warp {} which {why}; every lane in a `_sync` mask must \
+             execute the same call (use __activemask() or a mask of the lanes that are really here)",
+            lane_list(missing),
+            w.index
+        ))
+    } else if exec & !mask != 0 {
+        Some(format!(
+            "lanes {} of warp {} executed a `_sync` operation whose mask {mask:#010x} does not include them",
+            lane_list(exec & !mask),
+            w.index
+        ))
+    } else if !uniform {
+        Some(format!(
+            "lanes of warp {} passed different masks to the same `_sync` operation",
+            w.index
+        ))
+    } else {
+        None
+    };
+    if let Some(msg) = problem {
+        let d = cx.diagnostic(DiagnosticKind::InconsistentMask, w, first, inst.site, msg);
+        cx.report(
+            DiagKey(DiagnosticKind::InconsistentMask, inst.site, inst.site),
+            d,
+        );
+    }
+    execute(w, inst, exec);
+    Ok(true)
+}
+
+fn execute(w: &mut Warp, inst: &Inst, exec: u32) {
+    let r = &mut w.regs;
+    let row = |r: &Vec<u64>, s: Slot| -> [u64; 32] {
+        r[s as usize * 32..s as usize * 32 + 32]
+            .try_into()
+            .expect("row")
+    };
+    let put = |r: &mut Vec<u64>, s: Slot, v: &[u64; 32]| {
+        for l in lanes(exec) {
+            r[s as usize * 32 + l] = v[l];
+        }
+    };
+    match inst.op {
+        Op::WarpSync { .. } => w.wsync += 1,
+        Op::Shfl {
+            mode,
+            d,
+            p,
+            a,
+            b,
+            c,
+            ..
+        } => {
+            let (av, bv, cv) = (row(r, a), row(r, b), row(r, c));
+            let mut out = [0u64; 32];
+            let mut valid = 0u32;
+            for l in lanes(exec) {
+                let lane = l as i64;
+                let bval = (bv[l] & 0xffff_ffff) as i64;
+                let cval = cv[l] as i64;
+                let seg = (cval >> 8) & 0x1f;
+                let clamp = cval & 0x1f;
+                let min_lane = lane & seg;
+                let max_lane = min_lane | (clamp & !seg);
+                let (j, ok) = match mode {
+                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                    ShflMode::Idx => {
+                        let j = min_lane | (bval & !seg);
+                        (j, j <= max_lane)
+                    }
+                };
+                let src = if ok && (0..32).contains(&j) {
+                    j as usize
+                } else {
+                    l
+                };
+                out[l] = av[src] & 0xffff_ffff;
+                valid |= (ok as u32) << l;
+            }
+            put(r, d, &out);
+            if p != NONE {
+                w.preds[p as usize] = (w.preds[p as usize] & !exec) | (valid & exec);
+            }
+        }
+        Op::Vote {
+            mode, d, dp, a, na, ..
+        } => {
+            let pv = (w.preds[a as usize] ^ if na { FULL } else { 0 }) & exec;
+            match mode {
+                VoteMode::Ballot => put(r, d, &[pv as u64; 32]),
+                _ => {
+                    let v = match mode {
+                        VoteMode::All => pv == exec,
+                        VoteMode::Any => pv != 0,
+                        _ => pv == exec || pv == 0,
+                    };
+                    let m = if v { exec } else { 0 };
+                    w.preds[dp as usize] = (w.preds[dp as usize] & !exec) | m;
+                }
+            }
+        }
+        Op::Match {
+            all, ty, d, p, a, ..
+        } => {
+            let av = row(r, a);
+            let m = crate::exec::alu::mask(ty.bits());
+            let mut out = [0u64; 32];
+            let mut same_all = true;
+            let first = av[exec.trailing_zeros() as usize] & m;
+            for l in lanes(exec) {
+                let mut eq = 0u32;
+                for k in lanes(exec) {
+                    if av[k] & m == av[l] & m {
+                        eq |= 1 << k;
+                    }
+                }
+                out[l] = eq as u64;
+                same_all &= av[l] & m == first;
+            }
+            if all {
+                out = [if same_all { exec as u64 } else { 0 }; 32];
+                if p != NONE {
+                    w.preds[p as usize] =
+                        (w.preds[p as usize] & !exec) | if same_all { exec } else { 0 };
+                }
+            }
+            put(r, d, &out);
+        }
+        Op::Redux { op, ty, d, a, .. } => {
+            let av = row(r, a);
+            let signed = ty.is_signed();
+            let vals = lanes(exec).map(|l| av[l] & 0xffff_ffff);
+            let v = match op {
+                ReduxOp::Add => vals.fold(0u64, |s, x| s.wrapping_add(x)) & 0xffff_ffff,
+                ReduxOp::And => vals.fold(0xffff_ffff, |s, x| s & x),
+                ReduxOp::Or => vals.fold(0, |s, x| s | x),
+                ReduxOp::Xor => vals.fold(0, |s, x| s ^ x),
+                ReduxOp::Min if signed => {
+                    vals.map(|x| x as u32 as i32).min().unwrap_or(0) as u32 as u64
+                }
+                ReduxOp::Max if signed => {
+                    vals.map(|x| x as u32 as i32).max().unwrap_or(0) as u32 as u64
+                }
+                ReduxOp::Min => vals.min().unwrap_or(0),
+                ReduxOp::Max => vals.max().unwrap_or(0),
+            };
+            put(r, d, &[v; 32]);
+        }
+        Op::Elect { d, p, .. } => {
+            let leader = exec.trailing_zeros();
+            if d != NONE {
+                put(r, d, &[leader as u64; 32]);
+            }
+            if p != NONE {
+                w.preds[p as usize] = (w.preds[p as usize] & !exec) | (1 << leader);
+            }
+        }
+        _ => unreachable!("execute() is called for warp-synchronous ops"),
+    }
+}
+
+/// Reads `len` bytes at a generic address as lane `lane` sees it.
+pub(super) fn read_generic(
+    w: &Warp,
+    cx: &BlockCx,
+    lane: usize,
+    addr: u64,
+    len: u64,
+) -> Option<Vec<u8>> {
+    if addr.wrapping_sub(SHARED_WINDOW) < WINDOW_SIZE {
+        let off = (addr - SHARED_WINDOW) as usize;
+        return cx.shared.get(off..off + len as usize).map(<[u8]>::to_vec);
+    }
+    if addr.wrapping_sub(LOCAL_WINDOW) < WINDOW_SIZE {
+        let per_lane = cx.l.prog.local_total as usize;
+        let off = (addr - LOCAL_WINDOW) as usize;
+        if off + len as usize > per_lane {
+            return None;
+        }
+        let base = lane * per_lane + off;
+        return w.local.get(base..base + len as usize).map(<[u8]>::to_vec);
+    }
+    let a = cx.l.mem.find(addr, len)?;
+    Some(
+        (0..len)
+            .map(|i| a.load(addr - a.base + i, 1) as u8)
+            .collect(),
+    )
+}
+
+/// Reads a NUL-terminated string (at most 4096 bytes) at a generic address.
+pub(super) fn read_cstring(w: &Warp, cx: &BlockCx, lane: usize, addr: u64) -> Option<String> {
+    let mut out = Vec::new();
+    for i in 0..4096 {
+        let b = read_generic(w, cx, lane, addr + i, 1)?[0];
+        if b == 0 {
+            break;
+        }
+        out.push(b);
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+pub(super) fn printf(w: &mut Warp, cx: &mut BlockCx, exec: u32, fmt: Slot, args: Slot, d: Slot) {
+    let seq = w.printf_seq;
+    w.printf_seq += 1;
+    for l in lanes(exec) {
+        let fmt_addr = w.regs[fmt as usize * 32 + l];
+        let args_addr = w.regs[args as usize * 32 + l];
+        let text = match read_cstring(w, cx, l, fmt_addr) {
+            Some(f) => {
+                let mut offset = 0u64;
+                let mut next_arg = |size: u32| -> u64 {
+                    offset = offset.div_ceil(size as u64) * size as u64;
+                    let bytes =
+                        read_generic(w, cx, l, args_addr + offset, size as u64).unwrap_or_default();
+                    offset += size as u64;
+                    bytes.iter().rev().fold(0u64, |v, b| v << 8 | *b as u64)
+                };
+                let string = |addr: u64| read_cstring(w, cx, l, addr);
+                let (text, n) = crate::printf::format(f.as_bytes(), &mut next_arg, &string);
+                w.regs[d as usize * 32 + l] = n as u64;
+                text
+            }
+            None => "<printf: unreadable format string>\n".to_string(),
+        };
+        cx.out.printf.push(PrintRecord {
+            block: cx.block_lin,
+            warp: w.index,
+            seq,
+            lane: l as u32,
+            text,
+        });
+    }
+}
+
+pub(super) fn assert_message(
+    w: &Warp,
+    cx: &BlockCx,
+    lane: usize,
+    msg: Slot,
+    file: Slot,
+    line: Slot,
+    func: Slot,
+) -> String {
+    let get = |s: Slot| w.regs[s as usize * 32 + lane];
+    let text = |s: Slot| read_cstring(w, cx, lane, get(s)).unwrap_or_else(|| "?".into());
+    let file = text(file);
+    let file = file.rsplit('/').next().unwrap_or(&file).to_string();
+    format!(
+        "assertion `{}` failed in {}() ({}:{}); the GPU stops the kernel here",
+        text(msg),
+        text(func),
+        file,
+        get(line) as u32
+    )
+}

@@ -1,0 +1,810 @@
+//! Loads, stores and atomics: address resolution per lane, bounds and alignment checks, the memory
+//! figures of each request, and race tracking on shared memory.
+//!
+//! Every lane is checked before any lane's access happens, so a faulting instruction has no effect,
+//! as on a GPU that stops the kernel at it.
+
+use super::block::{BlockCx, DiagKey};
+use super::{alu, float, lanes, Warp, FULL};
+use crate::analyse::Access;
+use crate::ir::*;
+use crate::memory::figures::{count_distinct, shared_wavefronts};
+use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::report::{Diagnostic, DiagnosticKind};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Load,
+    Store,
+    Atom,
+}
+
+/// The instruction's operands, decoded once.
+struct Req {
+    kind: Kind,
+    ty: Ty,
+    vec: u8,
+    regs: [Slot; 4],
+    atom: AtomOp,
+    b: Slot,
+    c: Slot,
+}
+
+impl Req {
+    fn elem_bytes(&self) -> u32 {
+        self.ty.bytes()
+    }
+    fn bytes(&self) -> u32 {
+        self.ty.bytes() * self.vec as u32
+    }
+}
+
+fn what(req: &Req) -> &'static str {
+    match req.kind {
+        Kind::Load => "load",
+        Kind::Store => "store",
+        Kind::Atom => "atomic",
+    }
+}
+
+pub(super) fn access(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    exec: u32,
+) -> Result<(), Box<Diagnostic>> {
+    let (space, req, addr, off) = match inst.op {
+        Op::Ld {
+            space,
+            ty,
+            vec,
+            d,
+            addr,
+            off,
+        } => (
+            space,
+            Req {
+                kind: Kind::Load,
+                ty,
+                vec,
+                regs: d,
+                atom: AtomOp::Add,
+                b: NONE,
+                c: NONE,
+            },
+            addr,
+            off,
+        ),
+        Op::St {
+            space,
+            ty,
+            vec,
+            v,
+            addr,
+            off,
+        } => (
+            space,
+            Req {
+                kind: Kind::Store,
+                ty,
+                vec,
+                regs: v,
+                atom: AtomOp::Add,
+                b: NONE,
+                c: NONE,
+            },
+            addr,
+            off,
+        ),
+        Op::Atom {
+            space,
+            op,
+            ty,
+            d,
+            addr,
+            off,
+            b,
+            c,
+        } => (
+            space,
+            Req {
+                kind: Kind::Atom,
+                ty,
+                vec: 1,
+                regs: [d, NONE, NONE, NONE],
+                atom: op,
+                b,
+                c,
+            },
+            addr,
+            off,
+        ),
+        _ => unreachable!("access() is called for memory instructions"),
+    };
+    let mut addrs = [0u64; 32];
+    if addr != NONE {
+        let base = &w.regs[addr as usize * 32..addr as usize * 32 + 32];
+        for l in 0..32 {
+            addrs[l] = base[l].wrapping_add(off as u64);
+        }
+    } else {
+        addrs = [off as u64; 32];
+    }
+    match space {
+        MemSpace::Global => global(w, cx, inst, &req, exec, &addrs, true),
+        MemSpace::Const => global(w, cx, inst, &req, exec, &addrs, false),
+        MemSpace::Shared => shared(w, cx, inst, &req, exec, &addrs),
+        MemSpace::Local => local(
+            w,
+            cx,
+            inst,
+            &req,
+            exec,
+            &addrs,
+            cx.l.prog.local_frame as u64,
+        ),
+        MemSpace::Scratch => local(
+            w,
+            cx,
+            inst,
+            &req,
+            exec,
+            &addrs,
+            cx.l.prog.local_total as u64,
+        ),
+        MemSpace::KernelParam => {
+            let p = &cx.l.params;
+            let n = req.elem_bytes() as usize;
+            for k in 0..req.vec as usize {
+                let at = off as usize + k * n;
+                let v = p
+                    .get(at..at + n)
+                    .map_or(0, |b| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64));
+                let v = alu::ext(req.ty, v);
+                for l in lanes(exec) {
+                    w.regs[req.regs[k] as usize * 32 + l] = v;
+                }
+            }
+            Ok(())
+        }
+        MemSpace::Generic => {
+            let (mut sh, mut lo) = (0u32, 0u32);
+            let mut shared_addrs = [0u64; 32];
+            let mut local_addrs = [0u64; 32];
+            for l in lanes(exec) {
+                let a = addrs[l];
+                if a.wrapping_sub(SHARED_WINDOW) < WINDOW_SIZE {
+                    sh |= 1 << l;
+                    shared_addrs[l] = a - SHARED_WINDOW;
+                } else if a.wrapping_sub(LOCAL_WINDOW) < WINDOW_SIZE {
+                    lo |= 1 << l;
+                    local_addrs[l] = a - LOCAL_WINDOW;
+                }
+            }
+            let gl = exec & !sh & !lo;
+            if gl != 0 {
+                global(w, cx, inst, &req, gl, &addrs, true)?;
+            }
+            if sh != 0 {
+                shared(w, cx, inst, &req, sh, &shared_addrs)?;
+            }
+            if lo != 0 {
+                local(
+                    w,
+                    cx,
+                    inst,
+                    &req,
+                    lo,
+                    &local_addrs,
+                    cx.l.prog.local_frame as u64,
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn misaligned(
+    w: &Warp,
+    cx: &BlockCx,
+    inst: &Inst,
+    req: &Req,
+    exec: u32,
+    addrs: &[u64; 32],
+    space: &str,
+) -> Option<Box<Diagnostic>> {
+    // Access sizes are powers of two, so alignment is a mask test.
+    let n = req.bytes() as u64;
+    let mut bad = 0u32;
+    for (l, a) in addrs.iter().enumerate() {
+        bad |= ((a & (n - 1) != 0) as u32) << l;
+    }
+    bad &= exec;
+    if bad == 0 {
+        return None;
+    }
+    let lane = bad.trailing_zeros() as usize;
+    let msg = format!(
+        "misaligned {n}-byte {} of {space} memory at address {:#x} (not a multiple of {n}) by lanes {} of warp {}; \
+         a vector or wide access needs an address aligned to its size",
+        what(req),
+        addrs[lane],
+        super::block::lane_list(bad),
+        w.index
+    );
+    Some(Box::new(cx.diagnostic(
+        DiagnosticKind::Misaligned,
+        w,
+        lane,
+        inst.site,
+        msg,
+    )))
+}
+
+#[inline]
+fn store_value(w: &Warp, req: &Req, k: usize, lane: usize) -> u64 {
+    w.regs[req.regs[k] as usize * 32 + lane] & alu::mask(req.ty.bits())
+}
+
+/// The new value of an atomic read-modify-write, given the old one and the operands.
+fn atom_apply(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let bits = ty.bits();
+    let m = alu::mask(bits);
+    match (op, ty) {
+        (AtomOp::Add, Ty::F32) => {
+            let f = |v: u64| float::ftz32(f32::from_bits(v as u32));
+            float::ftz32(f(old) + f(b)).to_bits() as u64
+        }
+        (AtomOp::Add, Ty::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        (AtomOp::Add, _) => old.wrapping_add(b) & m,
+        (AtomOp::Min | AtomOp::Max, Ty::F32) => {
+            let (x, y) = (f32::from_bits(old as u32), f32::from_bits(b as u32));
+            let op = if op == AtomOp::Min {
+                FOp::Min
+            } else {
+                FOp::Max
+            };
+            float::bin32(
+                op,
+                FMode {
+                    rnd: Rnd::Rn,
+                    ftz: false,
+                    sat: false,
+                },
+                x,
+                y,
+            )
+            .to_bits() as u64
+        }
+        (AtomOp::Min | AtomOp::Max, Ty::F64) => {
+            let op = if op == AtomOp::Min {
+                FOp::Min
+            } else {
+                FOp::Max
+            };
+            float::bin64(
+                op,
+                FMode {
+                    rnd: Rnd::Rn,
+                    ftz: false,
+                    sat: false,
+                },
+                f64::from_bits(old),
+                f64::from_bits(b),
+            )
+            .to_bits()
+        }
+        (AtomOp::Min, _) => alu::int2(IntOp::Min, ty, old, b),
+        (AtomOp::Max, _) => alu::int2(IntOp::Max, ty, old, b),
+        (AtomOp::And, _) => old & b & m,
+        (AtomOp::Or, _) => (old | b) & m,
+        (AtomOp::Xor, _) => (old ^ b) & m,
+        (AtomOp::Exch, _) => b & m,
+        (AtomOp::Cas, _) => {
+            if old & m == b & m {
+                c & m
+            } else {
+                old & m
+            }
+        }
+        (AtomOp::Inc, _) => {
+            if old & m >= b & m {
+                0
+            } else {
+                (old + 1) & m
+            }
+        }
+        (AtomOp::Dec, _) => {
+            if old & m == 0 || old & m > b & m {
+                b & m
+            } else {
+                (old - 1) & m
+            }
+        }
+    }
+}
+
+fn global(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    exec: u32,
+    addrs: &[u64; 32],
+    counted: bool,
+) -> Result<(), Box<Diagnostic>> {
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "global") {
+        return Err(d);
+    }
+    if exec == FULL
+        && req.vec == 1
+        && req.kind != Kind::Atom
+        && global_full_warp(w, cx, inst, req, addrs, counted)
+    {
+        return Ok(());
+    }
+    let len = req.bytes() as u64;
+    let mem = cx.l.mem;
+    // Usually every lane is inside one allocation: one lookup for the warp's address range.
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = exec >> l & 1 != 0;
+        lo = lo.min(if on { a } else { u64::MAX });
+        hi = hi.max(if on { a } else { 0 });
+    }
+    let uniform = mem.find(lo, (hi - lo).saturating_add(len));
+    let mut allocs: [Option<&Allocation>; 32] = [None; 32];
+    if uniform.is_none() {
+        let mut bad = 0u32;
+        for l in lanes(exec) {
+            allocs[l] = mem.find(addrs[l], len);
+            bad |= (allocs[l].is_none() as u32) << l;
+        }
+        if bad != 0 {
+            let l = bad.trailing_zeros() as usize;
+            let a = addrs[l];
+            let msg = format!(
+                "out-of-bounds {len}-byte {} of global memory at address {a:#x} by lanes {} of warp {}: {}",
+                what(req),
+                super::block::lane_list(bad),
+                w.index,
+                describe_global_miss(mem, a, len)
+            );
+            return Err(Box::new(cx.diagnostic(
+                DiagnosticKind::OutOfBounds,
+                w,
+                l,
+                inst.site,
+                msg,
+            )));
+        }
+    }
+    let alloc_of = |l: usize| {
+        uniform
+            .or(allocs[l])
+            .expect("every lane's allocation was found")
+    };
+    if counted {
+        // Aligned accesses of up to 32 bytes lie in one sector each; in the usual case lanes
+        // go up in address, so counting changes counts distinct sectors.
+        let per_lane = len.div_ceil(32).min(2);
+        let mut sectors = [0u64; 64];
+        let mut n = 0;
+        let (mut changes, mut sorted, mut prev) = (0u64, true, None::<u64>);
+        for l in lanes(exec) {
+            for k in 0..per_lane {
+                let sector = (addrs[l] >> 5) + k;
+                sectors[n] = sector;
+                n += 1;
+                if let Some(p) = prev {
+                    sorted &= p <= sector;
+                    changes += (p != sector) as u64;
+                }
+                prev = Some(sector);
+            }
+        }
+        let distinct = if sorted {
+            changes + (n > 0) as u64
+        } else {
+            count_distinct(&mut sectors[..n])
+        };
+        let f = &mut cx.out.site_figures[inst.site as usize];
+        match req.kind {
+            Kind::Load => {
+                f.global_load_requests += 1;
+                f.global_load_sectors += distinct;
+            }
+            Kind::Store => {
+                f.global_store_requests += 1;
+                f.global_store_sectors += distinct;
+            }
+            Kind::Atom => {
+                f.global_atomic_requests += 1;
+                f.global_atomic_sectors += distinct;
+            }
+        }
+    }
+    let eb = req.elem_bytes();
+    if req.kind == Kind::Load && req.vec == 1 {
+        let d = req.regs[0] as usize * 32;
+        let row = &mut w.regs[d..d + 32];
+        match uniform {
+            Some(al) if req.ty.bits() == 32 => {
+                for l in lanes(exec) {
+                    row[l] = al.load(addrs[l] - al.base, 4);
+                }
+            }
+            _ => {
+                for l in lanes(exec) {
+                    let al = alloc_of(l);
+                    row[l] = alu::ext(req.ty, al.load(addrs[l] - al.base, eb));
+                }
+            }
+        }
+        return Ok(());
+    }
+    for l in lanes(exec) {
+        let al = alloc_of(l);
+        let off = addrs[l] - al.base;
+        match req.kind {
+            Kind::Load => {
+                for k in 0..req.vec as usize {
+                    let v = al.load(off + (k as u64) * eb as u64, eb);
+                    w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
+                }
+            }
+            Kind::Store => {
+                for k in 0..req.vec as usize {
+                    al.store(off + (k as u64) * eb as u64, eb, store_value(w, req, k, l));
+                }
+            }
+            Kind::Atom => {
+                // Kernels with global atomics run one block at a time, so this read-modify-write
+                // cannot interleave with another thread's.
+                let old = al.load(off, eb);
+                let b = w.regs[req.b as usize * 32 + l];
+                let c = if req.c == NONE {
+                    0
+                } else {
+                    w.regs[req.c as usize * 32 + l]
+                };
+                al.store(off, eb, atom_apply(req.atom, req.ty, old, b, c));
+                if req.regs[0] != NONE {
+                    w.regs[req.regs[0] as usize * 32 + l] = alu::ext(req.ty, old);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The common case, branch-free: a full warp, one element per lane, all in one allocation.
+/// Returns false (having done nothing) when the accesses span allocations or leave them.
+fn global_full_warp(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    addrs: &[u64; 32],
+    counted: bool,
+) -> bool {
+    let len = req.bytes() as u64;
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for &a in addrs {
+        lo = lo.min(a);
+        hi = hi.max(a);
+    }
+    let Some(al) = cx.l.mem.find(lo, (hi - lo).saturating_add(len)) else {
+        return false;
+    };
+    if counted {
+        // Accesses are aligned and at most 8 bytes: one sector per lane.
+        let mut distinct = 1u64;
+        let mut sorted = true;
+        for l in 1..32 {
+            let (p, s) = (addrs[l - 1] >> 5, addrs[l] >> 5);
+            distinct += (p != s) as u64;
+            sorted &= p <= s;
+        }
+        if !sorted {
+            let mut sectors = addrs.map(|a| a >> 5);
+            distinct = count_distinct(&mut sectors);
+        }
+        let f = &mut cx.out.site_figures[inst.site as usize];
+        if req.kind == Kind::Load {
+            f.global_load_requests += 1;
+            f.global_load_sectors += distinct;
+        } else {
+            f.global_store_requests += 1;
+            f.global_store_sectors += distinct;
+        }
+    }
+    let (eb, base) = (req.elem_bytes(), al.base);
+    let slot = req.regs[0] as usize * 32;
+    let row = &mut w.regs[slot..slot + 32];
+    if req.kind == Kind::Load {
+        for l in 0..32 {
+            row[l] = alu::ext(req.ty, al.load(addrs[l] - base, eb));
+        }
+    } else {
+        let m = alu::mask(req.ty.bits());
+        for l in 0..32 {
+            al.store(addrs[l] - base, eb, row[l] & m);
+        }
+    }
+    true
+}
+
+fn shared_var_name(cx: &BlockCx, off: u64) -> String {
+    let prog = cx.l.prog;
+    if let Some(v) = prog
+        .shared_vars
+        .iter()
+        .find(|v| off >= v.offset as u64 && off < (v.offset + v.size) as u64)
+    {
+        return format!(
+            "`{}` (byte {} of it)",
+            demangle_shared(&v.name),
+            off - v.offset as u64
+        );
+    }
+    if off >= prog.dynamic_shared_offset as u64 {
+        return format!(
+            "dynamic shared memory (byte {})",
+            off - prog.dynamic_shared_offset as u64
+        );
+    }
+    format!("shared memory byte {off}")
+}
+
+/// `_ZZ9transposeE4tile` -> `tile`: the name the student wrote.
+pub(crate) fn demangle_shared(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_ZZ") {
+        if let Some(pos) = rest.find('E') {
+            let tail = &rest[pos + 1..];
+            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse::<usize>() {
+                if let Some(s) = tail.get(digits.len()..digits.len() + n) {
+                    return s.to_string();
+                }
+            }
+        }
+    }
+    name.to_string()
+}
+
+fn shared(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    exec: u32,
+    addrs: &[u64; 32],
+) -> Result<(), Box<Diagnostic>> {
+    let len = req.bytes() as u64;
+    let size = cx.shared.len() as u64;
+    let mut bad = 0u32;
+    for (l, &a) in addrs.iter().enumerate() {
+        bad |= ((a > size || size - a < len) as u32) << l;
+    }
+    let bad = bad & exec;
+    if bad != 0 {
+        let lane = bad.trailing_zeros() as usize;
+        let a = addrs[lane];
+        let msg = format!(
+            "out-of-bounds {len}-byte {} of shared memory at offset {a} by lanes {} of warp {}: the block has {size} \
+             bytes of shared memory{}",
+            what(req),
+            super::block::lane_list(bad),
+            w.index,
+            if cx.l.dynamic_shared == 0 && cx.l.prog.dynamic_shared_offset as u64 <= a {
+                " (an `extern __shared__` array needs its size as the launch's dynamic shared memory)"
+            } else {
+                ""
+            }
+        );
+        return Err(Box::new(cx.diagnostic(
+            DiagnosticKind::OutOfBounds,
+            w,
+            lane,
+            inst.site,
+            msg,
+        )));
+    }
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "shared") {
+        return Err(d);
+    }
+    {
+        let f = &mut cx.out.site_figures[inst.site as usize];
+        match req.kind {
+            Kind::Atom => f.shared_atomic_requests += 1,
+            Kind::Load | Kind::Store => {
+                let (wavefronts, ideal) = shared_wavefronts(exec, addrs, req.bytes());
+                if req.kind == Kind::Load {
+                    f.shared_load_requests += 1;
+                    f.shared_load_wavefronts += wavefronts;
+                    f.shared_load_bank_conflicts += wavefronts - ideal;
+                } else {
+                    f.shared_store_requests += 1;
+                    f.shared_store_wavefronts += wavefronts;
+                    f.shared_store_bank_conflicts += wavefronts - ideal;
+                }
+            }
+        }
+    }
+    *cx.stamp = cx.stamp.wrapping_add(1);
+    let stamp = *cx.stamp;
+    let eb = req.elem_bytes() as usize;
+    for l in lanes(exec) {
+        let a = addrs[l] as usize;
+        let acc = Access {
+            tid: w.thread_linear(l) as u16,
+            wsync: w.wsync,
+            stamp,
+            site: inst.site,
+            write: req.kind != Kind::Load,
+            atomic: req.kind == Kind::Atom,
+        };
+        if let Some(conflict) = cx.shadow.check(cx.epoch, a, len as usize, &acc) {
+            report_race(w, cx, inst, l, a as u64, &acc, conflict);
+        }
+        let sh = &mut cx.shared;
+        match req.kind {
+            Kind::Load => {
+                for k in 0..req.vec as usize {
+                    let v = read_le(&sh[a + k * eb..a + (k + 1) * eb]);
+                    w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
+                }
+            }
+            Kind::Store => {
+                for k in 0..req.vec as usize {
+                    let v = store_value(w, req, k, l);
+                    sh[a + k * eb..a + (k + 1) * eb].copy_from_slice(&v.to_le_bytes()[..eb]);
+                }
+            }
+            Kind::Atom => {
+                let old = read_le(&sh[a..a + eb]);
+                let b = w.regs[req.b as usize * 32 + l];
+                let c = if req.c == NONE {
+                    0
+                } else {
+                    w.regs[req.c as usize * 32 + l]
+                };
+                let new = atom_apply(req.atom, req.ty, old, b, c);
+                sh[a..a + eb].copy_from_slice(&new.to_le_bytes()[..eb]);
+                if req.regs[0] != NONE {
+                    w.regs[req.regs[0] as usize * 32 + l] = alu::ext(req.ty, old);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn read_le(b: &[u8]) -> u64 {
+    match b.len() {
+        4 => u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64,
+        8 => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+        2 => u16::from_le_bytes(b.try_into().expect("2 bytes")) as u64,
+        _ => b[0] as u64,
+    }
+}
+
+fn report_race(
+    w: &Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    lane: usize,
+    addr: u64,
+    acc: &Access,
+    c: crate::analyse::Conflict,
+) {
+    let (a, b) = (inst.site.min(c.site), inst.site.max(c.site));
+    let key = DiagKey(DiagnosticKind::SharedRace, a, b);
+    if cx.out.seen.contains(&key) {
+        return;
+    }
+    let me = cx.l.thread_index(acc.tid as u32);
+    let other = match c.tid {
+        Some(t) => {
+            let t = cx.l.thread_index(t as u32);
+            format!("thread ({},{},{})", t[0], t[1], t[2])
+        }
+        None => "other threads".to_string(),
+    };
+    let verb = if acc.write { "writes" } else { "reads" };
+    let their = if c.write { "wrote" } else { "read" };
+    let line = cx.location(c.site).map_or_else(
+        || "elsewhere".to_string(),
+        |l| format!("at line {}", l.line),
+    );
+    let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
+    let fix = if same_warp {
+        "threads of one warp are not guaranteed to run in step: put __syncwarp() (or __syncthreads()) between the two accesses"
+    } else {
+        "put __syncthreads() between the two accesses"
+    };
+    let msg = format!(
+        "race on shared memory: thread ({},{},{}) {verb} {} while {other} {their} it {line} since the last barrier; {fix}",
+        me[0],
+        me[1],
+        me[2],
+        shared_var_name(cx, addr)
+    );
+    let d = cx.diagnostic(DiagnosticKind::SharedRace, w, lane, inst.site, msg);
+    cx.report(key, d);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn local(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    exec: u32,
+    addrs: &[u64; 32],
+    limit: u64,
+) -> Result<(), Box<Diagnostic>> {
+    let len = req.bytes() as u64;
+    let mut bad = 0u32;
+    for (l, &a) in addrs.iter().enumerate() {
+        bad |= ((a > limit || limit - a < len) as u32) << l;
+    }
+    let bad = bad & exec;
+    if bad != 0 {
+        let lane = bad.trailing_zeros() as usize;
+        let msg = format!(
+            "out-of-bounds {len}-byte {} of local memory at offset {} by lanes {} of warp {}: the thread's local \
+             arrays take {limit} bytes (an index past the end of a local array)",
+            what(req),
+            addrs[lane] as i64,
+            super::block::lane_list(bad),
+            w.index
+        );
+        return Err(Box::new(cx.diagnostic(
+            DiagnosticKind::OutOfBounds,
+            w,
+            lane,
+            inst.site,
+            msg,
+        )));
+    }
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "local") {
+        return Err(d);
+    }
+    let per_lane = cx.l.prog.local_total as usize;
+    let eb = req.elem_bytes() as usize;
+    for l in lanes(exec) {
+        let a = l * per_lane + addrs[l] as usize;
+        match req.kind {
+            Kind::Load => {
+                for k in 0..req.vec as usize {
+                    let v = read_le(&w.local[a + k * eb..a + (k + 1) * eb]);
+                    w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
+                }
+            }
+            Kind::Store => {
+                for k in 0..req.vec as usize {
+                    let v = store_value(w, req, k, l);
+                    w.local[a + k * eb..a + (k + 1) * eb].copy_from_slice(&v.to_le_bytes()[..eb]);
+                }
+            }
+            Kind::Atom => {
+                let old = read_le(&w.local[a..a + eb]);
+                let b = w.regs[req.b as usize * 32 + l];
+                let c = if req.c == NONE {
+                    0
+                } else {
+                    w.regs[req.c as usize * 32 + l]
+                };
+                let new = atom_apply(req.atom, req.ty, old, b, c);
+                w.local[a..a + eb].copy_from_slice(&new.to_le_bytes()[..eb]);
+                if req.regs[0] != NONE {
+                    w.regs[req.regs[0] as usize * 32 + l] = alu::ext(req.ty, old);
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,599 @@
+//! The executable form of a kernel: a flat instruction list with register slots, constant slots,
+//! resolved branch targets and memory layouts, produced by `lower` and run by `exec`.
+
+use crate::report::SourceLocation;
+use crate::ParamInfo;
+
+/// A row of the warp's register file (32 lanes of 64 bits). Constants live in rows too, so every
+/// source operand is a row and the lane loops need no operand-kind branch.
+pub(crate) type Slot = u32;
+/// An index into the warp's predicate file (one 32-bit lane mask per predicate register).
+pub(crate) type Pred = u32;
+pub(crate) const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    U64,
+    S64,
+    F16,
+    F32,
+    F64,
+}
+
+impl Ty {
+    pub fn bytes(self) -> u32 {
+        match self {
+            Ty::U8 | Ty::S8 => 1,
+            Ty::U16 | Ty::S16 | Ty::F16 => 2,
+            Ty::U32 | Ty::S32 | Ty::F32 => 4,
+            Ty::U64 | Ty::S64 | Ty::F64 => 8,
+        }
+    }
+    pub fn bits(self) -> u32 {
+        self.bytes() * 8
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rnd {
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+}
+
+/// Floating-point modifiers of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FMode {
+    pub rnd: Rnd,
+    pub ftz: bool,
+    pub sat: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntOp {
+    Add,
+    Sub,
+    AddSat,
+    SubSat,
+    MulLo,
+    MulHi,
+    MulWide,
+    Mul24Lo,
+    Mul24Hi,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Bmsk,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntUn {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind,
+    BfindShift,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntOp3 {
+    MadLo,
+    MadHi,
+    MadWide,
+    Mad24Lo,
+    Sad,
+    Bfe,
+    /// `slct.d.s32`: d = c >= 0 ? a : b (c is s32 or f32).
+    SlctS32,
+    SlctF32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CarryOp {
+    Add,
+    Sub,
+    MadLo,
+    MadHi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    MinNan,
+    MaxNan,
+    Copysign,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FUn {
+    Neg,
+    Abs,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    /// `.approx` versions of sqrt, rcp and rsqrt for f64 (`rcp.approx.ftz.f64` in libdevice division).
+    RcpApprox,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TestP {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    LanemaskEq,
+    LanemaskLt,
+    LanemaskLe,
+    LanemaskGt,
+    LanemaskGe,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    DynamicSmemSize,
+    TotalSmemSize,
+}
+
+/// Where a load or store goes. `Generic` is resolved per lane at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemSpace {
+    Global,
+    Shared,
+    Local,
+    /// `ld.const`: module `__constant__` data, kept in global memory but not counted as global traffic.
+    Const,
+    /// The kernel's parameter buffer; the address is the instruction's offset.
+    KernelParam,
+    /// Call arguments of inlined device functions: per-thread bytes after the local frame.
+    Scratch,
+    Generic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Inc,
+    Dec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarKind {
+    Sync,
+    /// `bar.arrive`: counts as arriving but does not wait.
+    Arrive,
+    RedPopc,
+    RedAnd,
+    RedOr,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    Nop,
+    /// A 64-bit copy; lowering guarantees source and destination hold the same width.
+    Mov {
+        d: Slot,
+        a: Slot,
+    },
+    /// `mov.b64 d, {a, b}`: concatenate `n` parts of `bits` each, lowest first.
+    Pack {
+        d: Slot,
+        parts: [Slot; 4],
+        n: u8,
+        bits: u8,
+    },
+    /// `mov.b64 {a, b}, d`: split into parts; `NONE` parts are discarded.
+    Unpack {
+        ds: [Slot; 4],
+        n: u8,
+        bits: u8,
+        a: Slot,
+    },
+    Special {
+        d: Slot,
+        reg: Special,
+    },
+    Int2 {
+        op: IntOp,
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Int1 {
+        op: IntUn,
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+    },
+    Int3 {
+        op: IntOp3,
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+    },
+    /// Integer ops reading (`cin`) and/or writing (`cout`) the per-lane carry flag.
+    Carry {
+        op: CarryOp,
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        cin: bool,
+        cout: bool,
+    },
+    Bfi {
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        pos: Slot,
+        len: Slot,
+    },
+    Prmt {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        mode: u8,
+    },
+    Shf {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        left: bool,
+        clamp: bool,
+    },
+    Lop3 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        lut: u8,
+    },
+    Float2 {
+        op: FOp,
+        ty: Ty,
+        m: FMode,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Float1 {
+        op: FUn,
+        ty: Ty,
+        m: FMode,
+        d: Slot,
+        a: Slot,
+    },
+    Fma {
+        ty: Ty,
+        m: FMode,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+    },
+    /// `setp.cmp[.bop].ty p[|q], a, b[, c]`
+    Setp {
+        cmp: Cmp,
+        ty: Ty,
+        ftz: bool,
+        p: Pred,
+        q: Pred,
+        a: Slot,
+        b: Slot,
+        comb: Option<(BoolOp, Pred, bool)>,
+    },
+    Testp {
+        op: TestP,
+        ty: Ty,
+        p: Pred,
+        a: Slot,
+    },
+    Selp {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        p: Pred,
+        neg: bool,
+    },
+    /// Predicate logic: d = (a ^ na) op (b ^ nb); `op == None` copies a.
+    PredLogic {
+        op: Option<BoolOp>,
+        d: Pred,
+        a: Pred,
+        na: bool,
+        b: Pred,
+        nb: bool,
+    },
+    /// Predicate to and from integer registers (`selp` is the usual route; this covers `mov` of
+    /// immediates into predicates).
+    PredSet {
+        d: Pred,
+        value: bool,
+    },
+    Cvt {
+        dt: Ty,
+        st: Ty,
+        rnd: Option<Rnd>,
+        to_int: bool,
+        ftz: bool,
+        sat: bool,
+        d: Slot,
+        a: Slot,
+    },
+    /// cvta: `to` converts a generic address into `space`, otherwise from it.
+    Cvta {
+        space: MemSpace,
+        to: bool,
+        d: Slot,
+        a: Slot,
+    },
+    Isspacep {
+        space: MemSpace,
+        p: Pred,
+        a: Slot,
+    },
+    Ld {
+        space: MemSpace,
+        ty: Ty,
+        vec: u8,
+        d: [Slot; 4],
+        addr: Slot,
+        off: i64,
+    },
+    St {
+        space: MemSpace,
+        ty: Ty,
+        vec: u8,
+        v: [Slot; 4],
+        addr: Slot,
+        off: i64,
+    },
+    Atom {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Ty,
+        d: Slot,
+        addr: Slot,
+        off: i64,
+        b: Slot,
+        c: Slot,
+    },
+    Bra {
+        target: u32,
+    },
+    Brx {
+        idx: Slot,
+        targets: Box<[u32]>,
+    },
+    Exit,
+    Trap,
+    Bar {
+        kind: BarKind,
+        d: Slot,
+        p: Pred,
+        np: bool,
+        dp: Pred,
+    },
+    WarpSync {
+        mask: Slot,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: Slot,
+        p: Pred,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        mask: Slot,
+    },
+    Vote {
+        mode: VoteMode,
+        d: Slot,
+        dp: Pred,
+        a: Pred,
+        na: bool,
+        mask: Slot,
+    },
+    Match {
+        all: bool,
+        ty: Ty,
+        d: Slot,
+        p: Pred,
+        a: Slot,
+        mask: Slot,
+    },
+    Redux {
+        op: ReduxOp,
+        ty: Ty,
+        d: Slot,
+        a: Slot,
+        mask: Slot,
+    },
+    Activemask {
+        d: Slot,
+    },
+    Elect {
+        d: Slot,
+        p: Pred,
+        mask: Slot,
+    },
+    /// `vprintf(format, args)`: the result register gets the number of arguments, like the GPU.
+    Printf {
+        fmt: Slot,
+        args: Slot,
+        d: Slot,
+    },
+    /// `__assertfail(message, file, line, function, charsize)`.
+    AssertFail {
+        msg: Slot,
+        file: Slot,
+        line: Slot,
+        func: Slot,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Inst {
+    pub op: Op,
+    /// Guard predicate: `NONE`, or `pred << 1 | negated`.
+    pub guard: u32,
+    /// Index into `Program::sites` (source location of the nearest preceding `.loc`).
+    pub site: u32,
+    /// PTX line, for messages.
+    pub ptx_line: u32,
+}
+
+/// A value placed in a constant row when a warp's register file is set up for a launch.
+#[derive(Clone, Debug)]
+pub(crate) enum ConstVal {
+    Bits(u64),
+    /// The device address of module variable `var`, plus `offset` (known only per machine).
+    GlobalVar {
+        var: usize,
+        offset: i64,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct SharedVar {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// One kernel, lowered with all device functions inlined.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub name: String,
+    pub params: Vec<ParamInfo>,
+    pub param_offsets: Vec<u32>,
+    pub param_bytes: u32,
+    pub code: Vec<Inst>,
+    pub n_slots: u32,
+    pub n_preds: u32,
+    pub consts: Vec<(Slot, ConstVal)>,
+    /// Static shared bytes; dynamic shared memory starts at `dynamic_shared_offset`.
+    pub shared_static: u32,
+    pub dynamic_shared_offset: u32,
+    pub shared_vars: Vec<SharedVar>,
+    /// Bytes of `.local` frames per thread (what the kernel's own code may touch).
+    pub local_frame: u32,
+    /// Frame plus call-argument scratch.
+    pub local_total: u32,
+    pub sites: Vec<Option<SourceLocation>>,
+    /// Has atomics on global or generic addresses: blocks then run one at a time, so the order of
+    /// atomic operations (and any float rounding that depends on it) does not depend on threads.
+    pub has_global_atomics: bool,
+}

@@ -1,0 +1,293 @@
+//! The simulated device: global memory, module variables, and launches (blocks spread over CPU
+//! threads, results merged in block order so they do not depend on the number of threads).
+
+use crate::error::SimError;
+use crate::exec::block::{LaunchCx, Worker, WorkerOut};
+use crate::ir::{ConstVal, Program};
+use crate::memory::GlobalMemory;
+use crate::module::Module;
+use crate::report::{Figures, Launch, LaunchReport, LineFigures, SourceLocation};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::AtomicU64;
+
+/// Largest shared memory per block (sm_90, with the opt-in attribute).
+const MAX_SHARED: u64 = 227 * 1024;
+
+pub struct Machine {
+    mem: GlobalMemory,
+    /// Addresses of each module's global variables on this machine.
+    module_globals: HashMap<u64, Vec<u64>>,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Machine {
+    pub fn new() -> Machine {
+        Machine {
+            mem: GlobalMemory::new(),
+            module_globals: HashMap::new(),
+        }
+    }
+
+    /// Allocates device memory, 256-byte aligned like cudaMalloc, zero-filled. Allocations are
+    /// spaced far apart so that any access outside a live allocation is caught.
+    ///
+    /// # Panics
+    /// When the simulated 16 GiB are used up; use [`Machine::try_alloc`] to get an error instead.
+    pub fn alloc(&mut self, bytes: u64) -> u64 {
+        self.try_alloc(bytes)
+            .expect("simulated device memory exhausted")
+    }
+
+    pub fn try_alloc(&mut self, bytes: u64) -> Result<u64, SimError> {
+        self.mem.alloc(bytes, 256)
+    }
+
+    /// Frees an allocation; freeing an address that is not an allocation's start does nothing.
+    pub fn free(&mut self, addr: u64) {
+        self.mem.free(addr);
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+        self.mem.write(addr, data)
+    }
+
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
+        self.mem.read(addr, len)
+    }
+
+    /// Device address and size of a module's `__device__` or `__constant__` variable (for
+    /// `cudaMemcpyToSymbol`-style initialisation); `None` when the module has no such variable.
+    pub fn symbol(&mut self, module: &Module, name: &str) -> Result<Option<(u64, u64)>, SimError> {
+        let addrs = self.module_addresses(module)?;
+        Ok(module
+            .globals
+            .iter()
+            .position(|g| g.name == name)
+            .map(|i| (addrs[i], module.globals[i].size)))
+    }
+
+    fn module_addresses(&mut self, module: &Module) -> Result<Vec<u64>, SimError> {
+        if let Some(a) = self.module_globals.get(&module.id) {
+            return Ok(a.clone());
+        }
+        let mut addrs = Vec::new();
+        for g in &module.globals {
+            addrs.push(self.mem.alloc(g.size, g.align as u64)?);
+        }
+        for (g, &addr) in module.globals.iter().zip(&addrs) {
+            let mut bytes = g.init.clone();
+            for &(off, var, addend) in &g.relocs {
+                let v = (addrs[var] as i64 + addend) as u64;
+                bytes[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+            }
+            bytes.truncate(g.size as usize);
+            self.mem.write(addr, &bytes)?;
+        }
+        self.module_globals.insert(module.id, addrs.clone());
+        Ok(addrs)
+    }
+
+    /// Runs a kernel to completion (or to its first fatal error) and reports what it did.
+    pub fn launch(&mut self, module: &Module, launch: &Launch) -> Result<LaunchReport, SimError> {
+        let prog = module
+            .program(&launch.kernel)
+            .ok_or_else(|| SimError::UnknownKernel {
+                name: launch.kernel.clone(),
+                available: module.programs.iter().map(|p| p.name.clone()).collect(),
+            })?;
+        let params = param_buffer(prog, launch)?;
+        let (threads, total_blocks) = check_dims(launch)?;
+        let shared_size = if launch.dynamic_shared_bytes > 0 {
+            prog.dynamic_shared_offset as u64 + launch.dynamic_shared_bytes as u64
+        } else {
+            prog.shared_static as u64
+        };
+        if shared_size > MAX_SHARED {
+            return Err(SimError::InvalidLaunch(format!(
+                "the kernel needs {shared_size} bytes of shared memory per block, more than the {MAX_SHARED} a GPU has"
+            )));
+        }
+        let addrs = self.module_addresses(module)?;
+        let consts = prog
+            .consts
+            .iter()
+            .map(|(s, c)| {
+                let v = match c {
+                    ConstVal::Bits(b) => *b,
+                    ConstVal::GlobalVar { var, offset } => (addrs[*var] as i64 + offset) as u64,
+                };
+                (*s, v)
+            })
+            .collect();
+        let l = LaunchCx {
+            prog,
+            mem: &self.mem,
+            params,
+            grid: launch.grid,
+            block_dim: launch.block,
+            threads_per_block: threads,
+            warps_per_block: threads.div_ceil(32),
+            shared_size: shared_size as u32,
+            dynamic_shared: launch.dynamic_shared_bytes,
+            consts,
+            max_warp_instructions: launch.limits.max_warp_instructions,
+            remaining: AtomicU64::new(launch.limits.max_warp_instructions),
+            fatal_block: AtomicU64::new(u64::MAX),
+            next_block: AtomicU64::new(0),
+            total_blocks,
+            tids: thread_indices(launch.block),
+        };
+        let workers = if prog.has_global_atomics {
+            1
+        } else if launch.limits.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            launch.limits.threads
+        }
+        .min(total_blocks as usize)
+        .max(1);
+        let outs: Vec<WorkerOut> = if workers == 1 {
+            let mut w = Worker::new(&l);
+            w.run(&l);
+            vec![w.out]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut w = Worker::new(&l);
+                            w.run(&l);
+                            w.out
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a simulator worker thread panicked"))
+                    .collect()
+            })
+        };
+        Ok(merge(prog, outs, launch.limits.max_diagnostics))
+    }
+}
+
+fn param_buffer(prog: &Program, launch: &Launch) -> Result<Vec<u8>, SimError> {
+    if launch.params.len() != prog.params.len() {
+        return Err(SimError::ParamCount {
+            kernel: prog.name.clone(),
+            expected: prog.params.len(),
+            got: launch.params.len(),
+        });
+    }
+    let mut buf = vec![0u8; prog.param_bytes as usize];
+    for (i, (p, bytes)) in prog.params.iter().zip(&launch.params).enumerate() {
+        if bytes.len() != p.size_bytes as usize {
+            return Err(SimError::ParamSize {
+                kernel: prog.name.clone(),
+                index: i,
+                name: p.name.clone(),
+                expected: p.size_bytes,
+                got: bytes.len(),
+            });
+        }
+        let off = prog.param_offsets[i] as usize;
+        buf[off..off + bytes.len()].copy_from_slice(bytes);
+    }
+    Ok(buf)
+}
+
+/// `%tid` of each thread of a block, by linear index (x fastest), so kernels need no division.
+fn thread_indices([bx, by, bz]: [u32; 3]) -> [Vec<u64>; 3] {
+    let n = bx as u64 * by as u64 * bz as u64;
+    let x = (0..n).map(|t| t % bx as u64).collect();
+    let y = (0..n).map(|t| (t / bx as u64) % by as u64).collect();
+    let z = (0..n).map(|t| t / (bx as u64 * by as u64)).collect();
+    [x, y, z]
+}
+
+fn check_dims(launch: &Launch) -> Result<(u32, u64), SimError> {
+    let [bx, by, bz] = launch.block;
+    let [gx, gy, gz] = launch.grid;
+    if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
+        return Err(SimError::InvalidLaunch(format!(
+            "grid ({gx},{gy},{gz}) and block ({bx},{by},{bz}) must be at least 1 in every dimension"
+        )));
+    }
+    let threads = bx as u64 * by as u64 * bz as u64;
+    if threads > 1024 || bx > 1024 || by > 1024 || bz > 64 {
+        return Err(SimError::InvalidLaunch(format!(
+            "a block of ({bx},{by},{bz}) = {threads} threads is too large: at most 1024 threads (x, y <= 1024, z <= 64)"
+        )));
+    }
+    if gy > 65535 || gz > 65535 {
+        return Err(SimError::InvalidLaunch(format!(
+            "grid y and z must be at most 65535, got ({gx},{gy},{gz})"
+        )));
+    }
+    Ok((threads as u32, gx as u64 * gy as u64 * gz as u64))
+}
+
+fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> LaunchReport {
+    let mut report = LaunchReport::default();
+    let fatal = outs
+        .iter()
+        .filter_map(|o| o.fatal.as_ref())
+        .min_by_key(|(b, _)| *b)
+        .cloned();
+    let last_block = fatal.as_ref().map_or(u64::MAX, |(b, _)| *b);
+
+    let mut by_line: BTreeMap<SourceLocation, Figures> = BTreeMap::new();
+    let mut site_totals = vec![Figures::default(); prog.sites.len()];
+    let mut diags = Vec::new();
+    let mut prints = Vec::new();
+    for o in outs {
+        for (t, f) in site_totals.iter_mut().zip(&o.site_figures) {
+            *t += f;
+        }
+        report.warp_instructions += o.instructions;
+        diags.extend(o.diags.into_iter().filter(|(b, _, _)| *b <= last_block));
+        prints.extend(o.printf.into_iter().filter(|p| p.block <= last_block));
+    }
+    for (site, f) in site_totals.iter().enumerate() {
+        report.figures += f;
+        if let Some(loc) = &prog.sites[site] {
+            if !f.is_empty() {
+                *by_line.entry(loc.clone()).or_default() += f;
+            }
+        }
+    }
+    report.lines = by_line
+        .into_iter()
+        .map(|(loc, figures)| LineFigures {
+            file: loc.file,
+            line: loc.line,
+            figures,
+        })
+        .collect();
+
+    diags.sort_by_key(|(b, _, _)| *b);
+    let mut seen = HashSet::new();
+    let mut kept: Vec<_> = diags
+        .into_iter()
+        .filter(|(_, k, _)| seen.insert(*k))
+        .map(|(_, _, d)| d)
+        .collect();
+    match fatal {
+        Some((_, d)) => {
+            kept.truncate(max_diagnostics.saturating_sub(1));
+            kept.push(d);
+            report.aborted = true;
+        }
+        None => kept.truncate(max_diagnostics),
+    }
+    report.diagnostics = kept;
+
+    prints.sort_by_key(|p| (p.block, p.warp, p.seq, p.lane));
+    report.printf = prints.into_iter().map(|p| p.text).collect();
+    report
+}

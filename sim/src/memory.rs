@@ -1,0 +1,226 @@
+//! Device memory: global allocations (cudaMalloc-aligned, far apart, bounds-checked), the address
+//! windows that generic addresses use for shared and local memory, and the figures counters.
+//!
+//! Global memory is shared by the CPU threads that run blocks, so it is stored as relaxed atomic
+//! words: plain loads and stores on x86, no data race in Rust terms, and well-defined lost updates
+//! for kernels that race on the GPU too.
+
+pub(crate) mod figures;
+
+use crate::error::SimError;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Generic addresses in `[SHARED_WINDOW, SHARED_WINDOW + 4 GiB)` are the block's shared memory.
+pub(crate) const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
+/// Generic addresses in `[LOCAL_WINDOW, LOCAL_WINDOW + 4 GiB)` are the thread's local memory.
+pub(crate) const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
+pub(crate) const WINDOW_SIZE: u64 = 1 << 32;
+/// The first global allocation; they follow upwards, each followed by an unmapped gap so that an
+/// index running off one allocation never lands in the next.
+const GLOBAL_BASE: u64 = 0x0000_7000_0000_0000;
+const GAP: u64 = 1 << 20;
+/// A simulated device of 16 GiB.
+pub(crate) const MEMORY_LIMIT: u64 = 16 << 30;
+
+pub(crate) struct Allocation {
+    pub base: u64,
+    pub size: u64,
+    words: Box<[AtomicU32]>,
+}
+
+impl Allocation {
+    /// Loads `bytes` (1, 2, 4 or 8) at byte offset `off`, which is a multiple of `bytes`.
+    #[inline]
+    pub fn load(&self, off: u64, bytes: u32) -> u64 {
+        let w = (off >> 2) as usize;
+        match bytes {
+            4 => self.words[w].load(Relaxed) as u64,
+            8 => {
+                self.words[w].load(Relaxed) as u64 | (self.words[w + 1].load(Relaxed) as u64) << 32
+            }
+            _ => {
+                let sh = (off & 3) * 8;
+                let v = self.words[w].load(Relaxed) as u64 >> sh;
+                v & if bytes == 1 { 0xff } else { 0xffff }
+            }
+        }
+    }
+
+    #[inline]
+    pub fn store(&self, off: u64, bytes: u32, v: u64) {
+        let w = (off >> 2) as usize;
+        match bytes {
+            4 => self.words[w].store(v as u32, Relaxed),
+            8 => {
+                self.words[w].store(v as u32, Relaxed);
+                self.words[w + 1].store((v >> 32) as u32, Relaxed);
+            }
+            _ => {
+                let sh = (off & 3) * 8;
+                let m = if bytes == 1 { 0xffu32 } else { 0xffff } << sh;
+                let v = (v as u32) << sh & m;
+                // Bytes of one word may belong to different threads: update only ours.
+                let _ = self.words[w].fetch_update(Relaxed, Relaxed, |cur| Some((cur & !m) | v));
+            }
+        }
+    }
+}
+
+pub(crate) struct GlobalMemory {
+    /// Sorted by base address.
+    allocs: Vec<Allocation>,
+    freed: Vec<(u64, u64)>,
+    next: u64,
+    in_use: u64,
+}
+
+/// Why an access is outside global memory, for the diagnostic.
+pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> String {
+    if addr < 4096 {
+        return "a null (or nearly null) pointer".to_string();
+    }
+    if let Some(&(b, s)) = mem
+        .freed
+        .iter()
+        .rev()
+        .find(|(b, s)| addr >= *b && addr < b + s)
+    {
+        return format!("memory of the {s}-byte allocation at {b:#x}, which was already freed");
+    }
+    let i = mem.allocs.partition_point(|a| a.base <= addr);
+    if i > 0 {
+        let a = &mem.allocs[i - 1];
+        if addr >= a.base && addr < a.base + a.size {
+            let past = addr + len - (a.base + a.size);
+            return format!(
+                "{past} byte(s) past the end of the {}-byte allocation at {:#x} (offset {} of it)",
+                a.size,
+                a.base,
+                addr - a.base
+            );
+        }
+        let after = addr - (a.base + a.size);
+        if after < GAP {
+            let len = len.max(1);
+            return format!(
+                "{after} byte(s) past the end of the {}-byte allocation at {:#x} (element {} of an array that holds {} \
+                 elements of {len} bytes)",
+                a.size,
+                a.base,
+                (addr - a.base) / len,
+                a.size / len
+            );
+        }
+    }
+    if let Some(a) = mem.allocs.get(i) {
+        if a.base - addr < GAP {
+            return format!(
+                "{} bytes before the start of the {}-byte allocation at {:#x}",
+                a.base - addr,
+                a.size,
+                a.base
+            );
+        }
+    }
+    "an address that belongs to no allocation".to_string()
+}
+
+impl GlobalMemory {
+    pub fn new() -> Self {
+        GlobalMemory {
+            allocs: Vec::new(),
+            freed: Vec::new(),
+            next: GLOBAL_BASE,
+            in_use: 0,
+        }
+    }
+
+    pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, SimError> {
+        let size = bytes.max(1);
+        if self.in_use + size > MEMORY_LIMIT {
+            return Err(SimError::OutOfMemory {
+                requested: bytes,
+                in_use: self.in_use,
+                limit: MEMORY_LIMIT,
+            });
+        }
+        let align = align.max(256);
+        let base = self.next.div_ceil(align) * align;
+        let words = (0..size.div_ceil(4)).map(|_| AtomicU32::new(0)).collect();
+        self.allocs.push(Allocation { base, size, words });
+        self.next = (base + size + GAP).div_ceil(GAP) * GAP;
+        self.in_use += size;
+        Ok(base)
+    }
+
+    pub fn free(&mut self, addr: u64) -> bool {
+        match self.allocs.iter().position(|a| a.base == addr) {
+            Some(i) => {
+                let a = self.allocs.remove(i);
+                self.in_use -= a.size;
+                self.freed.push((a.base, a.size));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The allocation holding `[addr, addr + len)`, or `None` when any byte is outside.
+    #[inline]
+    pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        let a = self.allocs.get(i.checked_sub(1)?)?;
+        (addr - a.base)
+            .checked_add(len)
+            .is_some_and(|end| end <= a.size)
+            .then_some(a)
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+        let a = self
+            .find(addr, data.len() as u64)
+            .ok_or_else(|| SimError::BadAccess {
+                op: "write",
+                addr,
+                len: data.len() as u64,
+                reason: describe_global_miss(self, addr, data.len() as u64),
+            })?;
+        let off = addr - a.base;
+        let mut i = 0;
+        while i < data.len() {
+            let o = off + i as u64;
+            if o.is_multiple_of(4) && i + 4 <= data.len() {
+                let w = u32::from_le_bytes(data[i..i + 4].try_into().expect("four bytes"));
+                a.store(o, 4, w as u64);
+                i += 4;
+            } else {
+                a.store(o, 1, data[i] as u64);
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
+        let a = self.find(addr, len).ok_or_else(|| SimError::BadAccess {
+            op: "read",
+            addr,
+            len,
+            reason: describe_global_miss(self, addr, len),
+        })?;
+        let off = addr - a.base;
+        let mut out = Vec::with_capacity(len as usize);
+        let mut i = 0;
+        while i < len {
+            let o = off + i;
+            if o.is_multiple_of(4) && i + 4 <= len {
+                out.extend_from_slice(&(a.load(o, 4) as u32).to_le_bytes());
+                i += 4;
+            } else {
+                out.push(a.load(o, 1) as u8);
+                i += 1;
+            }
+        }
+        Ok(out)
+    }
+}

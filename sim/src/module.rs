@@ -1,0 +1,71 @@
+//! A parsed and lowered PTX module: its kernels and module-level variables.
+
+use crate::error::SimError;
+use crate::ir::Program;
+use crate::lower::GlobalVar;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A kernel's name and parameters, as the launch must supply them.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    pub name: String,
+    pub params: Vec<ParamInfo>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    pub name: String,
+    pub size_bytes: u32,
+    pub align: u32,
+}
+
+/// PTX parsed and lowered into executable form: immutable, shareable between threads and machines.
+#[derive(Debug)]
+pub struct Module {
+    /// Distinguishes modules so a machine keeps one copy of each module's global variables.
+    pub(crate) id: u64,
+    pub(crate) programs: Vec<Program>,
+    pub(crate) globals: Vec<GlobalVar>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Module {
+    /// Parses PTX text (as NVRTC emits it) and prepares every kernel in it for execution.
+    /// Instructions the simulator cannot run are reported here, with their source line.
+    pub fn parse(ptx: &str) -> Result<Module, SimError> {
+        let ast = crate::parse::parse(ptx)?;
+        let (programs, globals) = crate::lower::lower_module(&ast)?;
+        Ok(Module {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            programs,
+            globals,
+        })
+    }
+
+    pub fn kernels(&self) -> Vec<KernelInfo> {
+        self.programs
+            .iter()
+            .map(|p| KernelInfo {
+                name: p.name.clone(),
+                params: p.params.clone(),
+            })
+            .collect()
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<KernelInfo> {
+        self.program(name).map(|p| KernelInfo {
+            name: p.name.clone(),
+            params: p.params.clone(),
+        })
+    }
+
+    pub(crate) fn program(&self, name: &str) -> Option<&Program> {
+        self.programs.iter().find(|p| p.name == name)
+    }
+
+    /// Names of the module's `__device__` and `__constant__` variables.
+    pub fn variables(&self) -> Vec<String> {
+        self.globals.iter().map(|g| g.name.clone()).collect()
+    }
+}

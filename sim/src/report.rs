@@ -1,0 +1,214 @@
+//! What a launch reports: memory figures (named after Nsight Compute's metrics) per kernel and per
+//! source line, diagnostics, printf output.
+
+use serde::{Deserialize, Serialize};
+use std::ops::AddAssign;
+
+/// Memory traffic counts. Names follow Nsight Compute: a *request* is one warp-wide memory
+/// instruction with at least one lane taking part; a *sector* an aligned 32-byte block of global
+/// memory touched by it; a *wavefront* one pass of the shared-memory banks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Figures {
+    /// `l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`
+    pub global_load_requests: u64,
+    /// `l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`
+    pub global_load_sectors: u64,
+    pub global_store_requests: u64,
+    pub global_store_sectors: u64,
+    /// Atomics and reductions (`_op_atom` plus `_op_red`).
+    pub global_atomic_requests: u64,
+    pub global_atomic_sectors: u64,
+    /// `smsp__sass_inst_executed_op_shared_ld.sum`
+    pub shared_load_requests: u64,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`
+    pub shared_load_wavefronts: u64,
+    /// Wavefronts beyond the ideal (1, 2 or 4 per request for 4-, 8- and 16-byte accesses).
+    pub shared_load_bank_conflicts: u64,
+    pub shared_store_requests: u64,
+    pub shared_store_wavefronts: u64,
+    pub shared_store_bank_conflicts: u64,
+    pub shared_atomic_requests: u64,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+impl Figures {
+    /// `l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio` (0 when no loads).
+    pub fn load_sectors_per_request(&self) -> f64 {
+        ratio(self.global_load_sectors, self.global_load_requests)
+    }
+    pub fn store_sectors_per_request(&self) -> f64 {
+        ratio(self.global_store_sectors, self.global_store_requests)
+    }
+    pub fn shared_load_wavefronts_per_request(&self) -> f64 {
+        ratio(self.shared_load_wavefronts, self.shared_load_requests)
+    }
+    pub fn shared_store_wavefronts_per_request(&self) -> f64 {
+        ratio(self.shared_store_wavefronts, self.shared_store_requests)
+    }
+    pub fn shared_bank_conflicts(&self) -> u64 {
+        self.shared_load_bank_conflicts + self.shared_store_bank_conflicts
+    }
+    pub fn is_empty(&self) -> bool {
+        *self == Figures::default()
+    }
+}
+
+impl AddAssign<&Figures> for Figures {
+    fn add_assign(&mut self, o: &Figures) {
+        self.global_load_requests += o.global_load_requests;
+        self.global_load_sectors += o.global_load_sectors;
+        self.global_store_requests += o.global_store_requests;
+        self.global_store_sectors += o.global_store_sectors;
+        self.global_atomic_requests += o.global_atomic_requests;
+        self.global_atomic_sectors += o.global_atomic_sectors;
+        self.shared_load_requests += o.shared_load_requests;
+        self.shared_load_wavefronts += o.shared_load_wavefronts;
+        self.shared_load_bank_conflicts += o.shared_load_bank_conflicts;
+        self.shared_store_requests += o.shared_store_requests;
+        self.shared_store_wavefronts += o.shared_store_wavefronts;
+        self.shared_store_bank_conflicts += o.shared_store_bank_conflicts;
+        self.shared_atomic_requests += o.shared_atomic_requests;
+    }
+}
+
+impl AddAssign for Figures {
+    fn add_assign(&mut self, o: Figures) {
+        *self += &o;
+    }
+}
+
+/// A position in the CUDA source, from the PTX `.loc` and `.file` directives. `file` is the name
+/// NVRTC was given for the program (possibly with a directory prefix).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SourceLocation {
+    pub file: String,
+    pub line: u32,
+}
+
+impl std::fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LineFigures {
+    pub file: String,
+    pub line: u32,
+    pub figures: Figures,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    /// A byte outside every live allocation, the block's shared memory or the thread's local frame.
+    OutOfBounds,
+    /// An address that is not a multiple of the access size.
+    Misaligned,
+    /// Two threads touched the same shared bytes between barriers, at least one writing.
+    SharedRace,
+    /// A barrier that not every thread of the block reached.
+    DivergentBarrier,
+    /// Every thread waits and none can go on.
+    Deadlock,
+    /// The launch ran past `Limits::max_warp_instructions`.
+    Timeout,
+    /// A `.sync` warp operation whose mask names lanes that did not take part.
+    InconsistentMask,
+    /// `trap`, `brkpt` or a failed `assert`.
+    Trap,
+}
+
+impl DiagnosticKind {
+    /// Whether the GPU would stop the kernel here (the simulator then aborts the launch).
+    pub fn is_fatal(self) -> bool {
+        !matches!(
+            self,
+            DiagnosticKind::SharedRace
+                | DiagnosticKind::DivergentBarrier
+                | DiagnosticKind::InconsistentMask
+        )
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Diagnostic {
+    pub kind: DiagnosticKind,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub location: Option<SourceLocation>,
+    /// One sentence with the details: address, allocation, size, lanes.
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LaunchReport {
+    pub figures: Figures,
+    /// Per source line that did any memory traffic, sorted by (file, line).
+    pub lines: Vec<LineFigures>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Everything the kernel printed, ordered by block, then warp, then printf call, then lane.
+    pub printf: String,
+    /// A fatal error (out of bounds, misaligned, trap, deadlock, timeout) stopped the kernel.
+    pub aborted: bool,
+    pub warp_instructions: u64,
+}
+
+/// How far a launch may go.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Warp instructions for the whole launch before it stops with a `Timeout` diagnostic.
+    pub max_warp_instructions: u64,
+    /// Diagnostics kept in the report (the first ones, in block order).
+    pub max_diagnostics: usize,
+    /// CPU threads running blocks; 0 means one per core.
+    pub threads: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_warp_instructions: 2_000_000_000,
+            max_diagnostics: 20,
+            threads: 0,
+        }
+    }
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared_bytes: u32,
+    /// Raw little-endian bytes of each kernel parameter, in order; pointers are 8-byte device addresses.
+    pub params: Vec<Vec<u8>>,
+    pub limits: Limits,
+}
+
+impl Launch {
+    /// A launch with default limits and no dynamic shared memory.
+    pub fn new(
+        kernel: impl Into<String>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        params: Vec<Vec<u8>>,
+    ) -> Launch {
+        Launch {
+            kernel: kernel.into(),
+            grid,
+            block,
+            dynamic_shared_bytes: 0,
+            params,
+            limits: Limits::default(),
+        }
+    }
+}

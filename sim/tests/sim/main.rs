@@ -1,0 +1,12 @@
+//! Simulator tests on fixture kernels (CUDA sources with their NVRTC PTX under tests/fixtures/).
+#![allow(dead_code)]
+// Comparing device output with a reference reads best as indexed loops.
+#![allow(clippy::needless_range_loop)]
+
+mod api;
+mod common;
+mod diagnostics;
+mod figures;
+mod kernels;
+mod ncu;
+mod parsing;
