@@ -9,10 +9,11 @@ use std::time::Duration;
 /// The PTX architecture the simulator is given: sm_80's instruction set covers every exercise.
 pub const SIM_ARCHITECTURE: u32 = 80;
 
-/// Warp instructions per second the simulator runs, at least, on a slow machine: turns an
-/// exercise's time limit into an instruction budget, so a hang is caught at the same point on
-/// every machine.
-const WARP_INSTRUCTIONS_PER_SECOND: u64 = 50_000_000;
+/// Warp instructions per second the simulator runs on one core of a modest machine (about 9
+/// million measured on a 2-core CI machine for a warp spinning in a loop): turns an exercise's
+/// time limit into an instruction budget, so a hang is caught after about the same wall time,
+/// and at exactly the same point on every machine.
+const WARP_INSTRUCTIONS_PER_SECOND: u64 = 10_000_000;
 
 #[derive(Default)]
 pub struct SimBackend {
@@ -67,10 +68,21 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
     let text = describe(diagnostic);
     match diagnostic.kind {
         DiagnosticKind::OutOfBounds => BackendError::OutOfBounds(text),
-        DiagnosticKind::Timeout => BackendError::Timeout {
-            limit,
-            detail: Some(text),
-        },
+        DiagnosticKind::Timeout => {
+            let [bx, by, bz] = diagnostic.block;
+            let [tx, ty, tz] = diagnostic.thread;
+            let place = diagnostic
+                .location
+                .as_ref()
+                .map(|l| format!(" at {}:{}", l.file, l.line));
+            BackendError::Timeout {
+                limit,
+                detail: Some(format!(
+                    "thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}) was still running{}",
+                    place.unwrap_or_default()
+                )),
+            }
+        }
         _ => BackendError::Fault(text),
     }
 }

@@ -143,6 +143,9 @@ pub enum GradeAction {
         /// Keep the synthetic class and its results in this folder (by default a temporary one).
         #[arg(long)]
         keep: Option<PathBuf>,
+        /// Where the checks run (default: the simulator).
+        #[arg(long, value_enum)]
+        backend: Option<BackendChoice>,
     },
     /// Run a runner command under the limits of one grading cell (used by `runner grade`).
     #[command(hide = true)]
@@ -171,7 +174,17 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             jobs,
             exercises,
             keep,
-        }) => return bench::run(submissions, jobs, exercises.as_deref(), keep.as_deref()),
+            backend,
+        }) => {
+            let backend = backend_name(backend).unwrap_or_else(|| "sim".into());
+            return bench::run(
+                submissions,
+                jobs,
+                exercises.as_deref(),
+                keep.as_deref(),
+                &backend,
+            );
+        }
         Some(GradeAction::Sandbox {
             memory_mb,
             cpu_seconds,

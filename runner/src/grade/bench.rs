@@ -1,8 +1,9 @@
-//! `runner grade bench`: a synthetic class, graded and timed. Each submission holds, per
+//! `runner grade bench`: a synthetic class, graded and timed (in the simulator unless told). Each submission holds, per
 //! exercise, the course's solution (most), the exercise's own file (not done) or nothing
 //! (missing), each with a comment that makes it unique, so every check compiles afresh as it
 //! would for a real class.
 
+use super::results::Store;
 use super::run::{grade_class, select_exercises, Options};
 use crate::session::find_course;
 use anyhow::Context;
@@ -15,6 +16,7 @@ pub fn run(
     jobs: Option<usize>,
     exercises: Option<&str>,
     keep: Option<&Path>,
+    backend: &str,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let chosen = select_exercises(&course, exercises)?;
@@ -49,23 +51,30 @@ pub fn run(
         out: out.clone(),
         seed: None,
         jobs,
-        backend: Some("sim".into()),
+        backend: Some(backend.into()),
         exercises: exercises.map(str::to_string),
         resume: false,
         grading: None,
         shard: None,
     };
-    let workers =
-        jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = jobs.unwrap_or_else(|| match backend {
+        "gpu" => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    });
     let started = Instant::now();
     let graded = grade_class(&options, &course)?;
     let seconds = started.elapsed().as_secs_f64();
     let cells = count * chosen.len();
+    let mut statuses = std::collections::BTreeMap::new();
+    for cell in Store::new(&out).all() {
+        *statuses.entry(cell.status.name()).or_insert(0) += 1;
+    }
     println!(
-        "Graded {count} submissions x {} exercises = {cells} cells ({} checks run) in the simulator in {seconds:.1} s \
-         with {workers} jobs: {:.2} checks per second, {:.0} ms per check per job.",
+        "Graded {count} submissions x {} exercises = {cells} cells ({} checks run) on {} in {seconds:.1} s with \
+         {workers} jobs: {:.2} checks per second, {:.0} ms per check per job. Cells: {statuses:?}.",
         chosen.len(),
         graded.graded_now,
+        graded.settings.device,
         graded.graded_now as f64 / seconds,
         seconds * 1000.0 * workers as f64 / graded.graded_now.max(1) as f64
     );
