@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Checks what `mdbook build` lets pass: includes, internal links, and the exercises' pages.
+
+mdbook 0.4 logs a missing include as an error but still exits 0, and an include of an anchor
+that does not exist silently includes nothing. So this script checks, over book/src and the built
+HTML in book/build:
+
+1. every `{{#include FILE}}` and `{{#include FILE:ANCHOR}}` names a file that exists, and every
+   named anchor has an `ANCHOR: name` and an `ANCHOR_END: name` with at least one line between;
+2. no `{{#include` survived into the built HTML;
+3. every internal link (`href`, `src`) in the built HTML points at a file of the build, and every
+   `#fragment` at an id that exists in that page;
+4. every exercise in exercises/exercises.toml is taught on its `chapter` page, which is in
+   SUMMARY.md, has the heading `## Exercise NN: TITLE {#exercise-NN}` with the metadata's title
+   (the id is what other pages link to), says `runner check NN`, includes the exercise's file,
+   and includes the solution's file inside a <details> fold.
+
+Usage: python3 book/tests/check_book.py [BUILD_DIR]   (default book/build). Exits 1 on any failure,
+listing all of them. Python 3.11+ standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+BOOK = Path(__file__).resolve().parent.parent
+SRC = BOOK / "src"
+REPO = BOOK.parent
+INCLUDE = re.compile(r"(?<!\\)\{\{#include\s+([^}\s]+)\s*\}\}")
+
+failures: list[str] = []
+
+
+def fail(message: str) -> None:
+    failures.append(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Includes
+
+
+def anchor_lines(text: str, anchor: str) -> list[str] | None:
+    """The lines between `ANCHOR: anchor` and `ANCHOR_END: anchor`, or None if either is missing."""
+    start = re.compile(rf"ANCHOR:\s*{re.escape(anchor)}\b")
+    end = re.compile(rf"ANCHOR_END:\s*{re.escape(anchor)}\b")
+    lines = text.splitlines()
+    begin = next((n for n, line in enumerate(lines) if start.search(line)), None)
+    if begin is None:
+        return None
+    finish = next((n for n in range(begin + 1, len(lines)) if end.search(lines[n])), None)
+    if finish is None:
+        return None
+    return lines[begin + 1:finish]
+
+
+def check_includes() -> dict[Path, list[tuple[str, Path, str | None]]]:
+    """Checks every include; returns, per page, its includes as (raw, file, anchor)."""
+    found: dict[Path, list[tuple[str, Path, str | None]]] = {}
+    for page in sorted(SRC.rglob("*.md")):
+        text = page.read_text()
+        for match in INCLUDE.finditer(text):
+            raw = match.group(1)
+            name, _, selector = raw.partition(":")
+            target = (page.parent / name).resolve()
+            where = f"{page.relative_to(REPO)}: {{{{#include {raw}}}}}"
+            found.setdefault(page, []).append((raw, target, selector or None))
+            if not target.is_file():
+                fail(f"{where}: no file {target.relative_to(REPO) if target.is_relative_to(REPO) else target}")
+                continue
+            if not selector or re.fullmatch(r"\d*(:\d*)?", selector):
+                continue  # the whole file, or a line range
+            region = anchor_lines(target.read_text(), selector)
+            if region is None:
+                fail(f"{where}: no ANCHOR: {selector} ... ANCHOR_END: {selector} in the file")
+            elif not any(line.strip() for line in region):
+                fail(f"{where}: the anchor {selector} is empty")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# 2 and 3. The built HTML
+
+
+class Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if value is None:
+                continue
+            if key in ("id", "name"):
+                self.ids.add(value)
+            elif (key == "href" and tag in ("a", "link")) or (key == "src" and tag in ("img", "script")):
+                self.links.append(value)
+
+
+def check_html(build: Path) -> None:
+    if not (build / "index.html").is_file():
+        fail(f"{build} has no index.html: did `mdbook build book` run?")
+        return
+    pages: dict[Path, Page] = {}
+    for path in sorted(build.rglob("*.html")):
+        parser = Page()
+        text = path.read_text(errors="replace")
+        parser.feed(text)
+        pages[path.resolve()] = parser
+        if "{{#include" in text:
+            fail(f"{path.relative_to(build)}: an include was left unexpanded")
+    checked = 0
+    for path, page in pages.items():
+        # print.html repeats every chapter with rewritten links; the chapters themselves are checked.
+        if path.name in ("print.html", "toc.html", "404.html"):
+            continue
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+            checked += 1
+            if not target.is_relative_to(build.resolve()) or not target.exists():
+                fail(f"{path.relative_to(build.resolve())}: link {link!r} points at nothing in the book")
+                continue
+            if target.is_dir():
+                target = target / "index.html"
+            if parts.fragment and target.suffix == ".html":
+                ids = pages.get(target.resolve())
+                if ids is None or unquote(parts.fragment) not in ids.ids:
+                    fail(f"{path.relative_to(build.resolve())}: link {link!r}: no id "
+                         f"{parts.fragment!r} in {target.name}")
+    if checked == 0:
+        fail("no internal links found in the built book: is the checker looking at the right folder?")
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Exercises
+
+
+def summary_pages() -> set[str]:
+    text = (SRC / "SUMMARY.md").read_text()
+    pages = set(re.findall(r"\]\(([^)#]+\.md)\)", text))
+    for page in pages:
+        if not (SRC / page).is_file():
+            fail(f"SUMMARY.md links {page}, which does not exist")
+    return pages
+
+
+def check_exercises(includes: dict[Path, list[tuple[str, Path, str | None]]]) -> int:
+    metadata = REPO / "exercises" / "exercises.toml"
+    exercises = tomllib.loads(metadata.read_text()).get("exercise", [])
+    pages = summary_pages()
+    for exercise in exercises:
+        number, chapter, file = exercise["id"], exercise["chapter"], exercise["file"]
+        who = f"exercise {number} ({file})"
+        if chapter not in pages:
+            fail(f"{who}: its chapter {chapter} is not in SUMMARY.md")
+            continue
+        page = (SRC / chapter).resolve()
+        text = page.read_text()
+        heading = re.search(rf"^## Exercise {number}: (.*?) \{{#exercise-{number}\}}\s*$", text, flags=re.M)
+        if heading is None:
+            fail(f"{who}: {chapter} has no heading `## Exercise {number}: TITLE {{#exercise-{number}}}`")
+        elif heading.group(1) != exercise["title"]:
+            fail(f"{who}: {chapter}'s heading says {heading.group(1)!r}; exercises.toml says {exercise['title']!r}")
+        if not re.search(rf"`runner check {number}`", text):
+            fail(f"{who}: {chapter} does not say `runner check {number}`")
+        exercise_file = (REPO / "exercises" / file).resolve()
+        solution_file = (REPO / "solutions" / file).resolve()
+        targets = [target for _, target, _ in includes.get(page, [])]
+        if exercise_file not in targets:
+            fail(f"{who}: {chapter} does not include exercises/{file}")
+        if solution_file not in targets:
+            fail(f"{who}: {chapter} does not include solutions/{file}")
+        folded = re.findall(r"<details>(.*?)</details>", text, flags=re.S)
+        if not any(f"solutions/{file}" in block for block in folded):
+            fail(f"{who}: in {chapter}, the solution is not inside a <details> fold")
+    return len(exercises)
+
+
+def main() -> int:
+    build = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else BOOK / "build"
+    includes = check_includes()
+    check_html(build)
+    count = check_exercises(includes)
+    if failures:
+        print(f"check_book: {len(failures)} problem(s):", file=sys.stderr)
+        for message in failures:
+            print(f"  - {message}", file=sys.stderr)
+        return 1
+    total = sum(len(v) for v in includes.values())
+    print(f"check_book: {total} includes, the built HTML's internal links and {count} exercises' pages are fine")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
