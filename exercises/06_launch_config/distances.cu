@@ -17,9 +17,12 @@
 //
 // Check it with: runner check 06
 
+// ANCHOR: config
 // TODO: declare the launch configuration, as
 //     extern "C" __constant__ int threads_per_block = ...;
 //     extern "C" __constant__ int blocks_per_grid = ...;
+
+// ANCHOR_END: config
 
 // ANCHOR: kernel
 extern "C" __global__ void distances(const float* x, const float* y, float* dist, int n)

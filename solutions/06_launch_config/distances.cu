@@ -17,6 +17,7 @@
 //
 // Check it with: runner check 06
 
+// ANCHOR: config
 // TODO: declare the launch configuration, as
 //     extern "C" __constant__ int threads_per_block = ...;
 //     extern "C" __constant__ int blocks_per_grid = ...;
@@ -26,6 +27,8 @@ extern "C" __constant__ int threads_per_block = 256;
 // so every SM has plenty of warps to switch between while others wait for memory. Any count
 // is correct with a grid-stride loop; this one is only about speed.
 extern "C" __constant__ int blocks_per_grid = 1056;
+
+// ANCHOR_END: config
 
 // ANCHOR: kernel
 extern "C" __global__ void distances(const float* x, const float* y, float* dist, int n)
