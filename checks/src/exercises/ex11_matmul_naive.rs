@@ -44,6 +44,7 @@ fn case(m: usize, n: usize, k: usize, why: &str, rng: &mut Rng) -> Case {
         })
         .bytes_moved(4 * (m * k + k * n + m * n) as u64)
         .flops(2 * (m * n * k) as u64)
+        .sgemm_shape(m, n, k)
         .for_timing(m == TIMING_SIZE && n == TIMING_SIZE && k == TIMING_SIZE)
 }
 

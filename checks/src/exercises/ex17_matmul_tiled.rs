@@ -90,6 +90,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 })
                 .bytes_moved(4 * (m * k + k * n + m * n) as u64)
                 .flops(2 * (m * n * k) as u64)
+                .sgemm_shape(m, n, k)
                 .for_timing(why == TIMED)
         })
         .collect()

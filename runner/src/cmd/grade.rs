@@ -14,7 +14,8 @@
 //! | `sandbox` | the limits a check's process runs under |
 //! | `cell` | running one check, and what its exit and report mean |
 //! | `results` | a graded cell, saved atomically as it finishes |
-//! | `run` | the class: preflight, staging, the pool of workers, Ctrl-C |
+//! | `prepare` | before grading: exercises chosen, the course checked once, kernels staged |
+//! | `run` | the class: the pool of workers, resume, Ctrl-C |
 //! | `display` | progress bar or plain lines |
 //! | `similarity` | pairs of nearly identical kernels |
 //! | `output` | the grade book and its formats (csv, json, junit, gradescope, html) |
@@ -40,6 +41,8 @@ mod display;
 mod kernels;
 #[path = "../grade/output.rs"]
 mod output;
+#[path = "../grade/prepare.rs"]
+mod prepare;
 #[path = "../grade/results.rs"]
 mod results;
 #[path = "../grade/run.rs"]
@@ -86,7 +89,7 @@ pub struct GradeArgs {
     /// Seed of the random test inputs (overrides `seed` in grading.toml).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Checks run at once; by default one per CPU core in the simulator, one on a GPU.
+    /// Checks run at once; by default three per CPU core in the simulator, one on a GPU.
     #[arg(long)]
     pub jobs: Option<usize>,
     #[command(flatten)]
@@ -134,7 +137,7 @@ pub enum GradeAction {
         /// Synthetic submissions to grade.
         #[arg(long, default_value_t = 20)]
         submissions: usize,
-        /// Checks run at once; by default one per CPU core.
+        /// Checks run at once; by default as for `runner grade`.
         #[arg(long)]
         jobs: Option<usize>,
         /// Only these exercises, e.g. `01-04`.
@@ -226,6 +229,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             options: &args.slurm_options,
             formats: &args.format,
             seed: args.seed,
+            jobs: args.jobs,
             backend: backend_name(args.backend.backend),
             exercises: args.exercises.clone(),
             grading: args.grading.clone(),

@@ -111,7 +111,7 @@ pub fn write(
 ) -> anyhow::Result<PathBuf> {
     // Refuse a broken grading file or exercise list now, not on Gradescope.
     let (_, grading_path) = super::config::GradingFile::load(grading, &course.root)?;
-    super::run::select_exercises(course, exercises)?;
+    super::prepare::select_exercises(course, exercises)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot make {}", out.display()))?;
     let path = out.join("autograder.zip");
     let file =

@@ -3,8 +3,9 @@
 //! (missing), each with a comment that makes it unique, so every check compiles afresh as it
 //! would for a real class.
 
+use super::prepare::select_exercises;
 use super::results::Store;
-use super::run::{grade_class, select_exercises, Options};
+use super::run::{default_jobs, grade_class, Options};
 use crate::session::find_course;
 use anyhow::Context;
 use std::path::Path;
@@ -57,10 +58,7 @@ pub fn run(
         grading: None,
         shard: None,
     };
-    let workers = jobs.unwrap_or_else(|| match backend {
-        "gpu" => 1,
-        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    });
+    let workers = jobs.unwrap_or_else(|| default_jobs(backend));
     let started = Instant::now();
     let graded = grade_class(&options, &course)?;
     let seconds = started.elapsed().as_secs_f64();

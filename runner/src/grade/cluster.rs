@@ -114,6 +114,7 @@ pub struct SlurmPlan<'a> {
     pub options: &'a [String],
     pub formats: &'a [Format],
     pub seed: Option<u64>,
+    pub jobs: Option<usize>,
     pub backend: Option<String>,
     pub exercises: Option<String>,
     pub grading: Option<PathBuf>,
@@ -139,6 +140,9 @@ pub fn write_slurm(plan: &SlurmPlan) -> anyhow::Result<PathBuf> {
     let mut grade_args = String::new();
     if let Some(seed) = plan.seed {
         grade_args.push_str(&format!(" --seed {seed}"));
+    }
+    if let Some(jobs) = plan.jobs {
+        grade_args.push_str(&format!(" --jobs {jobs}"));
     }
     if let Some(backend) = &plan.backend {
         grade_args.push_str(&format!(" --backend {backend}"));

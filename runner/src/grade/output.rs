@@ -18,6 +18,7 @@ use super::similarity::Pair;
 use anyhow::Context;
 use clap::ValueEnum;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -65,10 +66,17 @@ impl Book {
         submissions: Option<&[String]>,
         similarity: Vec<Pair>,
     ) -> Book {
-        let cells = store.all();
+        let mut cells: HashMap<(String, String), CellResult> = store
+            .all()
+            .into_iter()
+            .map(|c| ((c.submission.clone(), c.exercise.clone()), c))
+            .collect();
         let mut ids: Vec<String> = match submissions {
             Some(ids) => ids.to_vec(),
-            None => cells.iter().map(|c| c.submission.clone()).collect(),
+            None => cells
+                .keys()
+                .map(|(submission, _)| submission.clone())
+                .collect(),
         };
         ids.sort();
         ids.dedup();
@@ -78,12 +86,7 @@ impl Book {
                 let row_cells: Vec<Option<CellResult>> = settings
                     .exercises
                     .iter()
-                    .map(|e| {
-                        cells
-                            .iter()
-                            .find(|c| c.submission == id && c.exercise == e.id)
-                            .cloned()
-                    })
+                    .map(|e| cells.remove(&(id.clone(), e.id.clone())))
                     .collect();
                 let total = row_cells.iter().flatten().map(|c| c.points).sum::<f64>();
                 let seconds = row_cells.iter().flatten().map(|c| c.seconds).sum::<f64>();

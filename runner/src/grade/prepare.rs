@@ -1,0 +1,169 @@
+//! Before any student is graded: the exercises chosen, the course checked once (so a broken
+//! machine does not give every student the same error), and each submission's kernels found,
+//! checked and staged.
+
+use super::archive::{self, Limits};
+use super::cell::{CheckCommand, Exit};
+use super::config::GradingFile;
+use super::kernels::{self, Lookup, Tree};
+use super::submissions::{Kind, Submission};
+use crate::course::{Course, Exercise};
+use anyhow::{bail, Context};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// `01,02,5-7` as exercise ids of the course, in course order.
+pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<Vec<Exercise>> {
+    let Some(spec) = spec else {
+        return Ok(course.exercises.clone());
+    };
+    let mut wanted = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((from, to)) => {
+                let (from, to) = (
+                    course.exercise(from)?.id.clone(),
+                    course.exercise(to)?.id.clone(),
+                );
+                wanted.extend(
+                    course
+                        .exercises
+                        .iter()
+                        .filter(|e| e.id >= from && e.id <= to)
+                        .map(|e| e.id.clone()),
+                );
+            }
+            None => wanted.push(course.exercise(part)?.id.clone()),
+        }
+    }
+    if wanted.is_empty() {
+        bail!("--exercises {spec:?} names no exercise; write ids such as 01,02 or a range such as 01-04");
+    }
+    Ok(course
+        .exercises
+        .iter()
+        .filter(|e| wanted.contains(&e.id))
+        .cloned()
+        .collect())
+}
+
+pub fn limits_of(file: &GradingFile) -> Limits {
+    Limits {
+        max_archive_bytes: file.max_archive_mb << 20,
+        max_expanded_bytes: file.max_expanded_mb << 20,
+        max_entries: file.max_entries,
+        max_file_bytes: file.max_file_kb << 10,
+    }
+}
+
+/// Finds and stages one submission's kernels; an archive refused as a whole refuses every cell.
+pub fn stage(
+    submission: &Submission,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<BTreeMap<String, Lookup>, String> {
+    let staging = work.join("stage").join(&submission.id);
+    let tree = match submission.kind {
+        Kind::Folder => Tree::walk(&submission.path, exercises, Vec::new()),
+        kind => {
+            let dest = work.join("extract").join(&submission.id);
+            std::fs::create_dir_all(&dest)
+                .map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+            let wanted = |p: &Path| kernels::is_candidate(p, exercises);
+            let extracted = archive::extract(&submission.path, kind, &dest, limits, &wanted)
+                .map_err(|e| e.to_string())?;
+            Tree::walk(&dest, exercises, extracted.skipped)
+        }
+    };
+    let tree = tree.map_err(|why| {
+        format!(
+            "{} {why}",
+            submission
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+        )
+    })?;
+    Ok(kernels::look_up_all(
+        &tree,
+        exercises,
+        &staging,
+        limits.max_file_bytes,
+    ))
+}
+
+/// Checks each exercise's own (pristine) file once: the course, the compiler and the backend
+/// must work before a class is graded, or every student would get the same error. Returns the
+/// backend and device the checks ran on.
+pub fn preflight(
+    command: &CheckCommand,
+    course: &Course,
+    exercises: &[Exercise],
+    work: &Path,
+) -> anyhow::Result<(String, String)> {
+    let never = AtomicBool::new(false);
+    let mut found = None;
+    let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for exercise in exercises {
+        let file = course.exercise_path(exercise);
+        if !file.is_file() {
+            bail!(
+                "exercise {}'s file {} is missing from the course; grading compares against it",
+                exercise.id,
+                file.display()
+            );
+        }
+        let raw = command
+            .run(
+                &exercise.id,
+                &file,
+                &work.join("preflight").join(&exercise.id),
+                &never,
+            )
+            .context("cannot start the runner to check the course")?;
+        let report = match raw.exit {
+            Exit::Code(0 | 1) => serde_json::from_str::<serde_json::Value>(&raw.stdout).ok(),
+            _ => None,
+        };
+        match report {
+            Some(report) if found.is_none() => {
+                let field = |name: &str| report[name].as_str().unwrap_or_default().to_string();
+                found = Some((field("backend"), field("device")));
+            }
+            Some(_) => {}
+            None => {
+                let said = raw.stderr.trim().trim_start_matches("Error: ").to_string();
+                let said = if said.is_empty() {
+                    format!("the check ended with {:?} and said nothing", raw.exit)
+                } else {
+                    said
+                };
+                problems.entry(said).or_default().push(exercise.id.clone());
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|(said, ids)| format!("exercise {}: {said}", ids.join(", ")))
+            .collect();
+        bail!(
+            "the course cannot be checked, so no submission was graded:\n  {}\nFix the course or the machine, or leave \
+             those exercises out with --exercises.",
+            lines.join("\n  ")
+        );
+    }
+    found.context("no exercise to grade")
+}
+
+/// Whether `runner check` takes `--sizes` (extra problem sizes for hidden cases).
+pub fn check_takes_sizes(exe: &Path) -> anyhow::Result<bool> {
+    let help = std::process::Command::new(exe)
+        .args(["check", "--help"])
+        .output()
+        .context("cannot run the runner to read `check --help`")?;
+    Ok(String::from_utf8_lossy(&help.stdout).contains("--sizes"))
+}
