@@ -21,6 +21,8 @@ pub struct Checker<'a> {
     pub compiler: &'a Compiler,
     pub backend: &'a mut dyn Backend,
     pub seed: Option<u64>,
+    /// Problem sizes to test beyond the exercise's own.
+    pub extra_sizes: Vec<usize>,
     /// Time the kernel and the reference solution (on a GPU only).
     pub timing: bool,
     /// Where to write every case's outputs as raw little-endian files, to compare backends.
@@ -70,7 +72,7 @@ impl Checker<'_> {
     fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
         CaseOptions {
             seed: self.seed.unwrap_or(CaseOptions::default().seed),
-            extra_sizes: Vec::new(),
+            extra_sizes: self.extra_sizes.clone(),
             timing: self.timing && self.backend.kind() == "gpu",
             declared,
         }

@@ -33,6 +33,29 @@ pub struct BackendArgs {
     pub backend: Option<BackendChoice>,
 }
 
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The exercise id, e.g. 03.
+    pub id: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed of the random test inputs.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Extra problem sizes to test, beyond the exercise's own (e.g. an instructor's hidden cases).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<usize>,
+    /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Write every case's outputs as raw files under this folder (to compare backends).
+    #[arg(long, hide = true)]
+    pub save_outputs: Option<PathBuf>,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
 #[derive(Subcommand)]
 pub enum Command {
     /// List the exercises, which are done, and your progress.
@@ -42,24 +65,7 @@ pub enum Command {
         json: bool,
     },
     /// Compile, run, verify and time an exercise, and explain what went wrong.
-    Check {
-        /// The exercise id, e.g. 03.
-        id: String,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Seed of the random test inputs.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
-        #[arg(long)]
-        file: Option<PathBuf>,
-        /// Write every case's outputs as raw files under this folder (to compare backends).
-        #[arg(long, hide = true)]
-        save_outputs: Option<PathBuf>,
-        #[command(flatten)]
-        backend: BackendArgs,
-    },
+    Check(CheckArgs),
     /// Show the next hint for an exercise; each call shows one more.
     Hint { id: String },
     /// Restore an exercise's original file; your version is kept as a backup beside it.

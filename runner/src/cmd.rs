@@ -17,14 +17,7 @@ use std::process::ExitCode;
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::List { json } => list::run(json),
-        Command::Check {
-            id,
-            json,
-            seed,
-            file,
-            save_outputs,
-            backend,
-        } => check::run(&id, json, seed, file, save_outputs, backend.backend),
+        Command::Check(args) => check::run(args),
         Command::Hint { id } => hint::run(&id),
         Command::Reset { id } => reset::run(&id),
         Command::Watch {

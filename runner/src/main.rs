@@ -8,6 +8,7 @@ mod cmd;
 mod compile;
 mod course;
 mod execute;
+mod grade;
 mod pristine;
 mod progress;
 mod report;

@@ -934,6 +934,7 @@ fn the_instructors_seed_reaches_the_checks_and_extra_sizes_are_never_silently_dr
         &class.join("wrong").join(K02),
         &fixture("vector_add_first_block_only.cu"),
     );
+    put(&class.join("correct").join(K02), &solution(K02));
     let message = |out: &str, more: &[&str]| {
         let out = work.path().join(out);
         let run = grade(
@@ -966,9 +967,13 @@ fn the_instructors_seed_reaches_the_checks_and_extra_sizes_are_never_silently_dr
     let takes_sizes = course.run(&["check", "--help"]).stdout.contains("--sizes");
     if takes_sizes {
         assert_eq!(run.code, 0, "{}", run.all());
-        let cell = read_json(&out.join("cells/wrong/02.json"));
+        // A wrong kernel stops at its first failing case; a right one runs them all.
+        let cell = read_json(&out.join("cells/correct/02.json"));
+        let cases = cell["cases"].as_array().unwrap();
         assert!(
-            cell["details"].as_str().unwrap().contains("5000"),
+            cases
+                .iter()
+                .any(|c| c["name"].as_str().unwrap().contains("5000")),
             "{cell:#}"
         );
     } else {

@@ -34,7 +34,8 @@ chmod 700 "$work/munge"
 dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$work/munge/munge.key"
 munged --foreground --force --key-file="$work/munge/munge.key" --socket="$work/munge/socket" \
-    --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed" &
+    --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed" \
+    >"$work/munged.out" 2>&1 &
 pids+=($!)
 
 node=$(hostname -s)
@@ -71,15 +72,15 @@ ReturnToService=2
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=grading Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
-slurmctld -D -i -f "$SLURM_CONF" &
+slurmctld -D -i -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -f "$SLURM_CONF" &
+slurmd -D -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do
     if sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed)'; then break; fi
     sleep 1
 done
-sinfo -h -o '%T' | grep -qE '^(idle|mixed)' || { echo "slurm-test: the node never became idle" >&2; tail -20 "$work"/*.log >&2; exit 1; }
+sinfo -h -o '%T' | grep -qE '^(idle|mixed)' || { echo "slurm-test: the node never became idle" >&2; tail -20 "$work"/*.log "$work"/*.out >&2; exit 1; }
 echo "slurm-test: a one-node cluster is up ($node, $cpus CPUs)"
 
 # A class of five: three right, one not done, one that does not compile; two shards.

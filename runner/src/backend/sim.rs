@@ -63,6 +63,15 @@ fn declared_int_in_ptx(ptx: &str, name: &str) -> Option<i32> {
     })
 }
 
+/// CPU threads the simulator may use for the blocks of a launch: RUNNER_SIM_THREADS, else all
+/// cores (0). A grader running several checks at once gives each fewer.
+fn cpu_threads() -> usize {
+    std::env::var("RUNNER_SIM_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
 fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
     let text = describe(diagnostic);
@@ -175,6 +184,7 @@ impl Backend for SimBackend {
                 max_warp_instructions: (launch.time_limit.as_secs_f64()
                     * WARP_INSTRUCTIONS_PER_SECOND as f64)
                     as u64,
+                threads: cpu_threads(),
                 ..Limits::default()
             },
         };

@@ -1,27 +1,28 @@
 //! `runner check NN`: the main verb.
 
 use crate::checker::Checker;
-use crate::cli::BackendChoice;
+use crate::cli::CheckArgs;
 use crate::pristine;
 use crate::progress::Progress;
 use crate::session::{compiler, find_course, open_backend};
 use colored::Colorize;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(
-    id: &str,
-    json: bool,
-    seed: Option<u64>,
-    file: Option<PathBuf>,
-    save_outputs: Option<PathBuf>,
-    choice: Option<BackendChoice>,
-) -> anyhow::Result<ExitCode> {
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let CheckArgs {
+        id,
+        json,
+        seed,
+        sizes,
+        file,
+        save_outputs,
+        backend,
+    } = args;
     let course = find_course()?;
     pristine::snapshot(&course)?;
-    let exercise = course.exercise(id)?.clone();
+    let exercise = course.exercise(&id)?.clone();
     let compiler = compiler(&course)?;
-    let mut backend = open_backend(choice, &compiler, json)?;
+    let mut backend = open_backend(backend.backend, &compiler, json)?;
     let (mut progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
@@ -33,8 +34,9 @@ pub fn run(
         compiler: &compiler,
         backend: backend.as_mut(),
         seed,
+        extra_sizes: sizes,
         timing: true,
-        save_outputs: save_outputs.clone(),
+        save_outputs,
     };
     let mut report = checker.check(&exercise, &path)?;
     if report.passed() && own_file {

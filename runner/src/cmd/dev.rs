@@ -24,6 +24,7 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
             compiler: &compiler,
             backend: backend.as_mut(),
             seed: None,
+            extra_sizes: Vec::new(),
             timing: false,
             save_outputs: None,
         };

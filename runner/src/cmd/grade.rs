@@ -2,7 +2,7 @@
 //! and writes the grade book in the formats graders use. Also `grade merge` (join shards),
 //! `--slurm` (a job array that runs the shards), `--gradescope-autograder`, and `grade bench`.
 //!
-//! The parts live in `src/grade/`, one concern each:
+//! The parts live in `src/grade/` (the `grade` module), one concern each:
 //!
 //! | module | owns |
 //! | --- | --- |
@@ -23,41 +23,11 @@
 //! | `autograder` | the zip Gradescope runs |
 //! | `bench` | a synthetic class, timed |
 
-#[path = "../grade/archive.rs"]
-mod archive;
-#[path = "../grade/autograder.rs"]
-mod autograder;
-#[path = "../grade/bench.rs"]
-mod bench;
-#[path = "../grade/cell.rs"]
-mod cell;
-#[path = "../grade/cluster.rs"]
-mod cluster;
-#[path = "../grade/config.rs"]
-mod config;
-#[path = "../grade/display.rs"]
-mod display;
-#[path = "../grade/kernels.rs"]
-mod kernels;
-#[path = "../grade/output.rs"]
-mod output;
-#[path = "../grade/prepare.rs"]
-mod prepare;
-#[path = "../grade/results.rs"]
-mod results;
-#[path = "../grade/run.rs"]
-mod run;
-#[path = "../grade/sandbox.rs"]
-mod sandbox;
-#[path = "../grade/settings.rs"]
-mod settings;
-#[path = "../grade/similarity.rs"]
-mod similarity;
-#[path = "../grade/submissions.rs"]
-mod submissions;
-
 use crate::cli::{BackendArgs, BackendChoice};
 use crate::course::Course;
+use crate::grade::{
+    autograder, bench, cluster, output, results, run, sandbox, settings, similarity, submissions,
+};
 use crate::session::find_course;
 use anyhow::Context;
 use clap::Subcommand;

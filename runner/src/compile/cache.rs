@@ -48,7 +48,7 @@ impl Cache {
         let Some(path) = self.path(key, extension) else {
             return;
         };
-        let _ = write_atomically(&path, bytes);
+        let _ = write_replacing(&path, bytes, false);
     }
 
     /// A small named value kept beside the modules, such as a device's measured bandwidth.
@@ -58,19 +58,27 @@ impl Cache {
 
     pub fn put_value(&self, name: &str, value: &str) {
         if let Some(dir) = &self.dir {
-            let _ = write_atomically(&dir.join("values").join(name), value.as_bytes());
+            let _ = write_replacing(&dir.join("values").join(name), value.as_bytes(), false);
         }
     }
 }
 
-/// Writes a file so that it either keeps its old content or has all of the new: the bytes go to
-/// a temporary file in the same folder, which is then renamed over the target.
+/// Writes a file so that it either keeps its old content or has all of the new, even across a
+/// crash: the bytes go to a temporary file in the same folder, flushed to disk, which is then
+/// renamed over the target. For what must not be lost: progress, grades, restored exercises.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, true)
+}
+
+/// The same without waiting for the disk: a cache entry lost in a crash is only recompiled.
+fn write_replacing(path: &std::path::Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
     file.write_all(bytes)?;
-    file.as_file().sync_all()?;
+    if durable {
+        file.as_file().sync_all()?;
+    }
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

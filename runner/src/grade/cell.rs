@@ -73,6 +73,12 @@ impl CheckCommand {
         command
             .current_dir(&self.course_root)
             .env("NO_COLOR", "1")
+            // Cells run side by side (`--jobs`): one simulator thread each keeps them from
+            // fighting over the cores; results do not depend on the thread count.
+            .env("RUNNER_SIM_THREADS", "1")
+            // A Rust backtrace tells a student nothing, and printing one under the memory
+            // limit can fail and hide the out-of-memory message the grader looks for.
+            .env("RUST_BACKTRACE", "0")
             .env_remove("RUNNER_BACKEND");
         command
     }
