@@ -29,8 +29,19 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
 
 fn case(m: usize, n: usize, k: usize, why: &str, rng: &mut Rng) -> Case {
     let name = format!("{m} x {k} times {k} x {n}{why}");
-    Case::new(name, "matmul", launch_2d(m, n, BLOCK))
-        .input("a", HostData::F32(rng.vec_f32(m * k, -1.0, 1.0)))
+    matmul_case(
+        Case::new(name, "matmul", launch_2d(m, n, BLOCK)),
+        [m, n, k],
+        rng,
+    )
+    .for_timing(m == TIMING_SIZE && n == TIMING_SIZE && k == TIMING_SIZE)
+}
+
+/// A matrix-multiply case on `case`'s kernel and launch: random A (m x k) and B (k x n), C to
+/// compute, the CPU reference, the traffic and FLOP counts, and cuBLAS's shape. Exercise 17
+/// multiplies the same way with another kernel.
+pub fn matmul_case(case: Case, [m, n, k]: [usize; 3], rng: &mut Rng) -> Case {
+    case.input("a", HostData::F32(rng.vec_f32(m * k, -1.0, 1.0)))
         .input("b", HostData::F32(rng.vec_f32(k * n, -1.0, 1.0)))
         .output("c", HostData::F32(vec![0.0; m * n]))
         .scalar("m", Scalar::I32(m as i32))
@@ -45,7 +56,6 @@ fn case(m: usize, n: usize, k: usize, why: &str, rng: &mut Rng) -> Case {
         .bytes_moved(4 * (m * k + k * n + m * n) as u64)
         .flops(2 * (m * n * k) as u64)
         .sgemm_shape(m, n, k)
-        .for_timing(m == TIMING_SIZE && n == TIMING_SIZE && k == TIMING_SIZE)
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {

@@ -3,7 +3,8 @@
 //! An extra size n from the instructor becomes n x 20 times 20 x 24: it grows with n, as the
 //! one-dimensional exercises do, and k and n are not whole tiles.
 
-use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use super::ex11_matmul_naive::matmul_case;
+use crate::case::{Case, CaseOptions, Launch};
 use crate::random::Rng;
 
 /// TILE in the kernel file.
@@ -13,23 +14,6 @@ const TILE: u32 = 16;
 /// of matrices; and small enough that the CPU reference takes about a second.
 const TIMING_SHAPE: (usize, usize, usize) = (1024, 2048, 1024);
 const TIMED: &str = "timed on a GPU";
-
-/// c = a b for row-major a (m x k) and b (k x n), accumulated in double precision so that the
-/// reference is closer to the exact product than any float kernel.
-pub fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
-    let mut c = vec![0.0f64; m * n];
-    for row in 0..m {
-        let c_row = &mut c[row * n..(row + 1) * n];
-        for i in 0..k {
-            let a_value = a[row * k + i] as f64;
-            // Along a row of b and of c: the loop order that keeps the CPU's caches busy.
-            for (c_value, &b_value) in c_row.iter_mut().zip(&b[i * n..(i + 1) * n]) {
-                *c_value += a_value * b_value as f64;
-            }
-        }
-    }
-    c.into_iter().map(|v| v as f32).collect()
-}
 
 /// Blocks of TILE x TILE threads covering c (m x n), x along columns.
 fn launch(m: usize, n: usize) -> Launch {
@@ -75,29 +59,15 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     shapes
         .into_iter()
         .map(|(m, n, k, why)| {
-            Case::new(label(m, n, k, why), "matmul_tiled", launch(m, n))
-                .input("a", HostData::F32(rng.vec_f32(m * k, -1.0, 1.0)))
-                .input("b", HostData::F32(rng.vec_f32(k * n, -1.0, 1.0)))
-                .output("c", HostData::F32(vec![0.0; m * n]))
-                .scalar("m", Scalar::I32(m as i32))
-                .scalar("n", Scalar::I32(n as i32))
-                .scalar("k", Scalar::I32(k as i32))
-                .reference(move |case| {
-                    vec![(
-                        "c".into(),
-                        HostData::F32(matmul(case.f32s("a"), case.f32s("b"), m, n, k)),
-                    )]
-                })
-                .bytes_moved(4 * (m * k + k * n + m * n) as u64)
-                .flops(2 * (m * n * k) as u64)
-                .sgemm_shape(m, n, k)
-                .for_timing(why == TIMED)
+            let case = Case::new(label(m, n, k, why), "matmul_tiled", launch(m, n));
+            matmul_case(case, [m, n, k], &mut rng).for_timing(why == TIMED)
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::ex11_matmul_naive::matmul;
     use super::*;
 
     #[test]
