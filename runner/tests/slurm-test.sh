@@ -13,6 +13,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 runner=$(realpath "${1:-${CARGO_TARGET_DIR:-$repo/target}/debug/runner}")
 [ -x "$runner" ] || { echo "slurm-test: no runner at $runner; build it first (cargo build)" >&2; exit 1; }
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+    apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge
 fi
 if [ -z "${RUNNER_NVRTC:-}" ] && [ -f "$repo/.nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12" ]; then
