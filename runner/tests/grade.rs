@@ -604,15 +604,21 @@ fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
     }
 }
 
-#[test]
-fn a_check_past_the_wall_time_limit_is_killed_and_costs_that_cell_only() {
+/// A course whose exercises' own time limits are an hour: the simulator's hang detection is out
+/// of the way, so only the grader's wall-time limit (or a Ctrl-C) can stop a hanging kernel.
+fn course_without_hang_detection() -> TestCourse {
     let course = TestCourse::new();
-    // The simulator's own hang detection is out of the way: only the grader's limit can stop it.
     let metadata = course.path("exercises/exercises.toml");
     let text = std::fs::read_to_string(&metadata)
         .unwrap()
         .replace("time_limit_ms = 2000", "time_limit_ms = 3600000");
     std::fs::write(&metadata, text).unwrap();
+    course
+}
+
+#[test]
+fn a_check_past_the_wall_time_limit_is_killed_and_costs_that_cell_only() {
+    let course = course_without_hang_detection();
     grading_file(&course, "time_limit_s = 4\n");
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
@@ -729,12 +735,7 @@ fn resume_keeps_finished_cells_and_grades_only_what_changed() {
 
 #[test]
 fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
-    let course = TestCourse::new();
-    let metadata = course.path("exercises/exercises.toml");
-    let text = std::fs::read_to_string(&metadata)
-        .unwrap()
-        .replace("time_limit_ms = 2000", "time_limit_ms = 3600000");
-    std::fs::write(&metadata, text).unwrap();
+    let course = course_without_hang_detection();
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
     put(&class.join("a_done").join(K01), &solution(K01));
