@@ -5,16 +5,15 @@ use crate::backend::{Backend, BackendError, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
-use crate::report::{CaseResult, CheckReport, CompileFigures, GpuFigures, SimFigures, Verdict};
+use crate::report::{CaseResult, CheckReport, CompileFigures, SimFigures, Verdict};
 use crate::targets;
+
+mod timing;
 use anyhow::Context;
 use checks::{compare, Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Timed launches per kernel on a GPU; the median is reported.
-const TIMED_REPEATS: usize = 20;
 
 pub struct Checker<'a> {
     pub course: &'a Course,
@@ -299,7 +298,7 @@ impl Checker<'_> {
         }
         let cpu_started = Instant::now();
         let expected = case.expected();
-        let measured = Measured {
+        let measured = timing::Measured {
             cpu_reference: cpu_started.elapsed(),
             copy_in: run.copy_in,
             copy_out: run.copy_out,
@@ -326,100 +325,6 @@ impl Checker<'_> {
             kept: Some((prepared, measured)),
         }
     }
-
-    /// Kernel and reference solution times on the timing case, whose buffers are still on the GPU.
-    fn gpu_figures(
-        &mut self,
-        module: ModuleId,
-        exercise: &Exercise,
-        case: &Case,
-        prepared: &Prepared,
-        measured: Measured,
-        time_limit: Duration,
-    ) -> anyhow::Result<Option<GpuFigures>> {
-        let copy_bandwidth = self.copy_bandwidth()?;
-        let launch = prepared.launch_of(case, time_limit);
-        let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else {
-            return Ok(None);
-        };
-        let reference = match self.reference_module(exercise) {
-            Some(reference) if exercise.declared.is_empty() => {
-                self.backend.time(reference, &launch, TIMED_REPEATS)?
-            }
-            Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
-            None => None,
-        };
-        let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
-        let gflop_s =
-            |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
-        Ok(Some(GpuFigures {
-            case: case.name.clone(),
-            kernel_ms: ms(kernel),
-            bandwidth_gb_s: gb_s(kernel),
-            gflop_s: gflop_s(kernel),
-            reference_gflop_s: reference.and_then(gflop_s),
-            reference_ms: reference.map(ms),
-            reference_bandwidth_gb_s: reference.map(gb_s),
-            copy_bandwidth_gb_s: copy_bandwidth / 1e9,
-            cpu_reference_ms: ms(measured.cpu_reference),
-            host_to_device_ms: ms(measured.copy_in),
-            device_to_host_ms: ms(measured.copy_out),
-        }))
-    }
-
-    /// Times a kernel on the timing case made with its own declared values (its own launch
-    /// configuration), where the exercise lets the student choose them.
-    fn time_with_own_launch(
-        &mut self,
-        module: ModuleId,
-        exercise: &Exercise,
-        limit: Duration,
-    ) -> anyhow::Result<Option<Duration>> {
-        let Ok(declared) = self.declared_values(module, exercise) else {
-            return Ok(None);
-        };
-        let cases =
-            checks::cases_for(&exercise.id, &self.case_options(declared)).unwrap_or_default();
-        let Some(case) = cases.iter().rev().find(|c| c.for_timing) else {
-            return Ok(None);
-        };
-        let prepared = Prepared::new(self.backend, case)?;
-        let time = self
-            .backend
-            .time(module, &prepared.launch_of(case, limit), TIMED_REPEATS);
-        prepared.free(self.backend);
-        Ok(time?)
-    }
-
-    /// The course's reference solution, loaded for timing beside the student's kernel; None
-    /// when the course does not ship it or it does not compile.
-    fn reference_module(&mut self, exercise: &Exercise) -> Option<ModuleId> {
-        let path = self.course.solution_path(exercise);
-        let text = std::fs::read_to_string(&path).ok()?;
-        let image = self.compile(&path, &text).ok()?;
-        self.backend.load(&image).ok()
-    }
-
-    /// The device's copy bandwidth, measured once per device and driver and then cached.
-    fn copy_bandwidth(&mut self) -> anyhow::Result<f64> {
-        let key = format!(
-            "copy-bandwidth-{}",
-            self.backend
-                .describe()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        );
-        if let Some(value) = self
-            .compiler
-            .cache
-            .get_value(&key)
-            .and_then(|v| v.trim().parse().ok())
-        {
-            return Ok(value);
-        }
-        let measured = self.backend.copy_bandwidth()?.unwrap_or(f64::NAN);
-        self.compiler.cache.put_value(&key, &measured.to_string());
-        Ok(measured)
-    }
 }
 
 /// What one run of a case gave: its verdict, the simulator's report, and (when it ran) its
@@ -427,13 +332,7 @@ impl Checker<'_> {
 struct CaseOutcome {
     result: CaseResult,
     sim: Option<sim::LaunchReport>,
-    kept: Option<(Prepared, Measured)>,
-}
-
-struct Measured {
-    cpu_reference: Duration,
-    copy_in: Duration,
-    copy_out: Duration,
+    kept: Option<(Prepared, timing::Measured)>,
 }
 
 /// Writes `<dir>/<id>/<case>/<buffer>.bin`; failures only lose the comparison, not the check.
@@ -450,10 +349,6 @@ fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::H
             .join(format!("{name}.{}", data.type_name().replace(' ', "_")));
         let _ = crate::compile::cache::write_atomically(&path, &data.to_bytes());
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// A backend error as the line a student reads under the failing case.
