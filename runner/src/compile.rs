@@ -18,6 +18,15 @@ pub enum Target {
     Cubin { arch: u32 },
 }
 
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Ptx { arch } => write!(f, "PTX for compute_{arch}"),
+            Target::Cubin { arch } => write!(f, "machine code for sm_{arch}"),
+        }
+    }
+}
+
 impl Target {
     fn options(&self) -> Vec<String> {
         let arch = match self {

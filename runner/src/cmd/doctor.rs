@@ -141,7 +141,7 @@ fn probe(backend: &mut dyn Backend, compiler: &Compiler, label: &str) -> bool {
     })();
     match outcome {
         Ok(()) => {
-            ok(label, format!("yes (compiled for {target:?})"));
+            ok(label, format!("yes ({target})"));
             true
         }
         Err(e) => {
