@@ -403,6 +403,10 @@ pub struct CaseOptions {
     pub extra_sizes: Vec<usize>,
     /// Whether to add the large cases used for timing on a GPU.
     pub timing: bool,
+    /// How many times larger than a check's the timing cases are made: `runner bench` asks for
+    /// more, so that launch overhead and tail effects fade and the figures approach the
+    /// hardware's (one-dimensional exercises follow it; fixed shapes do not).
+    pub timing_scale: usize,
     /// Values the student declared in the kernel file (`extern "C" __constant__ int name = ...;`),
     /// read back from the compiled module, such as a launch configuration they chose.
     pub declared: std::collections::BTreeMap<String, i64>,
@@ -414,6 +418,7 @@ impl Default for CaseOptions {
             seed: 2024,
             extra_sizes: Vec::new(),
             timing: false,
+            timing_scale: 1,
             declared: Default::default(),
         }
     }

@@ -77,7 +77,7 @@ pub(crate) fn sizes_1d(options: &CaseOptions, own: &[usize]) -> Vec<usize> {
     sizes.extend_from_slice(own);
     sizes.extend(options.extra_sizes.iter().copied());
     if options.timing {
-        sizes.push(TIMING_ELEMENTS);
+        sizes.push(timing_elements(options));
     }
     sizes
 }
@@ -86,6 +86,12 @@ pub(crate) fn sizes_1d(options: &CaseOptions, own: &[usize]) -> Vec<usize> {
 /// a kernel together are larger than any current GPU's L2 cache (which is also flushed between
 /// timed launches), while copying them in stays well under a second.
 pub(crate) const TIMING_ELEMENTS: usize = 1 << 23;
+
+/// The element count of the timing case for these options: `TIMING_ELEMENTS` for a check, more
+/// for `runner bench`.
+pub(crate) fn timing_elements(options: &CaseOptions) -> usize {
+    TIMING_ELEMENTS * options.timing_scale.max(1)
+}
 
 /// Case name that says why the size was chosen.
 pub(crate) fn size_label(n: usize, block: usize) -> String {
@@ -144,6 +150,22 @@ mod tests {
                 "{id} has no timing case"
             );
         }
+    }
+
+    #[test]
+    fn timing_scale_grows_the_one_dimensional_timing_case() {
+        let timed = |timing_scale| {
+            let options = CaseOptions {
+                timing: true,
+                timing_scale,
+                ..Default::default()
+            };
+            let cases = cases_for("01", &options).unwrap();
+            let case = cases.into_iter().find(|c| c.for_timing).unwrap();
+            case.buffer("out").len()
+        };
+        assert_eq!(timed(1), TIMING_ELEMENTS);
+        assert_eq!(timed(2), 2 * TIMING_ELEMENTS);
     }
 
     #[test]

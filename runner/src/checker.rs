@@ -69,11 +69,13 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
 
 impl Checker<'_> {
     fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
+        let defaults = CaseOptions::default();
         CaseOptions {
-            seed: self.seed.unwrap_or(CaseOptions::default().seed),
+            seed: self.seed.unwrap_or(defaults.seed),
             extra_sizes: self.extra_sizes.clone(),
             timing: self.timing && self.backend.kind() == "gpu",
             declared,
+            ..defaults
         }
     }
 

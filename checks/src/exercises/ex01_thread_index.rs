@@ -1,6 +1,6 @@
 //! 01: each thread writes its global index.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 
 const BLOCK: u32 = 256;
@@ -19,7 +19,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .scalar("n", Scalar::I32(n as i32))
             .reference(move |_| vec![("out".into(), HostData::I32((0..n as i32).collect()))])
             .bytes_moved(4 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

@@ -1,6 +1,6 @@
 //! 02: vector add with a bounds guard.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -31,7 +31,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 vec![("c".into(), HostData::F32(c))]
             })
             .bytes_moved(12 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

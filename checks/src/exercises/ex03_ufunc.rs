@@ -1,7 +1,7 @@
 //! 03: the ufunc pattern: the student writes only a scalar device function (the logistic
 //! sigmoid); the exercise's own kernel applies it to every element.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -36,7 +36,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 vec![("y".into(), HostData::F32(y))]
             })
             .bytes_moved(8 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

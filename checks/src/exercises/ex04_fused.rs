@@ -1,7 +1,7 @@
 //! 04: three elementwise steps (scale and shift, ReLU, square) fused into one kernel, so the data
 //! makes one trip through memory instead of three.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -35,7 +35,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 vec![("y".into(), HostData::F32(y))]
             })
             .bytes_moved(8 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

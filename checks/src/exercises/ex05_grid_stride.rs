@@ -3,7 +3,7 @@
 //! The update is in place (y = a * x + y), so a kernel that visits an element twice, as one
 //! with the wrong stride does, leaves a wrong value instead of writing the right one again.
 
-use super::TIMING_ELEMENTS;
+use super::timing_elements;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -59,7 +59,6 @@ fn case(n: usize, launch: Launch, rng: &mut Rng) -> Case {
             vec![("y".into(), HostData::F32(y))]
         })
         .bytes_moved(12 * n as u64)
-        .for_timing(n == TIMING_ELEMENTS)
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {
@@ -73,10 +72,10 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     ];
     plan.extend(options.extra_sizes.iter().map(|&n| (n, SMALL_GRID)));
     if options.timing {
-        plan.push((TIMING_ELEMENTS, TIMING_GRID));
+        plan.push((timing_elements(options), TIMING_GRID));
     }
     plan.into_iter()
-        .map(|(n, launch)| case(n, launch, &mut rng))
+        .map(|(n, launch)| case(n, launch, &mut rng).for_timing(launch == TIMING_GRID))
         .collect()
 }
 

@@ -2,7 +2,7 @@
 //! `threads_per_block` and `blocks_per_grid`; every case launches exactly that, so the kernel must
 //! be right for any n on the grid the student picked (a grid-stride loop).
 
-use super::TIMING_ELEMENTS;
+use super::timing_elements;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -60,7 +60,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut sizes = vec![1, 1000, 65_539, 300_007];
     sizes.extend(options.extra_sizes.iter().copied());
     if options.timing {
-        sizes.push(TIMING_ELEMENTS);
+        sizes.push(timing_elements(options));
     }
     let mut rng = Rng::new(options.seed);
     sizes
@@ -90,7 +90,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                     vec![("dist".into(), HostData::F32(d))]
                 })
                 .bytes_moved(12 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+                .for_timing(n == timing_elements(options))
         })
         .collect()
 }

@@ -2,7 +2,7 @@
 //! version (`*count += 1`) loses updates on a GPU and in the simulator alike; the cases where
 //! every value matches are where it loses the most.
 
-use super::{size_label, TIMING_ELEMENTS};
+use super::{size_label, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -29,7 +29,6 @@ fn case(name: String, values: Vec<i32>, threshold: i32) -> Case {
             )]
         })
         .bytes_moved(4 * n as u64 + 4)
-        .for_timing(n == TIMING_ELEMENTS)
 }
 
 fn random_values(rng: &mut Rng, n: usize) -> Vec<i32> {
@@ -57,13 +56,14 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut sizes = vec![1000, 256 * 3 + 1, 65_539];
     sizes.extend(options.extra_sizes.iter().copied());
     if options.timing {
-        sizes.push(TIMING_ELEMENTS);
+        sizes.push(timing_elements(options));
     }
     for n in sizes {
         // Between a quarter and three quarters of the range: many values on either side.
         let threshold = (VALUE_RANGE / 4 + rng.next_u64() % (VALUE_RANGE / 2)) as i32;
         let name = format!("{}, threshold {threshold}", size_label(n, BLOCK as usize));
-        cases.push(case(name, random_values(&mut rng, n), threshold));
+        let timed = n == timing_elements(options);
+        cases.push(case(name, random_values(&mut rng, n), threshold).for_timing(timed));
     }
     cases
 }

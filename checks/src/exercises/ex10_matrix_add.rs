@@ -2,14 +2,15 @@
 //! matrices with more rows than columns, where swapping row and column goes out of bounds or
 //! writes the wrong elements.
 
-use super::TIMING_ELEMENTS;
+use super::timing_elements;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [32, 8];
 
 /// Timed shape: 2048 x 4096 floats, 32 MiB per matrix.
-const TIMING_SHAPE: (usize, usize) = (2048, TIMING_ELEMENTS / 2048);
+/// Rows of the timing case; its columns make up the timing element count.
+const TIMING_ROWS: usize = 2048;
 
 /// A 2D grid of `block`-shaped blocks covering `cols` (x) by `rows` (y), rounded up.
 pub(crate) fn launch_2d(rows: usize, cols: usize, block: [u32; 2]) -> Launch {
@@ -60,7 +61,6 @@ fn matrix_case(rows: usize, cols: usize, name: String, rng: &mut Rng) -> Case {
             vec![("c".into(), HostData::F32(c))]
         })
         .bytes_moved(12 * n as u64)
-        .for_timing((rows, cols) == TIMING_SHAPE)
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {
@@ -74,13 +74,16 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     for &n in &options.extra_sizes {
         shapes.push((n, 33, format!("{n} x 33 (n = {n} rows)")));
     }
+    let timing_shape = (TIMING_ROWS, timing_elements(options) / TIMING_ROWS);
     if options.timing {
-        let (rows, cols) = TIMING_SHAPE;
+        let (rows, cols) = timing_shape;
         shapes.push((rows, cols, format!("{rows} x {cols}")));
     }
     shapes
         .into_iter()
-        .map(|(rows, cols, name)| matrix_case(rows, cols, name, &mut rng))
+        .map(|(rows, cols, name)| {
+            matrix_case(rows, cols, name, &mut rng).for_timing((rows, cols) == timing_shape)
+        })
         .collect()
 }
 

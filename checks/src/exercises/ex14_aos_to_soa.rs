@@ -2,7 +2,7 @@
 //! beside it for comparison; the check launches only `advance_soa`, whose loads and stores are
 //! held to 4 sectors per request (the AoS version takes 32).
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -70,7 +70,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 })
                 // Reads six fields, writes four, per particle.
                 .bytes_moved(40 * n as u64)
-                .for_timing(n == TIMING_ELEMENTS)
+                .for_timing(n == timing_elements(options))
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! 15: a 1D stencil (a moving sum of radius 3) whose block reads its stretch of the input, halo
 //! included, into shared memory once.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -38,7 +38,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .scalar("n", Scalar::I32(n as i32))
             .reference(|case| vec![("out".into(), HostData::F32(moving_sum(case.f32s("in"))))])
             .bytes_moved(8 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

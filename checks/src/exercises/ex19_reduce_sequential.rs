@@ -1,7 +1,7 @@
 //! 19: block sums by a tree of additions in shared memory with sequential addressing (no bank
 //! conflicts, no divergence within a warp until the last steps). Exercise 20 reuses these cases.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -34,7 +34,7 @@ pub(crate) fn block_sum_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
             .scalar("n", Scalar::I32(n as i32))
             .reference(|case| vec![("partial".into(), HostData::F32(block_sums(case.f32s("in"))))])
             .bytes_moved(4 * (n + blocks) as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! 21: an inclusive prefix sum of each block's elements, by warp shuffles and one slot of shared
 //! memory per warp. Integers, compared exactly.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -40,7 +40,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .scalar("n", Scalar::I32(n as i32))
             .reference(|case| vec![("out".into(), HostData::I32(block_scans(case.i32s("in"))))])
             .bytes_moved(8 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 //! after another up to a barrier, warp 0 reads the chunk before warp 7 has written it and gets
 //! the poison of unwritten shared memory; the race is also reported with its two source lines.
 
-use super::{size_label, sizes_1d, TIMING_ELEMENTS};
+use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -29,7 +29,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 vec![("out".into(), HostData::F32(reversed))]
             })
             .bytes_moved(8 * n as u64)
-            .for_timing(n == TIMING_ELEMENTS)
+            .for_timing(n == timing_elements(options))
         })
         .collect()
 }
