@@ -5,7 +5,6 @@ mod backend;
 mod checker;
 mod cli;
 mod cmd;
-mod compile;
 mod course;
 mod execute;
 mod grade;
@@ -15,6 +14,9 @@ mod report;
 mod session;
 mod style;
 mod targets;
+
+// The library's compile module, under the path the other modules use.
+use runner::compile;
 
 use clap::Parser;
 use colored::Colorize;
