@@ -158,12 +158,3 @@ pub fn preflight(
     }
     found.context("no exercise to grade")
 }
-
-/// Whether `runner check` takes `--sizes` (extra problem sizes for hidden cases).
-pub fn check_takes_sizes(exe: &Path) -> anyhow::Result<bool> {
-    let help = std::process::Command::new(exe)
-        .args(["check", "--help"])
-        .output()
-        .context("cannot run the runner to read `check --help`")?;
-    Ok(String::from_utf8_lossy(&help.stdout).contains("--sizes"))
-}
