@@ -200,6 +200,24 @@ impl Launch {
         }
     }
 
+    /// The same work laid out for a kernel whose blocks have `block` threads and whose threads
+    /// each do `items` times the work of one of this launch's threads, per dimension: the grid
+    /// shrinks so that the threads still cover every element this launch covered. A tuned
+    /// reference declares these to be launched as it needs (wider loads, several rows each).
+    pub fn retiled(&self, block: [u32; 3], items: [u32; 3]) -> Launch {
+        let mut grid = [1; 3];
+        for d in 0..3 {
+            let covered = self.grid[d] as u64 * self.block[d] as u64;
+            let per_block = (block[d].max(1) as u64) * (items[d].max(1) as u64);
+            grid[d] = covered.div_ceil(per_block).max(1) as u32;
+        }
+        Launch {
+            grid,
+            block,
+            shared_bytes: self.shared_bytes,
+        }
+    }
+
     pub fn threads_per_block(&self) -> u32 {
         self.block.iter().product()
     }
@@ -432,5 +450,30 @@ impl CaseOptions {
             .declared
             .get(name)
             .unwrap_or_else(|| panic!("exercises.toml must list {name:?} under `declared`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Launch;
+
+    #[test]
+    fn retiled_launch_covers_the_same_elements_with_fewer_threads() {
+        let check = Launch::covering(1000, 256);
+        let tuned = check.retiled([128, 1, 1], [4, 1, 1]);
+        assert_eq!((tuned.grid, tuned.block), ([2, 1, 1], [128, 1, 1]));
+        assert!(tuned.total_threads() * 4 >= 1000);
+    }
+
+    #[test]
+    fn retiled_transpose_takes_several_rows_per_thread() {
+        let check = Launch {
+            grid: [64, 128, 1],
+            block: [32, 32, 1],
+            shared_bytes: 0,
+        };
+        let tuned = check.retiled([32, 8, 1], [1, 4, 1]);
+        assert_eq!(tuned.grid, [64, 128, 1]);
+        assert_eq!(tuned.block, [32, 8, 1]);
     }
 }

@@ -93,6 +93,11 @@ pub(crate) fn timing_elements(options: &CaseOptions) -> usize {
     TIMING_ELEMENTS * options.timing_scale.max(1)
 }
 
+/// Rows of a two-dimensional timing case: the check's own, times the bench's scale.
+pub(crate) fn timing_rows(options: &CaseOptions, rows: usize) -> usize {
+    rows * options.timing_scale.max(1)
+}
+
 /// Case name that says why the size was chosen.
 pub(crate) fn size_label(n: usize, block: usize) -> String {
     match n {
@@ -166,6 +171,23 @@ mod tests {
         };
         assert_eq!(timed(1), TIMING_ELEMENTS);
         assert_eq!(timed(2), 2 * TIMING_ELEMENTS);
+    }
+
+    #[test]
+    fn timing_scale_grows_the_two_dimensional_timing_cases() {
+        for id in ["13", "16", "18", "22", "24"] {
+            let elements = |timing_scale| {
+                let options = CaseOptions {
+                    timing: true,
+                    timing_scale,
+                    ..Default::default()
+                };
+                let cases = cases_for(id, &options).unwrap();
+                let case = cases.into_iter().find(|c| c.for_timing).unwrap();
+                case.bytes_moved
+            };
+            assert_eq!(elements(4), 4 * elements(1), "{id}");
+        }
     }
 
     #[test]

@@ -7,6 +7,8 @@ use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
 use crate::report::{CaseResult, CheckReport, CompileFigures, SimFigures, Verdict};
 use crate::targets;
+use crate::trace;
+use crate::tuned::Retiling;
 
 mod timing;
 use anyhow::Context;
@@ -26,6 +28,9 @@ pub struct Checker<'a> {
     pub timing: bool,
     /// Where to write every case's outputs as raw little-endian files, to compare backends.
     pub save_outputs: Option<std::path::PathBuf>,
+    /// Launch the cases as the file's `tuned_*` declarations ask (tuned references only: an
+    /// exercise's launch is part of what the student is taught).
+    pub retile: bool,
 }
 
 /// The target to compile for: the backend's wish, or PTX for the newest architecture NVRTC
@@ -161,7 +166,9 @@ impl Checker<'_> {
             milliseconds: started.elapsed().as_secs_f64() * 1000.0,
             errors: None,
         };
+        trace::mark(format!("compiled (from cache: {})", image.from_cache));
         let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
+        trace::mark("module loaded");
         let mut report = self.empty_report(exercise, file, Verdict::Passed, String::new());
         report.compile = Some(compile);
 
@@ -189,8 +196,14 @@ impl Checker<'_> {
                 return Ok(report);
             }
         };
-        let cases = checks::cases_for(&exercise.id, &self.case_options(declared))
+        let mut cases = checks::cases_for(&exercise.id, &self.case_options(declared))
             .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?;
+        if self.retile {
+            if let Some(retiling) = Retiling::read(self.backend, module) {
+                cases = cases.iter().map(|case| retiling.apply(case)).collect();
+            }
+        }
+        trace::mark(format!("{} cases made", cases.len()));
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
         let mut failed = false;
         let mut last_sim = None;
@@ -199,6 +212,7 @@ impl Checker<'_> {
         for case in cases.iter().filter(|c| on_gpu || !c.for_timing) {
             let outcome = self.run_one(module, case, exercise, time_limit);
             failed |= !outcome.result.passed;
+            trace::mark(format!("case run and compared: {}", case.name));
             report.cases.push(outcome.result);
             match outcome.kept {
                 Some(kept) if case.for_timing && !failed => timing_case = Some((case, kept)),

@@ -108,6 +108,16 @@ impl Course {
         self.root.join("solutions").join(&exercise.file)
     }
 
+    /// The tuned reference of an exercise, where the course has one (see `tuned.rs`).
+    pub fn tuned_path(&self, exercise: &Exercise) -> Option<PathBuf> {
+        let path = self
+            .root
+            .join("solutions")
+            .join("tuned")
+            .join(&exercise.file);
+        path.is_file().then_some(path)
+    }
+
     /// The name NVRTC and reports use for a file: its path inside the course.
     pub fn display_name(&self, path: &Path) -> String {
         path.strip_prefix(&self.root)

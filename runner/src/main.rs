@@ -14,6 +14,8 @@ mod report;
 mod session;
 mod style;
 mod targets;
+mod trace;
+mod tuned;
 
 // The library's compile module, under the path the other modules use.
 use runner::compile;
@@ -23,6 +25,7 @@ use colored::Colorize;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    trace::start();
     let cli = cli::Cli::parse();
     style::apply(cli.color);
     match cmd::run(cli.command) {

@@ -309,6 +309,33 @@ fn dev_check_catches_a_solution_that_rewrites_lines() {
     );
 }
 
+#[test]
+fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
+    let course = TestCourse::new();
+    let run = course.run(&["dev", "check"]);
+    assert!(
+        run.stdout
+            .contains("02 Vector add with a bounds guard (and its tuned reference)"),
+        "{}",
+        run.stdout
+    );
+    // A tuned vector add that forgets the last n % 4 elements fails on n = 769.
+    let path = course.path("solutions/tuned/02_vector_add/vector_add.cu");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("if (blockIdx.x == 0 && i < n)", "if (false)");
+    std::fs::write(&path, text).unwrap();
+    let run = course.run(&["dev", "check"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stdout.contains(
+            "the tuned reference solutions/tuned/02_vector_add/vector_add.cu does not pass"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// How many exercises the course's metadata lists.
 fn exercise_count() -> usize {
     let metadata =

@@ -4,6 +4,7 @@
 //! An extra size n from the instructor becomes an n x 33 matrix: it grows with n, as the
 //! one-dimensional exercises do, and its rows are not whole tiles.
 
+use super::timing_rows;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -11,7 +12,7 @@ use crate::random::Rng;
 const TILE: u32 = 32;
 
 /// The timing case: 32 MiB per matrix, larger than any current GPU's L2 cache; not square, so
-/// that swapped dimensions show.
+/// that swapped dimensions show. The bench multiplies the rows by its timing scale.
 const TIMING_SHAPE: (usize, usize) = (4096, 2048);
 
 const TIMED: &str = "timed on a GPU";
@@ -77,7 +78,7 @@ pub(crate) fn transpose_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
         "the case the figures are taken from",
     ));
     if options.timing {
-        shapes.push((TIMING_SHAPE.0, TIMING_SHAPE.1, TIMED));
+        shapes.push((timing_rows(options, TIMING_SHAPE.0), TIMING_SHAPE.1, TIMED));
     }
     shapes
         .into_iter()

@@ -13,6 +13,11 @@ const TILE: u32 = 16;
 /// (m, n, k) of the timing case: 2 GFLOP, a few milliseconds for a naive kernel; 4, 8 and 8 MiB
 /// of matrices; and small enough that the CPU reference takes about a second.
 const TIMING_SHAPE: (usize, usize, usize) = (1024, 2048, 1024);
+
+/// (m, n, k) the bench times instead (any timing scale above 1): square 4096 matrices, where
+/// cuBLAS is near its peak, so the share of it means something. 137 GFLOP; the CPU reference
+/// takes tens of seconds, which only the bench pays.
+const BENCH_SHAPE: (usize, usize, usize) = (4096, 4096, 4096);
 const TIMED: &str = "timed on a GPU";
 
 /// Blocks of TILE x TILE threads covering c (m x n), x along columns.
@@ -54,7 +59,12 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     );
     shapes.push((128, 96, 80, "whole tiles"));
     if options.timing {
-        shapes.push((TIMING_SHAPE.0, TIMING_SHAPE.1, TIMING_SHAPE.2, TIMED));
+        let (m, n, k) = if options.timing_scale > 1 {
+            BENCH_SHAPE
+        } else {
+            TIMING_SHAPE
+        };
+        shapes.push((m, n, k, TIMED));
     }
     shapes
         .into_iter()

@@ -5,12 +5,13 @@
 //!
 //! An extra size n from the instructor becomes an image n pixels wide and 9 high.
 
+use super::timing_rows;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
 /// Blocks of 16 x 16 threads, one thread per pixel.
 const BLOCK_SIDE: u32 = 16;
-/// A 16 MiB image for timing.
+/// A 16 MiB image for timing; the bench multiplies the width by its timing scale.
 const TIMING_SHAPE: (usize, usize) = (4096, 1024);
 const TIMED: &str = "timed on a GPU";
 
@@ -68,7 +69,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .map(|&n| (n, 9, "the extra size as width")),
     );
     if options.timing {
-        shapes.push((TIMING_SHAPE.0, TIMING_SHAPE.1, TIMED));
+        shapes.push((timing_rows(options, TIMING_SHAPE.0), TIMING_SHAPE.1, TIMED));
     }
     shapes
         .into_iter()

@@ -3,12 +3,14 @@
 //!
 //! An extra size n from the instructor becomes 4 rows of n columns.
 
+use super::timing_rows;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel file: the threads that share a row.
 const BLOCK: u32 = 256;
-/// 32 MiB in and out: rows of the length of a language model's attention scores.
+/// 32 MiB in and out: rows of the length of a language model's attention scores. The bench
+/// multiplies the rows by its timing scale.
 const TIMING_SHAPE: (usize, usize) = (4096, 2048);
 const TIMED: &str = "timed on a GPU";
 
@@ -75,7 +77,12 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     );
     shapes.push((64, 1500, normal, ""));
     if options.timing {
-        shapes.push((TIMING_SHAPE.0, TIMING_SHAPE.1, normal, TIMED));
+        shapes.push((
+            timing_rows(options, TIMING_SHAPE.0),
+            TIMING_SHAPE.1,
+            normal,
+            TIMED,
+        ));
     }
     shapes
         .into_iter()

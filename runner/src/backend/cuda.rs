@@ -52,6 +52,7 @@ impl CudaBackend {
         }
         let no_device = |e: DriverError| GpuUnavailable::NoDevice(driver_message(e));
         result::init().map_err(no_device)?;
+        crate::trace::mark("CUDA driver initialised");
         let count = result::device::get_count().map_err(no_device)?;
         if count <= ordinal {
             return Err(GpuUnavailable::NoDevice(format!(
@@ -75,6 +76,7 @@ impl CudaBackend {
         // SAFETY: the device handle is valid; the retained context is released by the process's end.
         let context = unsafe { result::primary_ctx::retain(device) }.map_err(no_device)?;
         unsafe { result::ctx::set_current(context) }.map_err(no_device)?;
+        crate::trace::mark("context created");
         Ok(CudaBackend {
             context,
             name,

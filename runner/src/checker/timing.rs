@@ -6,6 +6,7 @@ use crate::backend::ModuleId;
 use crate::course::Exercise;
 use crate::execute::Prepared;
 use crate::report::GpuFigures;
+use crate::trace;
 use checks::Case;
 use std::time::Duration;
 
@@ -35,6 +36,7 @@ impl Checker<'_> {
         let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else {
             return Ok(None);
         };
+        trace::mark("kernel timed");
         let reference = match self.reference_module(exercise) {
             Some(reference) if exercise.declared.is_empty() => {
                 self.backend.time(reference, &launch, TIMED_REPEATS)?
@@ -42,6 +44,7 @@ impl Checker<'_> {
             Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
             None => None,
         };
+        trace::mark("reference compiled, loaded and timed");
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
         let gflop_s =
             |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);

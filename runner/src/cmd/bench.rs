@@ -7,13 +7,14 @@ use crate::backend::{Backend, ModuleId};
 use crate::checker::target_for;
 use crate::compile::{Compiler, Source};
 use crate::course::{Course, Exercise};
-use crate::execute::{run_case, Prepared};
+use crate::execute::run_case;
 use crate::session::{compiler, find_course};
+use crate::tuned::Retiling;
 use anyhow::{bail, Context};
-use checks::{compare, Case, CaseOptions};
+use checks::{compare, Case, CaseOptions, HostData};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -38,19 +39,29 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
+/// One kernel's figures on the timing case.
+#[derive(Serialize, Clone, Copy)]
+struct Figures {
+    ms: f64,
+    gb_s: f64,
+    share_of_copy: f64,
+    gflop_s: Option<f64>,
+    share_of_sgemm: Option<f64>,
+}
+
 #[derive(Serialize)]
 struct Row {
     id: String,
     title: String,
     case: String,
-    reference_ms: f64,
-    reference_gb_s: f64,
-    share_of_copy: f64,
-    reference_gflop_s: Option<f64>,
+    /// The teaching solution, launched as the check launches it.
+    reference: Figures,
+    /// The tuned reference in solutions/tuned/, where there is one, under its own launch.
+    tuned: Option<Figures>,
+    launch: String,
+    tuned_launch: Option<String>,
     sgemm_ms: Option<f64>,
-    share_of_sgemm: Option<f64>,
-    yours_ms: Option<f64>,
-    yours_gb_s: Option<f64>,
+    yours: Option<Figures>,
     cpu_one_thread_ms: f64,
     cpu_all_cores_ms: f64,
 }
@@ -92,13 +103,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             compiler: &compiler,
             backend: &mut gpu,
             repeats: args.repeats,
-        };
-        match timer.row(
-            exercise,
-            args.file.as_ref(),
             copy_bandwidth,
-            bench.cpu_threads,
-        ) {
+        };
+        match timer.row(exercise, args.file.as_ref(), bench.cpu_threads) {
             Ok(row) => {
                 if !args.json {
                     eprintln!("  timed {} {}", exercise.id, exercise.title);
@@ -121,10 +128,17 @@ struct Timer<'a> {
     compiler: &'a Compiler,
     backend: &'a mut CudaBackend,
     repeats: usize,
+    copy_bandwidth: f64,
+}
+
+/// What timing one kernel file gave: its figures and the launch it ran under.
+struct Timed {
+    figures: Figures,
+    launch: String,
 }
 
 impl Timer<'_> {
-    fn load(&mut self, path: &std::path::Path) -> anyhow::Result<ModuleId> {
+    fn load(&mut self, path: &Path) -> anyhow::Result<ModuleId> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         let name = self.course.display_name(path);
@@ -159,100 +173,132 @@ impl Timer<'_> {
             .collect()
     }
 
-    /// Times one kernel on freshly prepared buffers of the timing case.
-    fn time(&mut self, module: ModuleId, case: &Case, limit: Duration) -> anyhow::Result<Duration> {
-        let prepared = Prepared::new(self.backend, case)?;
+    /// The timing case, made with the declared values of `module` where the exercise has some.
+    fn timing_case(&mut self, module: ModuleId, exercise: &Exercise) -> anyhow::Result<Case> {
+        let options = CaseOptions {
+            timing: true,
+            timing_scale: BENCH_TIMING_SCALE,
+            declared: self.declared(module, exercise)?,
+            ..Default::default()
+        };
+        let cases =
+            checks::cases_for(&exercise.id, &options).context("no check for this exercise")?;
+        cases
+            .into_iter()
+            .rev()
+            .find(|c| c.for_timing)
+            .context("the check has no timing case")
+    }
+
+    /// Runs the kernel in `path` once on `case` (under the launch its tuned_* declarations ask
+    /// for), compares its outputs with `expected`, then times it.
+    fn measure(
+        &mut self,
+        path: &Path,
+        case: &Case,
+        expected: &[(String, HostData)],
+        exercise: &Exercise,
+    ) -> anyhow::Result<Timed> {
+        let module = self.load(path)?;
+        let case = match Retiling::read(self.backend, module) {
+            Some(retiling) => retiling.apply(case),
+            None => case.clone(),
+        };
+        let limit = Duration::from_millis(exercise.time_limit_ms.max(10_000));
+        let (run, prepared) = run_case(self.backend, module, &case, limit)?;
+        for (name, want) in expected {
+            let got = run
+                .outputs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, d)| d)
+                .context("missing output")?;
+            if compare(name, want, got, exercise.tolerance, &case.launch).is_err() {
+                prepared.free(self.backend);
+                bail!(
+                    "{} gives a wrong `{name}` on the timing case",
+                    self.course.display_name(path)
+                );
+            }
+        }
         let time = self
             .backend
-            .time(module, &prepared.launch_of(case, limit), self.repeats);
+            .time(module, &prepared.launch_of(&case, limit), self.repeats);
         prepared.free(self.backend);
-        time?.context("the GPU gave no time")
+        let time = time?.context("the GPU gave no time")?;
+        Ok(Timed {
+            figures: self.figures(&case, time, None),
+            launch: case.launch.to_string(),
+        })
+    }
+
+    fn figures(&self, case: &Case, time: Duration, sgemm: Option<Duration>) -> Figures {
+        let gb_s = case.bytes_moved as f64 / time.as_secs_f64() / 1e9;
+        Figures {
+            ms: ms(time),
+            gb_s,
+            share_of_copy: gb_s * 1e9 / self.copy_bandwidth,
+            gflop_s: (case.flops > 0).then(|| case.flops as f64 / time.as_secs_f64() / 1e9),
+            share_of_sgemm: sgemm.map(|s| s.as_secs_f64() / time.as_secs_f64()),
+        }
     }
 
     fn row(
         &mut self,
         exercise: &Exercise,
         file: Option<&PathBuf>,
-        copy_bandwidth: f64,
         threads: usize,
     ) -> anyhow::Result<Row> {
-        let limit = Duration::from_millis(exercise.time_limit_ms.max(10_000));
-        let reference = self.load(&self.course.solution_path(exercise))?;
-        let declared = self.declared(reference, exercise)?;
-        let options = CaseOptions {
-            timing: true,
-            timing_scale: BENCH_TIMING_SCALE,
-            declared,
-            ..Default::default()
-        };
-        let cases =
-            checks::cases_for(&exercise.id, &options).context("no check for this exercise")?;
-        let case = cases
-            .iter()
-            .rev()
-            .find(|c| c.for_timing)
-            .context("the check has no timing case")?;
-        let (run, prepared) = run_case(self.backend, reference, case, limit)?;
-        prepared.free(self.backend);
-        for (name, want) in case.expected() {
-            let got = run
-                .outputs
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, d)| d)
-                .context("missing output")?;
-            if compare(&name, &want, got, exercise.tolerance, &case.launch).is_err() {
-                bail!("the reference solution gives a wrong `{name}` on the timing case");
-            }
-        }
-        let reference_time = self.time(reference, case, limit)?;
-        let yours = match file {
-            Some(path) => {
-                let module = self.load(path)?;
-                Some(self.time(module, case, limit)?)
-            }
-            None => None,
-        };
+        let reference_path = self.course.solution_path(exercise);
+        let reference_module = self.load(&reference_path)?;
+        let case = self.timing_case(reference_module, exercise)?;
+        let started = Instant::now();
+        let expected = case.expected();
+        let cpu_one_thread = started.elapsed();
         let sgemm = match case.sgemm_shape {
             Some(shape) => self.backend.sgemm_time(shape, self.repeats)?,
             None => None,
         };
-        let (one, all) = cpu_times(case, threads);
-        let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
-        let gflop_s =
-            (case.flops > 0).then(|| case.flops as f64 / reference_time.as_secs_f64() / 1e9);
+        let with_sgemm = |timer: &Self, timed: &Timed| {
+            let time = Duration::from_secs_f64(timed.figures.ms / 1000.0);
+            timer.figures(&case, time, sgemm)
+        };
+        let reference = self.measure(&reference_path, &case, &expected, exercise)?;
+        let tuned = match self.course.tuned_path(exercise) {
+            Some(path) => Some(self.measure(&path, &case, &expected, exercise)?),
+            None => None,
+        };
+        let yours = match file {
+            Some(path) => Some(self.measure(path, &case, &expected, exercise)?),
+            None => None,
+        };
         Ok(Row {
             id: exercise.id.clone(),
             title: exercise.title.clone(),
             case: case.name.clone(),
-            reference_ms: ms(reference_time),
-            reference_gb_s: gb_s(reference_time),
-            share_of_copy: gb_s(reference_time) * 1e9 / copy_bandwidth,
-            reference_gflop_s: gflop_s,
+            reference: with_sgemm(self, &reference),
+            tuned: tuned.as_ref().map(|t| with_sgemm(self, t)),
+            launch: reference.launch.clone(),
+            tuned_launch: tuned.map(|t| t.launch),
             sgemm_ms: sgemm.map(ms),
-            share_of_sgemm: sgemm.map(|s| s.as_secs_f64() / reference_time.as_secs_f64()),
-            yours_ms: yours.map(ms),
-            yours_gb_s: yours.map(gb_s),
-            cpu_one_thread_ms: ms(one),
-            cpu_all_cores_ms: ms(all),
+            yours: yours.as_ref().map(|t| with_sgemm(self, t)),
+            cpu_one_thread_ms: ms(cpu_one_thread),
+            cpu_all_cores_ms: ms(cpu_all_cores(&case, threads)),
         })
     }
 }
 
-/// The CPU reference on one thread, and its throughput on all cores: one copy per core at once,
-/// the wall time divided by the number of copies (the references are serial code, so this is
-/// what a perfectly parallel CPU version would reach at best).
-fn cpu_times(case: &Case, threads: usize) -> (Duration, Duration) {
-    let started = Instant::now();
-    std::hint::black_box(case.expected());
-    let one = started.elapsed();
+/// The CPU reference's throughput on all cores: one copy per core at once, the wall time divided
+/// by the number of copies (the references are serial code, so this is what a perfectly
+/// parallel CPU version would reach at best).
+fn cpu_all_cores(case: &Case, threads: usize) -> Duration {
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| std::hint::black_box(case.expected()));
         }
     });
-    (one, started.elapsed() / threads as u32)
+    started.elapsed() / threads as u32
 }
 
 fn ms(d: Duration) -> f64 {
@@ -264,23 +310,54 @@ fn table(bench: &Bench) -> String {
         "{}; device-to-device copy {:.0} GB/s (read + write), measured in this run; CPU: {} threads\n\n",
         bench.device, bench.copy_bandwidth_gb_s, bench.cpu_threads
     );
-    out.push_str("| id | exercise | reference | GB/s | % of copy | GFLOP/s | % of cuBLAS | yours | CPU 1 thread | CPU all cores |\n");
-    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-    let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("".to_string(), f);
+    let with_yours = bench.rows.iter().any(|r| r.yours.is_some());
+    out.push_str(
+        "| id | exercise | reference | % of copy | % of cuBLAS | tuned | % of copy | % of cuBLAS |",
+    );
+    out.push_str(if with_yours {
+        " yours | % of copy | % of cuBLAS |"
+    } else {
+        ""
+    });
+    out.push_str(" CPU 1 thread | CPU all cores |\n");
+    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    out.push_str(if with_yours {
+        " ---: | ---: | ---: |"
+    } else {
+        ""
+    });
+    out.push_str(" ---: | ---: |\n");
     for r in &bench.rows {
         out.push_str(&format!(
-            "| {} | {} | {:.3} ms | {:.0} | {:.0}% | {} | {} | {} | {:.1} ms | {:.1} ms |\n",
+            "| {} | {} | {}",
             r.id,
             r.title,
-            r.reference_ms,
-            r.reference_gb_s,
-            100.0 * r.share_of_copy,
-            opt(r.reference_gflop_s, &|g| format!("{g:.0}")),
-            opt(r.share_of_sgemm, &|s| format!("{:.0}%", 100.0 * s)),
-            opt(r.yours_ms, &|m| format!("{m:.3} ms")),
-            r.cpu_one_thread_ms,
-            r.cpu_all_cores_ms,
+            cells(Some(&r.reference))
+        ));
+        out.push_str(&cells(r.tuned.as_ref()));
+        if with_yours {
+            out.push_str(&cells(r.yours.as_ref()));
+        }
+        out.push_str(&format!(
+            "{:.1} ms | {:.1} ms |\n",
+            r.cpu_one_thread_ms, r.cpu_all_cores_ms
         ));
     }
     out
+}
+
+/// Time, share of the copy ceiling and share of cuBLAS, as three cells of the table.
+fn cells(figures: Option<&Figures>) -> String {
+    let Some(f) = figures else {
+        return " | | |".to_string();
+    };
+    let sgemm = f
+        .share_of_sgemm
+        .map_or(String::new(), |s| format!("{:.0}%", 100.0 * s));
+    let copy = if f.gflop_s.is_some() {
+        String::new()
+    } else {
+        format!("{:.0}%", 100.0 * f.share_of_copy)
+    };
+    format!(" {:.3} ms | {copy} | {sgemm} |", f.ms)
 }

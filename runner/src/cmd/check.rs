@@ -5,6 +5,7 @@ use crate::cli::CheckArgs;
 use crate::pristine;
 use crate::progress::Progress;
 use crate::session::{compiler, find_course, open_backend};
+use crate::trace;
 use colored::Colorize;
 use std::process::ExitCode;
 
@@ -20,9 +21,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } = args;
     let course = find_course()?;
     pristine::snapshot(&course)?;
+    trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
     let compiler = compiler(&course)?;
+    trace::mark("NVRTC loaded");
     let mut backend = open_backend(backend.backend, &compiler, json)?;
+    trace::mark(format!("backend opened: {}", backend.describe()));
     let (mut progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
@@ -37,8 +41,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         extra_sizes: sizes,
         timing: true,
         save_outputs,
+        retile: false,
     };
     let mut report = checker.check(&exercise, &path)?;
+    trace::mark("check done");
     if report.passed() && own_file {
         progress.mark_done(&exercise.id, backend.kind());
         progress.save()?;

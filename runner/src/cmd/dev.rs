@@ -27,10 +27,21 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
             extra_sizes: Vec::new(),
             timing: false,
             save_outputs: None,
+            retile: false,
         };
         let found = problems_of(&course, exercise, &mut checker);
+        let tuned = if course.tuned_path(exercise).is_some() {
+            " (and its tuned reference)"
+        } else {
+            ""
+        };
         if found.is_empty() {
-            println!("  {} {} {}", "✓".green(), exercise.id, exercise.title);
+            println!(
+                "  {} {} {}{tuned}",
+                "✓".green(),
+                exercise.id,
+                exercise.title
+            );
         } else {
             println!("  {} {} {}", "✗".red(), exercise.id, exercise.title);
             for p in &found {
@@ -102,7 +113,34 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
         Ok(_) => {}
         Err(e) => problems.push(format!("the pristine exercise could not be checked: {e:#}")),
     }
+    if let Some(tuned_path) = course.tuned_path(exercise) {
+        problems.extend(tuned_problems(course, exercise, checker, &tuned_path));
+    }
     problems
+}
+
+/// A tuned reference must get every case right under its own launch. The exercise's targets
+/// do not apply: they teach one way (a float4 load is 16 sectors per request, by design).
+fn tuned_problems(
+    course: &Course,
+    exercise: &Exercise,
+    checker: &mut Checker,
+    path: &std::path::Path,
+) -> Option<String> {
+    checker.retile = true;
+    let outcome = checker.check(exercise, path);
+    checker.retile = false;
+    let name = course.display_name(path);
+    match outcome {
+        Ok(report) if report.cases.iter().all(|c| c.passed) && !report.cases.is_empty() => None,
+        Ok(report) => Some(format!(
+            "the tuned reference {name} does not pass: {}",
+            first_failure(&report)
+        )),
+        Err(e) => Some(format!(
+            "the tuned reference {name} could not be checked: {e:#}"
+        )),
+    }
 }
 
 fn first_failure(report: &crate::report::CheckReport) -> String {

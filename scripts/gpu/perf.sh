@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The performance figures in one go, on a machine with an NVIDIA GPU: run from the course root
+# with the release binary at target/release/runner. Where a check's wall time goes (RUNNER_TRACE),
+# then `runner bench` (teaching and tuned references). Results land in $OUT (default /tmp/out).
+set -u
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+R=$PWD/target/release/runner
+export RUNNER_CACHE_DIR=$(mktemp -d)
+export NO_COLOR=1
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+cp solutions/02_vector_add/vector_add.cu exercises/02_vector_add/vector_add.cu
+{
+    for run in cold warm warm warm; do
+        t0=$(date +%s.%N)
+        RUNNER_TRACE=1 $R check 02 > /dev/null
+        t1=$(date +%s.%N)
+        echo "check 02 $run: $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") s wall"
+    done
+} 2>&1 | tee "$OUT/check-02-trace.txt"
+git checkout -q exercises/02_vector_add/vector_add.cu 2>/dev/null || true
+time $R bench "$@" | tee "$OUT/bench.md"
