@@ -3,6 +3,11 @@
 use std::fmt;
 use std::sync::Arc;
 
+#[cfg(target_endian = "big")]
+compile_error!(
+    "buffers are copied to the GPU as they lie in memory, which needs a little-endian host"
+);
+
 /// The element type and values of a host-side array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostData {
@@ -50,30 +55,38 @@ impl HostData {
         self.len() * self.element_bytes()
     }
 
-    /// Little-endian bytes, as the device holds them.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// The elements' bytes in memory, which are what the device holds: GPUs are little-endian,
+    /// and so are the hosts CUDA runs on (a big-endian host does not compile, below).
+    pub fn as_bytes(&self) -> &[u8] {
         match self {
-            HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            HostData::U8(v) => v.clone(),
+            HostData::F32(v) => bytemuck::cast_slice(v),
+            HostData::F64(v) => bytemuck::cast_slice(v),
+            HostData::I32(v) => bytemuck::cast_slice(v),
+            HostData::U32(v) => bytemuck::cast_slice(v),
+            HostData::U8(v) => v,
         }
     }
 
-    /// Values of the same type as `self`, read back from device bytes.
+    /// Values of the same type as `self`, read back from device bytes (a copy, so the bytes
+    /// need no particular alignment).
     pub fn same_type_from_bytes(&self, bytes: &[u8]) -> HostData {
-        fn words<const N: usize>(bytes: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
-            bytes
-                .chunks_exact(N)
-                .map(|c| c.try_into().expect("chunk of N bytes"))
-        }
         match self {
-            HostData::F32(_) => HostData::F32(words(bytes).map(f32::from_le_bytes).collect()),
-            HostData::F64(_) => HostData::F64(words(bytes).map(f64::from_le_bytes).collect()),
-            HostData::I32(_) => HostData::I32(words(bytes).map(i32::from_le_bytes).collect()),
-            HostData::U32(_) => HostData::U32(words(bytes).map(u32::from_le_bytes).collect()),
+            HostData::F32(_) => HostData::F32(bytemuck::pod_collect_to_vec(bytes)),
+            HostData::F64(_) => HostData::F64(bytemuck::pod_collect_to_vec(bytes)),
+            HostData::I32(_) => HostData::I32(bytemuck::pod_collect_to_vec(bytes)),
+            HostData::U32(_) => HostData::U32(bytemuck::pod_collect_to_vec(bytes)),
             HostData::U8(_) => HostData::U8(bytes.to_vec()),
+        }
+    }
+
+    /// No elements, of the same type: what to keep of a buffer to read its type back later.
+    pub fn empty_like(&self) -> HostData {
+        match self {
+            HostData::F32(_) => HostData::F32(Vec::new()),
+            HostData::F64(_) => HostData::F64(Vec::new()),
+            HostData::I32(_) => HostData::I32(Vec::new()),
+            HostData::U32(_) => HostData::U32(Vec::new()),
+            HostData::U8(_) => HostData::U8(Vec::new()),
         }
     }
 

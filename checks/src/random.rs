@@ -27,10 +27,38 @@ impl Rng {
         lo + (hi - lo) * self.unit_f32()
     }
 
+    /// `n` values uniform in [lo, hi). Large arrays (the GPU timing cases, tens of millions of
+    /// elements) are made in chunks on several threads, each chunk from its own generator seeded
+    /// from this one, so the values depend on the seed alone, not on the number of threads.
     pub fn vec_f32(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
-        (0..n).map(|_| self.range_f32(lo, hi)).collect()
+        if n < PARALLEL_FROM {
+            return (0..n).map(|_| self.range_f32(lo, hi)).collect();
+        }
+        let mut values = vec![0.0f32; n];
+        let mut chunks: Vec<(&mut [f32], Rng)> = values
+            .chunks_mut(CHUNK)
+            .map(|chunk| (chunk, Rng::new(self.next_u64())))
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
+        let per_thread = chunks.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            for group in chunks.chunks_mut(per_thread) {
+                scope.spawn(move || {
+                    for (chunk, rng) in group.iter_mut() {
+                        for x in chunk.iter_mut() {
+                            *x = rng.range_f32(lo, hi);
+                        }
+                    }
+                });
+            }
+        });
+        values
     }
 }
+
+/// Arrays from this many elements on are made in parallel chunks.
+const PARALLEL_FROM: usize = 1 << 20;
+const CHUNK: usize = 1 << 18;
 
 #[cfg(test)]
 mod tests {
@@ -41,6 +69,18 @@ mod tests {
         let a: Vec<u64> = (0..4).map(|_| Rng::new(7).next_u64()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
         assert_ne!(Rng::new(7).next_u64(), Rng::new(8).next_u64());
+    }
+
+    #[test]
+    fn large_arrays_depend_on_the_seed_only_and_stay_in_range() {
+        let a = Rng::new(3).vec_f32(PARALLEL_FROM + 5, -1.0, 1.0);
+        let b = Rng::new(3).vec_f32(PARALLEL_FROM + 5, -1.0, 1.0);
+        let c = Rng::new(4).vec_f32(PARALLEL_FROM + 5, -1.0, 1.0);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(a.iter().all(|x| (-1.0..1.0).contains(x)));
+        // Chunks differ from one another: no generator was reused.
+        assert_ne!(a[..16], a[CHUNK..CHUNK + 16]);
     }
 
     #[test]

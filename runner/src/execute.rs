@@ -55,15 +55,8 @@ impl Prepared {
                 Arg::Scalar { value, .. } => prepared.params.push(value.to_bytes()),
                 Arg::Buffer(buffer) => {
                     let len = buffer.data.byte_len();
-                    let image = if guarded {
-                        let mut image = vec![GUARD_PATTERN; len + 2 * GUARD_BYTES];
-                        image[GUARD_BYTES..GUARD_BYTES + len]
-                            .copy_from_slice(&buffer.data.to_bytes());
-                        image
-                    } else {
-                        buffer.data.to_bytes()
-                    };
-                    let base = match backend.alloc(image.len()) {
+                    let guard = if guarded { GUARD_BYTES } else { 0 };
+                    let base = match backend.alloc(len + 2 * guard) {
                         Ok(base) => base,
                         Err(err) => {
                             prepared.free(backend);
@@ -71,14 +64,14 @@ impl Prepared {
                         }
                     };
                     let started = Instant::now();
-                    let written = backend.write(base, &image);
+                    let written = write_guarded(backend, base, buffer.data.as_bytes(), guard);
                     prepared.copy_in += started.elapsed();
                     let allocation = Allocation {
                         name: buffer.name.clone(),
                         base,
                         len,
                         role: buffer.role,
-                        like: buffer.data.clone(),
+                        like: buffer.data.empty_like(),
                     };
                     prepared
                         .params
@@ -136,6 +129,21 @@ impl Prepared {
             backend.free(buffer.base);
         }
     }
+}
+
+/// Writes `data` at `base + guard`, with `guard` bytes of the guard pattern on either side.
+fn write_guarded(
+    backend: &mut dyn Backend,
+    base: DevicePtr,
+    data: &[u8],
+    guard: usize,
+) -> Result<(), BackendError> {
+    if guard > 0 {
+        let pattern = vec![GUARD_PATTERN; guard];
+        backend.write(base, &pattern)?;
+        backend.write(base + (guard + data.len()) as u64, &pattern)?;
+    }
+    backend.write(base + guard as u64, data)
 }
 
 /// Checks the guard zones read back from before and after a buffer.

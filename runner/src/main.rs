@@ -29,7 +29,10 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     style::apply(cli.color);
     match cmd::run(cli.command) {
-        Ok(code) => code,
+        Ok(code) => {
+            trace::mark("done");
+            code
+        }
         Err(err) => {
             eprintln!("{} {err:#}", "Error:".red().bold());
             ExitCode::from(2)

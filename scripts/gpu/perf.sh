@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The performance figures in one go, on a machine with an NVIDIA GPU: run from the course root
 # with the release binary at target/release/runner. Where a check's wall time goes (RUNNER_TRACE),
-# then `runner bench` (teaching and tuned references). Results land in $OUT (default /tmp/out).
+# then `runner bench` (teaching and tuned references; BENCH=0 leaves it out). Arguments go to
+# `runner bench`. Results land in $OUT (default /tmp/out).
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$PWD/target/release/runner
@@ -20,4 +21,5 @@ cp solutions/02_vector_add/vector_add.cu exercises/02_vector_add/vector_add.cu
     done
 } 2>&1 | tee "$OUT/check-02-trace.txt"
 git checkout -q exercises/02_vector_add/vector_add.cu 2>/dev/null || true
-time $R bench "$@" | tee "$OUT/bench.md"
+echo "runner --version: $( { /usr/bin/time -f %e $R --version >/dev/null; } 2>&1 ) s wall"
+[ "${BENCH:-1}" = 0 ] || { time $R bench "$@" | tee "$OUT/bench.md"; }

@@ -339,7 +339,7 @@ fn table(bench: &Bench) -> String {
             out.push_str(&cells(r.yours.as_ref()));
         }
         out.push_str(&format!(
-            "{:.1} ms | {:.1} ms |\n",
+            " {:.1} ms | {:.1} ms |\n",
             r.cpu_one_thread_ms, r.cpu_all_cores_ms
         ));
     }
