@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every GPU check of the runner in one go, for a machine with an NVIDIA GPU: run from the course
+# Every GPU check of the runner in one go (the bench is in perf.sh), for a machine with an NVIDIA GPU: run from the course
 # root with the release binary at target/release/runner. Prints each command, its output and exit
 # code, then a table of wall times. Results land in $OUT (default /tmp/out).
 set -u
@@ -40,7 +40,7 @@ for f in compile_error misnamed no_guard off_by_one far_out_of_bounds hang first
     step "fixture $f" $R check 02 --file runner/tests/fixtures/vector_add_$f.cu
 done
 step "runner usable after hang" $R check 01
-step "bench" bash -c "$R bench | tee $OUT/bench.md"
+step "dev check on the GPU (solutions, pristines, tuned references)" $R dev check --backend gpu
 cd scripts/gpu
 t0=$(date +%s.%N); nvcc -O3 -arch=sm_90 vector_add_nvcc.cu -o /tmp/vector_add && /tmp/vector_add; t1=$(date +%s.%N)
 table+=$(printf '%-40s        %6.2fs' "nvcc build+run vector add" "$(awk "BEGIN{print $t1 - $t0}")")$'\n'
