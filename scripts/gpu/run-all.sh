@@ -24,6 +24,7 @@ step() { # name, command...
 ids=$($R list --json | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)["exercises"]))')
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 step doctor $R doctor
+step "dev check on the GPU (solutions, pristines, tuned references)" $R dev check --backend gpu
 for n in $ids; do step "pristine $n (must fail)" $R check $n; done
 # Solutions in place of the exercises, as a student who finished would have them.
 for d in solutions/*/; do [ "$d" = solutions/tuned/ ] || cp -r "$d" exercises/; done
@@ -40,7 +41,6 @@ for f in compile_error misnamed no_guard off_by_one far_out_of_bounds hang first
     step "fixture $f" $R check 02 --file runner/tests/fixtures/vector_add_$f.cu
 done
 step "runner usable after hang" $R check 01
-step "dev check on the GPU (solutions, pristines, tuned references)" $R dev check --backend gpu
 cd scripts/gpu
 t0=$(date +%s.%N); nvcc -O3 -arch=sm_90 vector_add_nvcc.cu -o /tmp/vector_add && /tmp/vector_add; t1=$(date +%s.%N)
 table+=$(printf '%-40s        %6.2fs' "nvcc build+run vector add" "$(awk "BEGIN{print $t1 - $t0}")")$'\n'
