@@ -67,15 +67,25 @@ impl HostData {
         }
     }
 
-    /// Values of the same type as `self`, read back from device bytes (a copy, so the bytes
-    /// need no particular alignment).
-    pub fn same_type_from_bytes(&self, bytes: &[u8]) -> HostData {
+    /// The bytes of the elements, to fill them from the device.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         match self {
-            HostData::F32(_) => HostData::F32(bytemuck::pod_collect_to_vec(bytes)),
-            HostData::F64(_) => HostData::F64(bytemuck::pod_collect_to_vec(bytes)),
-            HostData::I32(_) => HostData::I32(bytemuck::pod_collect_to_vec(bytes)),
-            HostData::U32(_) => HostData::U32(bytemuck::pod_collect_to_vec(bytes)),
-            HostData::U8(_) => HostData::U8(bytes.to_vec()),
+            HostData::F32(v) => bytemuck::cast_slice_mut(v),
+            HostData::F64(v) => bytemuck::cast_slice_mut(v),
+            HostData::I32(v) => bytemuck::cast_slice_mut(v),
+            HostData::U32(v) => bytemuck::cast_slice_mut(v),
+            HostData::U8(v) => v,
+        }
+    }
+
+    /// `len` zeros of the same type.
+    pub fn zeros_like(&self, len: usize) -> HostData {
+        match self {
+            HostData::F32(_) => HostData::F32(vec![0.0; len]),
+            HostData::F64(_) => HostData::F64(vec![0.0; len]),
+            HostData::I32(_) => HostData::I32(vec![0; len]),
+            HostData::U32(_) => HostData::U32(vec![0; len]),
+            HostData::U8(_) => HostData::U8(vec![0; len]),
         }
     }
 

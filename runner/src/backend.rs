@@ -65,7 +65,13 @@ pub trait Backend {
     fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32>;
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError>;
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError>;
-    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError>;
+    /// Copies `out.len()` bytes from the device at `ptr` into `out`.
+    fn read_into(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), BackendError>;
+    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
+        let mut bytes = vec![0u8; len];
+        self.read_into(ptr, &mut bytes)?;
+        Ok(bytes)
+    }
     fn free(&mut self, ptr: DevicePtr);
     fn launch(
         &mut self,

@@ -110,15 +110,19 @@ impl Prepared {
                 let after =
                     backend.read(buffer.base + (GUARD_BYTES + buffer.len) as u64, GUARD_BYTES)?;
                 check_guards(buffer, &before, &after)?;
-            } else if self.guarded {
-                let image = backend.read(buffer.base, buffer.len + 2 * GUARD_BYTES)?;
-                let (before, rest) = image.split_at(GUARD_BYTES);
-                let (data, after) = rest.split_at(buffer.len);
-                check_guards(buffer, before, after)?;
-                outputs.push((buffer.name.clone(), buffer.like.same_type_from_bytes(data)));
             } else if buffer.role != Role::Input {
-                let data = backend.read(buffer.base, buffer.len)?;
-                outputs.push((buffer.name.clone(), buffer.like.same_type_from_bytes(&data)));
+                // Straight into the typed array: one copy, for outputs of tens of megabytes.
+                let mut data = buffer
+                    .like
+                    .zeros_like(buffer.len / buffer.like.element_bytes());
+                backend.read_into(buffer.data_ptr(self.guarded), data.as_bytes_mut())?;
+                if self.guarded {
+                    let before = backend.read(buffer.base, GUARD_BYTES)?;
+                    let after = backend
+                        .read(buffer.base + (GUARD_BYTES + buffer.len) as u64, GUARD_BYTES)?;
+                    check_guards(buffer, &before, &after)?;
+                }
+                outputs.push((buffer.name.clone(), data));
             }
         }
         Ok((outputs, started.elapsed()))

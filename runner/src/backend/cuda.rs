@@ -302,13 +302,11 @@ impl Backend for CudaBackend {
             .map_err(|e| self.device_error("copying to the GPU", e))
     }
 
-    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
+    fn read_into(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
         self.usable()?;
-        let mut bytes = vec![0u8; len];
-        // SAFETY: ptr is an allocation of this backend at least len long.
-        unsafe { result::memcpy_dtoh_sync(&mut bytes, ptr) }
-            .map_err(|e| self.device_error("copying from the GPU", e))?;
-        Ok(bytes)
+        // SAFETY: ptr is an allocation of this backend at least out.len() long.
+        unsafe { result::memcpy_dtoh_sync(out, ptr) }
+            .map_err(|e| self.device_error("copying from the GPU", e))
     }
 
     fn free(&mut self, ptr: DevicePtr) {

@@ -159,10 +159,13 @@ impl Backend for SimBackend {
             .map_err(|e| BackendError::Device(e.to_string()))
     }
 
-    fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
-        self.machine
-            .read(ptr, len as u64)
-            .map_err(|e| BackendError::Device(e.to_string()))
+    fn read_into(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
+        let bytes = self
+            .machine
+            .read(ptr, out.len() as u64)
+            .map_err(|e| BackendError::Device(e.to_string()))?;
+        out.copy_from_slice(&bytes);
+        Ok(())
     }
 
     fn free(&mut self, ptr: DevicePtr) {
