@@ -1,6 +1,6 @@
 //! What a command works with: the course, the compiler and a backend, set up once.
 
-use crate::backend::cuda::CudaBackend;
+use crate::backend::cuda::{CudaBackend, GpuUnavailable};
 use crate::backend::sim::SimBackend;
 use crate::backend::Backend;
 use crate::cli::BackendChoice;
@@ -16,28 +16,62 @@ pub fn open_backend(
     compiler: &Compiler,
     quiet: bool,
 ) -> anyhow::Result<Box<dyn Backend>> {
-    match choice {
-        Some(BackendChoice::Sim) => Ok(Box::new(SimBackend::new())),
-        Some(BackendChoice::Gpu) => {
-            let gpu = CudaBackend::open(0)
-                .context("--backend gpu was asked for, but no GPU can be used")?;
+    let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
+    choose_backend(choice, gpu, compiler, quiet)
+}
+
+/// NVRTC and the backend, opened side by side: loading NVRTC from a cold disk (110 to 150 ms
+/// seen on the H200 machine) then happens while CUDA initialises (about 220 ms), which a check
+/// waits for anyway.
+pub fn compiler_and_backend(
+    course: &Course,
+    choice: Option<BackendChoice>,
+    quiet: bool,
+) -> anyhow::Result<(Compiler, Box<dyn Backend>)> {
+    let root = course.root.clone();
+    let loading = std::thread::spawn(move || {
+        let compiler = Compiler::new(Some(&root));
+        crate::trace::mark("NVRTC loaded");
+        compiler
+    });
+    let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
+    let compiler = loading
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+    let backend = choose_backend(choice, gpu, &compiler, quiet)?;
+    Ok((compiler, backend))
+}
+
+fn wants_gpu(choice: Option<BackendChoice>) -> bool {
+    !matches!(choice, Some(BackendChoice::Sim))
+}
+
+/// The backend for `choice`, given the outcome of opening the GPU where that was tried.
+fn choose_backend(
+    choice: Option<BackendChoice>,
+    gpu: Option<Result<CudaBackend, GpuUnavailable>>,
+    compiler: &Compiler,
+    quiet: bool,
+) -> anyhow::Result<Box<dyn Backend>> {
+    match (choice, gpu) {
+        (Some(BackendChoice::Gpu), Some(gpu)) => {
+            let gpu = gpu.context("--backend gpu was asked for, but no GPU can be used")?;
             Ok(Box::new(gpu))
         }
-        None => match CudaBackend::open(0) {
-            Ok(gpu) => Ok(Box::new(gpu)),
-            Err(why) => {
-                let key = "simulator-explained";
-                if !quiet && compiler.cache.get_value(key).is_none() {
-                    eprintln!(
-                        "{} {why}\nRunning in the simulator: results are the same, and it shows memory figures a GPU \
-                         cannot; kernel times need a GPU. (`--backend sim` picks it without this note.)\n",
-                        "Note:".yellow().bold()
-                    );
-                    compiler.cache.put_value(key, "yes");
-                }
-                Ok(Box::new(SimBackend::new()))
+        (None, Some(Ok(gpu))) => Ok(Box::new(gpu)),
+        (None, Some(Err(why))) => {
+            let key = "simulator-explained";
+            if !quiet && compiler.cache.get_value(key).is_none() {
+                eprintln!(
+                    "{} {why}\nRunning in the simulator: results are the same, and it shows memory figures a GPU \
+                     cannot; kernel times need a GPU. (`--backend sim` picks it without this note.)\n",
+                    "Note:".yellow().bold()
+                );
+                compiler.cache.put_value(key, "yes");
             }
-        },
+            Ok(Box::new(SimBackend::new()))
+        }
+        _ => Ok(Box::new(SimBackend::new())),
     }
 }
 

@@ -4,7 +4,7 @@ use crate::checker::Checker;
 use crate::cli::CheckArgs;
 use crate::pristine;
 use crate::progress::Progress;
-use crate::session::{compiler, find_course, open_backend};
+use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
 use colored::Colorize;
 use std::process::ExitCode;
@@ -23,10 +23,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     pristine::snapshot(&course)?;
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
-    let compiler = compiler(&course)?;
-    trace::mark("NVRTC loaded");
-    let mut backend = open_backend(backend.backend, &compiler, json)?;
-    trace::mark(format!("backend opened: {}", backend.describe()));
+    let (compiler, mut backend) = compiler_and_backend(&course, backend.backend, json)?;
+    trace::mark(format!(
+        "NVRTC loaded and backend opened: {}",
+        backend.describe()
+    ));
     let (mut progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
