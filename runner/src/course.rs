@@ -29,6 +29,10 @@ pub struct Exercise {
     pub declared: Vec<String>,
     #[serde(default)]
     pub targets: Targets,
+    /// The tuned reference, relative to `solutions/`: the same entry points written for speed,
+    /// which `runner bench` times and `runner dev check` holds to every case (see `tuned.rs`).
+    #[serde(default)]
+    pub tuned: Option<String>,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct
@@ -108,14 +112,10 @@ impl Course {
         self.root.join("solutions").join(&exercise.file)
     }
 
-    /// The tuned reference of an exercise, where the course has one (see `tuned.rs`).
+    /// The tuned reference of an exercise, where the metadata names one.
     pub fn tuned_path(&self, exercise: &Exercise) -> Option<PathBuf> {
-        let path = self
-            .root
-            .join("solutions")
-            .join("tuned")
-            .join(&exercise.file);
-        path.is_file().then_some(path)
+        let file = exercise.tuned.as_ref()?;
+        Some(self.root.join("solutions").join(file))
     }
 
     /// The name NVRTC and reports use for a file: its path inside the course.

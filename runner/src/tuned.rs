@@ -1,6 +1,7 @@
-//! Tuned references: a second solution of an exercise, in `solutions/tuned/`, written for speed
-//! rather than teaching (wider loads, several elements per thread, register tiles). `runner bench`
-//! times them beside the teaching solutions, and `runner dev check` holds them to every case.
+//! Tuned references: a second solution of an exercise, named by its `tuned` field in
+//! exercises.toml and kept in `solutions/tuned/`, written for speed rather than teaching (wider
+//! loads, several elements per thread, register tiles). `runner bench` times them beside the
+//! teaching solutions, and `runner dev check` holds them to every case.
 //!
 //! A tuned kernel keeps the exercise's entry points and parameters but may want another launch:
 //! it says so by declaring, in its file,

@@ -320,7 +320,7 @@ fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
         run.stdout
     );
     // A tuned vector add that forgets the last n % 4 elements fails on n = 769.
-    let path = course.path("solutions/tuned/02_vector_add/vector_add.cu");
+    let path = course.path("solutions/tuned/vector_add.cu");
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("if (blockIdx.x == 0 && i < n)", "if (false)");
@@ -328,9 +328,22 @@ fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
     let run = course.run(&["dev", "check"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
-        run.stdout.contains(
-            "the tuned reference solutions/tuned/02_vector_add/vector_add.cu does not pass"
-        ),
+        run.stdout
+            .contains("the tuned reference solutions/tuned/vector_add.cu does not pass"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn dev_check_names_a_tuned_reference_that_is_missing() {
+    let course = TestCourse::new();
+    std::fs::remove_file(course.path("solutions/tuned/softmax.cu")).unwrap();
+    let run = course.run(&["dev", "check"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stdout
+            .contains("the tuned reference solutions/tuned/softmax.cu could not be checked"),
         "{}",
         run.stdout
     );

@@ -3,13 +3,7 @@
 # with the release binary at target/release/runner. Where a check's wall time goes (RUNNER_TRACE),
 # then `runner bench` (teaching and tuned references; BENCH=0 leaves it out). Arguments go to
 # `runner bench`. Results land in $OUT (default /tmp/out).
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-R=$PWD/target/release/runner
-export RUNNER_CACHE_DIR=$(mktemp -d)
-export NO_COLOR=1
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 cp solutions/02_vector_add/vector_add.cu exercises/02_vector_add/vector_add.cu
 {

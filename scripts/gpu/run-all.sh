@@ -1,14 +1,8 @@
 #!/usr/bin/env bash
-# Every GPU check of the runner in one go (the bench is in perf.sh), for a machine with an NVIDIA GPU: run from the course
-# root with the release binary at target/release/runner. Prints each command, its output and exit
-# code, then a table of wall times. Results land in $OUT (default /tmp/out).
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-R=$PWD/target/release/runner
-export RUNNER_CACHE_DIR=$(mktemp -d)
-export NO_COLOR=1
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
+# Every GPU check of the runner in one go (the bench is in perf.sh), for a machine with an NVIDIA
+# GPU: run from the course root with the release binary at target/release/runner. Prints each
+# command, its output and exit code, then a table of wall times. Results land in $OUT.
+source "$(dirname "$0")/env.sh"
 table=""
 step() { # name, command...
     local name=$1; shift

@@ -56,7 +56,7 @@ struct Row {
     case: String,
     /// The teaching solution, launched as the check launches it.
     reference: Figures,
-    /// The tuned reference in solutions/tuned/, where there is one, under its own launch.
+    /// The tuned reference (exercises.toml's `tuned`), where there is one, under its own launch.
     tuned: Option<Figures>,
     launch: String,
     tuned_launch: Option<String>,
