@@ -2,10 +2,7 @@
 # Why the teaching matrix multiply (17) stays far from cuBLAS: Nsight Compute's pipe figures for
 # its launches in `runner check 17` (the 1024 x 2048 x 1024 timing case is the largest grid).
 # Run from the course root with target/release/runner; output in $OUT/ncu-matmul.csv.
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
+source "$(dirname "$0")/env.sh"
 cp solutions/17_matmul_tiled/matmul_tiled.cu exercises/17_matmul_tiled/matmul_tiled.cu
 metrics=gpu__time_duration.sum
 metrics+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
@@ -18,8 +15,8 @@ metrics+=,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio
 metrics+=,smsp__average_warp_latency_issue_stalled_barrier.ratio
 metrics+=,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio
 metrics+=,launch__grid_size
-NO_COLOR=1 RUNNER_CACHE_DIR=$(mktemp -d) ncu --clock-control none -k regex:matmul_tiled -c 12 \
-    --metrics "$metrics" --csv target/release/runner check 17 > "$OUT/ncu-matmul.csv" 2> "$OUT/ncu-matmul.err"
+ncu --clock-control none -k regex:matmul_tiled -c 12 \
+    --metrics "$metrics" --csv $R check 17 > "$OUT/ncu-matmul.csv" 2> "$OUT/ncu-matmul.err"
 echo "ncu rc=$?"
 git checkout -q exercises/17_matmul_tiled/matmul_tiled.cu 2>/dev/null || true
 python3 - "$OUT/ncu-matmul.csv" <<'PY'
