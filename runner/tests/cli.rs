@@ -233,6 +233,33 @@ fn asking_for_a_gpu_where_there_is_none_says_so() {
 }
 
 #[test]
+fn bench_without_a_gpu_says_it_needs_one() {
+    if std::path::Path::new("/dev/nvidia0").exists() {
+        return; // this machine has a GPU: the behaviour under test cannot happen here
+    }
+    let course = TestCourse::new();
+    let run = course.run(&["bench", "02"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("`runner bench` times kernels on a GPU"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bench_with_a_file_wants_the_one_exercise_it_solves() {
+    let course = TestCourse::new();
+    let run = course.run(&["bench", "02", "03", "--file", "mine.cu"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("--file needs exactly one exercise id"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn hints_come_one_more_at_a_time() {
     let course = TestCourse::new();
     let first = course.run(&["hint", "02"]).stdout;

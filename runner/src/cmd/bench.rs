@@ -75,13 +75,13 @@ struct Bench {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.file.is_some() && args.ids.len() != 1 {
+        bail!("--file needs exactly one exercise id: the exercise your file solves");
+    }
     let course = find_course()?;
     let compiler = compiler(&course)?;
     let mut gpu = CudaBackend::open(0)
         .context("`runner bench` times kernels on a GPU, and none can be used here")?;
-    if args.file.is_some() && args.ids.len() != 1 {
-        bail!("--file needs exactly one exercise id: the exercise your file solves");
-    }
     let exercises: Vec<&Exercise> = if args.ids.is_empty() {
         course.exercises.iter().collect()
     } else {
