@@ -188,10 +188,13 @@ fn unknown_exercise_lists_the_known_ones() {
 fn broken_metadata_names_the_file_and_line() {
     let course = TestCourse::new();
     let path = course.path("exercises/exercises.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replacen("points = 10", "points = ten", 1);
-    std::fs::write(&path, text).unwrap();
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken_line = original
+        .lines()
+        .position(|l| l == "points = 10")
+        .expect("an exercise worth 10 points")
+        + 1;
+    std::fs::write(&path, original.replacen("points = 10", "points = ten", 1)).unwrap();
     let run = course.run(&["list"]);
     assert_eq!(run.code, 2);
     assert!(
@@ -199,7 +202,11 @@ fn broken_metadata_names_the_file_and_line() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("line 21"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("line {broken_line}")),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("panicked"));
 }
 
