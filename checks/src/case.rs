@@ -436,7 +436,7 @@ impl Case {
 }
 
 /// What the instructor or the student can vary about the cases.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CaseOptions {
     /// Seed of the random inputs; graders use their own to make hidden cases.
     pub seed: u64,

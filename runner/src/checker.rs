@@ -31,6 +31,26 @@ pub struct Checker<'a> {
     /// Launch the cases as the file's `tuned_*` declarations ask (tuned references only: an
     /// exercise's launch is part of what the student is taught).
     pub retile: bool,
+    /// Cases made ahead (while the GPU was being opened) with these options; used only when
+    /// they are the options the check needs.
+    pub premade: Option<(CaseOptions, Vec<Case>)>,
+}
+
+/// The options a check makes its cases with.
+pub fn case_options(
+    seed: Option<u64>,
+    extra_sizes: &[usize],
+    timing: bool,
+    declared: BTreeMap<String, i64>,
+) -> CaseOptions {
+    let defaults = CaseOptions::default();
+    CaseOptions {
+        seed: seed.unwrap_or(defaults.seed),
+        extra_sizes: extra_sizes.to_vec(),
+        timing,
+        declared,
+        ..defaults
+    }
 }
 
 /// The target to compile for: the backend's wish, or PTX for the newest architecture NVRTC
@@ -74,14 +94,8 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
 
 impl Checker<'_> {
     fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
-        let defaults = CaseOptions::default();
-        CaseOptions {
-            seed: self.seed.unwrap_or(defaults.seed),
-            extra_sizes: self.extra_sizes.clone(),
-            timing: self.timing && self.backend.kind() == "gpu",
-            declared,
-            ..defaults
-        }
+        let timing = self.timing && self.backend.kind() == "gpu";
+        case_options(self.seed, &self.extra_sizes, timing, declared)
     }
 
     /// Reads the values the exercise asks the student to declare; names the first one missing.
@@ -196,8 +210,12 @@ impl Checker<'_> {
                 return Ok(report);
             }
         };
-        let mut cases = checks::cases_for(&exercise.id, &self.case_options(declared))
-            .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?;
+        let options = self.case_options(declared);
+        let mut cases = match self.premade.take() {
+            Some((made_with, cases)) if made_with == options => cases,
+            _ => checks::cases_for(&exercise.id, &options)
+                .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?,
+        };
         if self.retile {
             if let Some(retiling) = Retiling::read(self.backend, module) {
                 cases = cases.iter().map(|case| retiling.apply(case)).collect();
@@ -390,5 +408,52 @@ fn describe_backend_error(err: &BackendError) -> String {
         BackendError::Timeout { .. } => format!("Hang: {err}"),
         BackendError::Fault(detail) => format!("The kernel failed: {detail}"),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::sim::SimBackend;
+    use crate::compile::cache::Cache;
+    use crate::compile::nvrtc::Nvrtc;
+
+    /// Checks the solution of 02 in the simulator with `premade` cases.
+    fn check_with(premade: Option<(CaseOptions, Vec<Case>)>) -> CheckReport {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let course = Course::find(root).unwrap();
+        let compiler = Compiler {
+            nvrtc: Nvrtc::find(Some(root)).expect("NVRTC: run scripts/install-nvrtc"),
+            cache: Cache { dir: None },
+        };
+        let mut backend = SimBackend::new();
+        let exercise = course.exercise("02").unwrap().clone();
+        let mut checker = Checker {
+            course: &course,
+            compiler: &compiler,
+            backend: &mut backend,
+            seed: None,
+            extra_sizes: Vec::new(),
+            timing: true,
+            save_outputs: None,
+            retile: false,
+            premade,
+        };
+        checker
+            .check(&exercise, &course.solution_path(&exercise))
+            .unwrap()
+    }
+
+    #[test]
+    fn cases_made_ahead_are_used_only_when_made_with_the_checks_options() {
+        let all = check_with(None).cases.len();
+        assert!(all > 1);
+        // The simulator checks without a timing case: cases made for a GPU are not its cases.
+        let for_gpu = case_options(None, &[], true, BTreeMap::new());
+        let mut cases = checks::cases_for("02", &for_gpu).unwrap();
+        cases.truncate(1);
+        assert_eq!(check_with(Some((for_gpu, cases.clone()))).cases.len(), all);
+        let for_sim = case_options(None, &[], false, BTreeMap::new());
+        assert_eq!(check_with(Some((for_sim, cases))).cases.len(), 1);
     }
 }

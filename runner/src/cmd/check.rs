@@ -1,13 +1,41 @@
 //! `runner check NN`: the main verb.
 
-use crate::checker::Checker;
-use crate::cli::CheckArgs;
+use crate::backend::cuda::CudaBackend;
+use crate::checker::{case_options, Checker};
+use crate::cli::{BackendChoice, CheckArgs};
+use crate::course::Exercise;
 use crate::pristine;
 use crate::progress::Progress;
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
+use checks::{Case, CaseOptions};
 use colored::Colorize;
 use std::process::ExitCode;
+
+type CasesAhead = std::thread::JoinHandle<Option<(CaseOptions, Vec<Case>)>>;
+
+/// Starts making the cases a GPU check will need, on another thread: a GPU's timing case takes
+/// tens of milliseconds to make, and opening the GPU takes a quarter of a second in which this
+/// thread only waits. Not where no GPU is likely (no CUDA driver, or the simulator asked for),
+/// nor for exercises whose cases depend on values read from the compiled kernel.
+fn make_cases_ahead(
+    exercise: &Exercise,
+    seed: Option<u64>,
+    sizes: &[usize],
+    choice: Option<BackendChoice>,
+) -> Option<CasesAhead> {
+    let gpu_likely = choice != Some(BackendChoice::Sim) && CudaBackend::driver_present();
+    if !gpu_likely || !exercise.declared.is_empty() {
+        return None;
+    }
+    let options = case_options(seed, sizes, true, Default::default());
+    let id = exercise.id.clone();
+    Some(std::thread::spawn(move || {
+        let cases = checks::cases_for(&id, &options)?;
+        trace::mark("cases made ahead");
+        Some((options, cases))
+    }))
+}
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let CheckArgs {
@@ -23,11 +51,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     pristine::snapshot(&course)?;
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
+    let premade = make_cases_ahead(&exercise, seed, &sizes, backend.backend);
     let (compiler, mut backend) = compiler_and_backend(&course, backend.backend, json)?;
     trace::mark(format!(
         "NVRTC loaded and backend opened: {}",
         backend.describe()
     ));
+    let premade = premade.and_then(|making| making.join().ok()).flatten();
     let (mut progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
@@ -43,6 +73,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         timing: true,
         save_outputs,
         retile: false,
+        premade,
     };
     let mut report = checker.check(&exercise, &path)?;
     trace::mark("check done");

@@ -28,6 +28,7 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
             timing: false,
             save_outputs: None,
             retile: false,
+            premade: None,
         };
         let found = problems_of(&course, exercise, &mut checker);
         let tuned = if course.tuned_path(exercise).is_some() {
