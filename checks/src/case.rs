@@ -89,17 +89,6 @@ impl HostData {
         }
     }
 
-    /// No elements, of the same type: what to keep of a buffer to read its type back later.
-    pub fn empty_like(&self) -> HostData {
-        match self {
-            HostData::F32(_) => HostData::F32(Vec::new()),
-            HostData::F64(_) => HostData::F64(Vec::new()),
-            HostData::I32(_) => HostData::I32(Vec::new()),
-            HostData::U32(_) => HostData::U32(Vec::new()),
-            HostData::U8(_) => HostData::U8(Vec::new()),
-        }
-    }
-
     /// The same type and length, every element set to a recognisable value that no correct kernel
     /// writes, so that an element the kernel never wrote can be told apart from a wrong one.
     pub fn poisoned(&self) -> HostData {

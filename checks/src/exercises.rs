@@ -90,12 +90,13 @@ pub(crate) const TIMING_ELEMENTS: usize = 1 << 23;
 /// The element count of the timing case for these options: `TIMING_ELEMENTS` for a check, more
 /// for `runner bench`.
 pub(crate) fn timing_elements(options: &CaseOptions) -> usize {
-    TIMING_ELEMENTS * options.timing_scale.max(1)
+    scaled_for_timing(options, TIMING_ELEMENTS)
 }
 
-/// Rows of a two-dimensional timing case: the check's own, times the bench's scale.
-pub(crate) fn timing_rows(options: &CaseOptions, rows: usize) -> usize {
-    rows * options.timing_scale.max(1)
+/// A dimension of a timing case (its length, or the rows or width of a 2D one): the check's
+/// own, times the bench's scale.
+pub(crate) fn scaled_for_timing(options: &CaseOptions, extent: usize) -> usize {
+    extent * options.timing_scale.max(1)
 }
 
 /// Case name that says why the size was chosen.

@@ -71,7 +71,8 @@ impl Prepared {
                         base,
                         len,
                         role: buffer.role,
-                        like: buffer.data.empty_like(),
+                        // Only the type is needed later, to read the output back.
+                        like: buffer.data.zeros_like(0),
                     };
                     prepared
                         .params

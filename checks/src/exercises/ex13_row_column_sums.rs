@@ -3,7 +3,7 @@
 //! on the last case, a `row_sums` case whose rows start on 32-byte boundaries, where a
 //! coalesced kernel needs exactly 4 sectors per request and one thread per row needs 32.
 
-use super::timing_rows;
+use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -97,7 +97,12 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     ));
     if options.timing {
         let (rows, cols) = TIMING_SHAPE;
-        plan.push(("row_sums", timing_rows(options, rows), cols, String::new()));
+        plan.push((
+            "row_sums",
+            scaled_for_timing(options, rows),
+            cols,
+            String::new(),
+        ));
     }
     plan.into_iter()
         .map(|(kernel, rows, cols, why)| matrix_case(kernel, rows, cols, &why, &mut rng))

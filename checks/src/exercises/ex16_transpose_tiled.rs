@@ -4,7 +4,7 @@
 //! An extra size n from the instructor becomes an n x 33 matrix: it grows with n, as the
 //! one-dimensional exercises do, and its rows are not whole tiles.
 
-use super::timing_rows;
+use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -78,7 +78,11 @@ pub(crate) fn transpose_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
         "the case the figures are taken from",
     ));
     if options.timing {
-        shapes.push((timing_rows(options, TIMING_SHAPE.0), TIMING_SHAPE.1, TIMED));
+        shapes.push((
+            scaled_for_timing(options, TIMING_SHAPE.0),
+            TIMING_SHAPE.1,
+            TIMED,
+        ));
     }
     shapes
         .into_iter()

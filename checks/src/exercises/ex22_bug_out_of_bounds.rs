@@ -5,7 +5,7 @@
 //!
 //! An extra size n from the instructor becomes an image n pixels wide and 9 high.
 
-use super::timing_rows;
+use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -69,7 +69,11 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .map(|&n| (n, 9, "the extra size as width")),
     );
     if options.timing {
-        shapes.push((timing_rows(options, TIMING_SHAPE.0), TIMING_SHAPE.1, TIMED));
+        shapes.push((
+            scaled_for_timing(options, TIMING_SHAPE.0),
+            TIMING_SHAPE.1,
+            TIMED,
+        ));
     }
     shapes
         .into_iter()

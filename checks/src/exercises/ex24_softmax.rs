@@ -3,7 +3,7 @@
 //!
 //! An extra size n from the instructor becomes 4 rows of n columns.
 
-use super::timing_rows;
+use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
@@ -78,7 +78,7 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     shapes.push((64, 1500, normal, ""));
     if options.timing {
         shapes.push((
-            timing_rows(options, TIMING_SHAPE.0),
+            scaled_for_timing(options, TIMING_SHAPE.0),
             TIMING_SHAPE.1,
             normal,
             TIMED,

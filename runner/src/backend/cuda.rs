@@ -44,13 +44,13 @@ fn driver_message(err: DriverError) -> String {
 }
 
 impl CudaBackend {
-    /// Opens GPU `ordinal` and makes its primary context current.
     /// Whether the CUDA driver library can be loaded: a GPU may be usable. Instant.
     pub fn driver_present() -> bool {
         // SAFETY: only probes for the library; no CUDA call is made.
         unsafe { sys::is_culib_present() }
     }
 
+    /// Opens GPU `ordinal` and makes its primary context current.
     pub fn open(ordinal: i32) -> Result<CudaBackend, GpuUnavailable> {
         if !Self::driver_present() {
             return Err(GpuUnavailable::NoDriver);

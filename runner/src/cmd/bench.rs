@@ -134,6 +134,13 @@ struct Timer<'a> {
     copy_bandwidth: f64,
 }
 
+/// The case every kernel of an exercise is timed on, with what the CPU and cuBLAS made of it.
+struct TimingCase {
+    case: Case,
+    expected: Vec<(String, HostData)>,
+    sgemm: Option<Duration>,
+}
+
 /// What timing one kernel file gave: its figures and the launch it ran under.
 struct Timed {
     figures: Figures,
@@ -193,23 +200,22 @@ impl Timer<'_> {
             .context("the check has no timing case")
     }
 
-    /// Runs the kernel in `path` once on `case` (under the launch its tuned_* declarations ask
-    /// for), compares its outputs with `expected`, then times it.
+    /// Runs the kernel of `module`, from `path`, once on the timing case (under the launch its
+    /// tuned_* declarations ask for), compares its outputs with the CPU's, then times it.
     fn measure(
         &mut self,
+        module: ModuleId,
         path: &Path,
-        case: &Case,
-        expected: &[(String, HostData)],
+        timing: &TimingCase,
         exercise: &Exercise,
     ) -> anyhow::Result<Timed> {
-        let module = self.load(path)?;
         let case = match Retiling::read(self.backend, module) {
-            Some(retiling) => retiling.apply(case),
-            None => case.clone(),
+            Some(retiling) => retiling.apply(&timing.case),
+            None => timing.case.clone(),
         };
         let limit = Duration::from_millis(exercise.time_limit_ms.max(10_000));
         let (run, prepared) = run_case(self.backend, module, &case, limit)?;
-        for (name, want) in expected {
+        for (name, want) in &timing.expected {
             let got = run
                 .outputs
                 .iter()
@@ -230,9 +236,20 @@ impl Timer<'_> {
         prepared.free(self.backend);
         let time = time?.context("the GPU gave no time")?;
         Ok(Timed {
-            figures: self.figures(&case, time, None),
+            figures: self.figures(&case, time, timing.sgemm),
             launch: case.launch.to_string(),
         })
+    }
+
+    /// Loads the kernel in `path`, then measures it.
+    fn measure_file(
+        &mut self,
+        path: &Path,
+        timing: &TimingCase,
+        exercise: &Exercise,
+    ) -> anyhow::Result<Timed> {
+        let module = self.load(path)?;
+        self.measure(module, path, timing, exercise)
     }
 
     fn figures(&self, case: &Case, time: Duration, sgemm: Option<Duration>) -> Figures {
@@ -262,31 +279,32 @@ impl Timer<'_> {
             Some(shape) => self.backend.sgemm_time(shape, self.repeats)?,
             None => None,
         };
-        let with_sgemm = |timer: &Self, timed: &Timed| {
-            let time = Duration::from_secs_f64(timed.figures.ms / 1000.0);
-            timer.figures(&case, time, sgemm)
+        let timing = TimingCase {
+            case,
+            expected,
+            sgemm,
         };
-        let reference = self.measure(&reference_path, &case, &expected, exercise)?;
+        let reference = self.measure(reference_module, &reference_path, &timing, exercise)?;
         let tuned = match self.course.tuned_path(exercise) {
-            Some(path) => Some(self.measure(&path, &case, &expected, exercise)?),
+            Some(path) => Some(self.measure_file(&path, &timing, exercise)?),
             None => None,
         };
         let yours = match file {
-            Some(path) => Some(self.measure(path, &case, &expected, exercise)?),
+            Some(path) => Some(self.measure_file(path, &timing, exercise)?),
             None => None,
         };
         Ok(Row {
             id: exercise.id.clone(),
             title: exercise.title.clone(),
-            case: case.name.clone(),
-            reference: with_sgemm(self, &reference),
-            tuned: tuned.as_ref().map(|t| with_sgemm(self, t)),
-            launch: reference.launch.clone(),
+            case: timing.case.name.clone(),
+            reference: reference.figures,
+            tuned: tuned.as_ref().map(|t| t.figures),
+            launch: reference.launch,
             tuned_launch: tuned.map(|t| t.launch),
             sgemm_ms: sgemm.map(ms),
-            yours: yours.as_ref().map(|t| with_sgemm(self, t)),
+            yours: yours.map(|t| t.figures),
             cpu_one_thread_ms: ms(cpu_one_thread),
-            cpu_all_cores_ms: ms(cpu_all_cores(&case, threads)),
+            cpu_all_cores_ms: ms(cpu_all_cores(&timing.case, threads)),
         })
     }
 }
