@@ -253,6 +253,14 @@ impl fmt::Display for Launch {
 /// The CPU reference: given the case (its inputs), the expected content of each output buffer.
 pub type Reference = Arc<dyn Fn(&Case) -> Vec<(String, HostData)> + Send + Sync>;
 
+/// An exercise's knowledge of its typical mistakes: given the evidence of a wrong output, the
+/// likely mistake in a sentence a student can act on, or None when the pattern does not tell.
+pub type Diagnose = Arc<dyn Fn(&crate::compare::Evidence) -> Option<String> + Send + Sync>;
+
+/// The inputs that produced element `index` of output `buffer`, as a short text
+/// (`a = 1.5, b = -2`), shown beside a wrong element; None when no input is its own.
+pub type InputsOf = Arc<dyn Fn(&Case, &str, usize) -> Option<String> + Send + Sync>;
+
 /// One launch of the student's kernel with known inputs and a known right answer.
 #[derive(Clone)]
 pub struct Case {
@@ -271,6 +279,13 @@ pub struct Case {
     /// For matrix multiply: the shape (m, n, k) of C = A·B, on which cuBLAS SGEMM is timed as
     /// the ceiling.
     pub sgemm_shape: Option<[usize; 3]>,
+    /// Row-major shapes `[rows, cols]` of the 2D outputs, by name: wrong elements are shown at
+    /// (row, col).
+    pub shapes: Vec<(String, [usize; 2])>,
+    /// Names the likely mistake from a wrong output (per exercise).
+    pub diagnose: Option<Diagnose>,
+    /// Shows the inputs behind a wrong element (per exercise).
+    pub inputs_of: Option<InputsOf>,
 }
 
 impl fmt::Debug for Case {
@@ -295,6 +310,9 @@ impl Case {
             flops: 0,
             for_timing: false,
             sgemm_shape: None,
+            shapes: Vec::new(),
+            diagnose: None,
+            inputs_of: None,
         }
     }
 
@@ -356,6 +374,35 @@ impl Case {
     /// Names the matrix-multiply shape (m, n, k) whose cuBLAS time is this case's ceiling.
     pub fn sgemm_shape(mut self, m: usize, n: usize, k: usize) -> Case {
         self.sgemm_shape = Some([m, n, k]);
+        self
+    }
+
+    /// Declares output `name` a row-major matrix of `rows` x `cols`.
+    pub fn shape_2d(mut self, name: &str, rows: usize, cols: usize) -> Case {
+        self.shapes.push((name.to_string(), [rows, cols]));
+        self
+    }
+
+    /// The shape of output `name` when it is 2D.
+    pub fn shape_of(&self, name: &str) -> Option<[usize; 2]> {
+        self.shapes.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
+    }
+
+    /// Names the exercise's typical mistakes from a wrong output.
+    pub fn diagnose(
+        mut self,
+        f: impl Fn(&crate::compare::Evidence) -> Option<String> + Send + Sync + 'static,
+    ) -> Case {
+        self.diagnose = Some(Arc::new(f));
+        self
+    }
+
+    /// Shows the inputs behind a wrong element.
+    pub fn inputs_of(
+        mut self,
+        f: impl Fn(&Case, &str, usize) -> Option<String> + Send + Sync + 'static,
+    ) -> Case {
+        self.inputs_of = Some(Arc::new(f));
         self
     }
 

@@ -1,6 +1,6 @@
 //! Comparing a kernel's outputs with the CPU reference, and naming the likely mistake.
 
-use crate::case::{HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8};
+use crate::case::{Case, HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8};
 use serde::{Deserialize, Serialize};
 
 /// How far a float result may be from the reference: |actual - expected| <= abs + rel * |expected|.
@@ -44,8 +44,70 @@ fn actual_is_poison(x: f64) -> bool {
 #[derive(Clone, Debug, Serialize)]
 pub struct WrongElement {
     pub index: usize,
+    /// (row, col) for a 2D output.
+    pub at: Option<[usize; 2]>,
     pub expected: String,
     pub actual: String,
+    /// The inputs that produced this element, when the exercise can tell.
+    pub inputs: Option<String>,
+}
+
+/// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
+/// that is wrong, what it should hold and what it holds, and which elements are wrong.
+pub struct Evidence<'a> {
+    pub case: &'a Case,
+    pub buffer: &'a str,
+    pub expected: &'a HostData,
+    pub actual: &'a HostData,
+    /// Indices of the wrong (or never written) elements, ascending.
+    pub wrong: &'a [usize],
+}
+
+impl Evidence<'_> {
+    /// Whether element `i` still holds the poison the runner filled the output with.
+    pub fn never_written(&self, i: usize) -> bool {
+        self.actual.is_poison(i)
+    }
+
+    /// Elements that are wrong, as a share of the output.
+    pub fn wrong_share(&self) -> f64 {
+        self.wrong.len() as f64 / self.expected.len().max(1) as f64
+    }
+}
+
+/// Compares output `buffer` of `case` with the reference, and when it is wrong, names the
+/// likely mistake (the exercise's own diagnosis first, then the general patterns), shows the
+/// inputs of the first wrong elements and their (row, col) in 2D outputs.
+pub fn compare_case(
+    case: &Case,
+    buffer: &str,
+    expected: &HostData,
+    actual: &HostData,
+    tolerance: Tolerance,
+) -> Result<(), Mismatch> {
+    let wrong = wrong_elements(expected, actual, tolerance);
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    let mut mismatch = mismatch_of(buffer, expected, actual, &wrong, &case.launch);
+    let shape = case.shape_of(buffer);
+    for w in &mut mismatch.first_wrong {
+        w.at = shape.map(|[_, cols]| [w.index / cols.max(1), w.index % cols.max(1)]);
+        w.inputs = case.inputs_of.as_ref().and_then(|f| f(case, buffer, w.index));
+    }
+    if let Some(diagnose) = &case.diagnose {
+        let evidence = Evidence {
+            case,
+            buffer,
+            expected,
+            actual,
+            wrong: &wrong,
+        };
+        if let Some(cause) = diagnose(&evidence) {
+            mismatch.likely_cause = Some(cause);
+        }
+    }
+    Err(mismatch)
 }
 
 /// An output that differs from the reference.
@@ -81,8 +143,23 @@ pub fn compare(
     if wrong.is_empty() {
         return Ok(());
     }
+    Err(mismatch_of(buffer, expected, actual, &wrong, launch))
+}
+
+fn mismatch_of(
+    buffer: &str,
+    expected: &HostData,
+    actual: &HostData,
+    wrong: &[usize],
+    launch: &Launch,
+) -> Mismatch {
+    assert_eq!(
+        expected.len(),
+        actual.len(),
+        "output {buffer} changed length"
+    );
     let never_written = wrong.iter().filter(|&&i| actual.is_poison(i)).count();
-    Err(Mismatch {
+    Mismatch {
         buffer: buffer.to_string(),
         len: expected.len(),
         wrong: wrong.len(),
@@ -92,13 +169,15 @@ pub fn compare(
             .take(SHOWN)
             .map(|&i| WrongElement {
                 index: i,
+                at: None,
                 expected: expected.show(i),
                 actual: actual.show(i),
+                inputs: None,
             })
             .collect(),
-        likely_cause: likely_cause(buffer, expected.len(), &wrong, never_written, launch),
+        likely_cause: likely_cause(buffer, expected.len(), wrong, never_written, launch),
         unchanged: false,
-    })
+    }
 }
 
 /// Indices of the elements that are wrong, or were never written (still poison). One pass per

@@ -10,5 +10,5 @@ pub mod exercises;
 pub mod random;
 
 pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
-pub use compare::{compare, Mismatch, Tolerance};
+pub use compare::{compare, compare_case, Evidence, Mismatch, Tolerance, WrongElement};
 pub use exercises::{cases_for, known_ids};

@@ -12,7 +12,7 @@ use crate::tuned::Retiling;
 
 mod timing;
 use anyhow::Context;
-use checks::{compare, Case, CaseOptions};
+use checks::{compare_case, Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -357,7 +357,7 @@ impl Checker<'_> {
         for (name, want) in &expected {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
             let got = got.expect("every expected output was read back");
-            if let Err(mut mismatch) = compare(name, want, got, exercise.tolerance, &case.launch) {
+            if let Err(mut mismatch) = compare_case(case, name, want, got, exercise.tolerance) {
                 if mismatch.never_written == 0 && case.buffer(name) == got && !got.is_empty() {
                     mismatch.unchanged = true;
                     mismatch.likely_cause = Some(format!(

@@ -168,9 +168,18 @@ fn render_case(out: &mut String, case: &CaseResult) {
         }
         out.push('\n');
         for w in &m.first_wrong {
+            let at = match w.at {
+                Some([row, col]) => format!("({row}, {col})"),
+                None => w.index.to_string(),
+            };
+            let inputs = w
+                .inputs
+                .as_ref()
+                .map(|i| format!("  from {i}"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "        {}[{}]: expected {}, got {}\n",
-                m.buffer, w.index, w.expected, w.actual
+                "        {}[{at}]: expected {}, got {}{inputs}\n",
+                m.buffer, w.expected, w.actual
             ));
         }
         if let Some(cause) = &m.likely_cause {

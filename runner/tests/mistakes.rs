@@ -1,0 +1,160 @@
+//! The catalogue of typical mistakes (checks/mistakes/NN/mistakes.toml, one per exercise): every
+//! fixture kernel is checked in the simulator and must get its verdict and say the words that name
+//! its mistake.
+//! `MISTAKES=07,13` runs only those exercises' entries.
+
+mod common;
+
+use common::{repo_root, TestCourse};
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Catalogue {
+    mistake: Vec<Mistake>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Mistake {
+    exercise: String,
+    /// Relative to the exercise's folder in checks/mistakes/.
+    file: String,
+    /// The check report's verdict, as `--json` spells it.
+    verdict: String,
+    /// Words the report must contain (case-insensitive), naming the mistake.
+    says: Vec<String>,
+    /// What the mistake is, for the reader of the catalogue.
+    #[allow(dead_code)]
+    why: String,
+    /// Extra arguments for `runner check` (e.g. `--sizes`).
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+/// Every exercise's mistakes, with `file` made relative to checks/mistakes/.
+fn catalogue() -> Vec<Mistake> {
+    let root = repo_root().join("checks/mistakes");
+    let mut all = Vec::new();
+    for id in checks::known_ids() {
+        let path = root.join(id).join("mistakes.toml");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let catalogue: Catalogue =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for mut m in catalogue.mistake {
+            assert_eq!(
+                m.exercise,
+                id,
+                "{} lists a mistake of another exercise",
+                path.display()
+            );
+            m.file = format!("{id}/{}", m.file);
+            all.push(m);
+        }
+    }
+    all
+}
+
+/// Every string in a JSON value, joined: what the report says, wherever it says it.
+fn all_text(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| all_text(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| all_text(v, out)),
+        _ => {}
+    }
+}
+
+/// Checks one fixture; the problems found, if any.
+fn judge(course: &TestCourse, m: &Mistake) -> Option<String> {
+    let file = repo_root().join("checks/mistakes").join(&m.file);
+    let mut args = vec!["check", &m.exercise, "--json", "--file"];
+    let file_arg = file.display().to_string();
+    args.push(&file_arg);
+    args.extend(m.args.iter().map(String::as_str));
+    let run = course.run(&args);
+    let Ok(report) = serde_json::from_str::<serde_json::Value>(&run.stdout) else {
+        return Some(format!("{}: no JSON report:\n{}", m.file, run.all()));
+    };
+    let verdict = report["verdict"].as_str().unwrap_or("(none)");
+    let mut text = String::new();
+    all_text(&report, &mut text);
+    let lower = text.to_lowercase();
+    let missing: Vec<&String> = m
+        .says
+        .iter()
+        .filter(|w| !lower.contains(&w.to_lowercase()))
+        .collect();
+    if verdict == m.verdict && missing.is_empty() && run.code != 0 {
+        return None;
+    }
+    Some(format!(
+        "{}: verdict {verdict} (want {}), exit {}, missing words {missing:?}; the report says:\n{text}",
+        m.file, m.verdict, run.code
+    ))
+}
+
+#[test]
+fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
+    let only: Option<Vec<String>> = std::env::var("MISTAKES")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
+    let mistakes: Vec<Mistake> = catalogue()
+        .into_iter()
+        .filter(|m| only.as_ref().is_none_or(|ids| ids.contains(&m.exercise)))
+        .collect();
+    for m in &mistakes {
+        assert!(
+            Path::new(&repo_root().join("checks/mistakes").join(&m.file)).exists(),
+            "{} is in the catalogue but not on disk",
+            m.file
+        );
+    }
+    let course = TestCourse::new();
+    let workers = 2;
+    let problems: Vec<String> = std::thread::scope(|scope| {
+        let chunks: Vec<Vec<Mistake>> = (0..workers)
+            .map(|w| mistakes.iter().skip(w).step_by(workers).cloned().collect())
+            .collect();
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                scope.spawn(|| {
+                    chunk
+                        .iter()
+                        .filter_map(|m| judge(&course, m))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(
+        problems.is_empty(),
+        "{} of {} catalogued mistakes were not judged as the catalogue says:\n\n{}",
+        problems.len(),
+        mistakes.len(),
+        problems.join("\n\n")
+    );
+}
+
+#[test]
+fn the_catalogue_has_three_mistakes_for_every_exercise() {
+    let mistakes = catalogue();
+    for id in checks::known_ids() {
+        let count = mistakes.iter().filter(|m| m.exercise == id).count();
+        assert!(
+            count >= 3,
+            "exercise {id} has {count} catalogued mistakes, fewer than 3"
+        );
+    }
+}
