@@ -98,7 +98,7 @@ impl std::fmt::Display for SourceLocation {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LineFigures {
     pub file: String,
     pub line: u32,
