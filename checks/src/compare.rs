@@ -1,6 +1,8 @@
 //! Comparing a kernel's outputs with the CPU reference, and naming the likely mistake.
 
-use crate::case::{Case, HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8};
+use crate::case::{
+    Case, HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8,
+};
 use serde::{Deserialize, Serialize};
 
 /// How far a float result may be from the reference: |actual - expected| <= abs + rel * |expected|.
@@ -41,7 +43,7 @@ fn actual_is_poison(x: f64) -> bool {
 }
 
 /// One wrong element.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WrongElement {
     pub index: usize,
     /// (row, col) for a 2D output.
@@ -93,7 +95,10 @@ pub fn compare_case(
     let shape = case.shape_of(buffer);
     for w in &mut mismatch.first_wrong {
         w.at = shape.map(|[_, cols]| [w.index / cols.max(1), w.index % cols.max(1)]);
-        w.inputs = case.inputs_of.as_ref().and_then(|f| f(case, buffer, w.index));
+        w.inputs = case
+            .inputs_of
+            .as_ref()
+            .and_then(|f| f(case, buffer, w.index));
     }
     if let Some(diagnose) = &case.diagnose {
         let evidence = Evidence {
@@ -111,7 +116,7 @@ pub fn compare_case(
 }
 
 /// An output that differs from the reference.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Mismatch {
     pub buffer: String,
     pub len: usize,

@@ -37,6 +37,12 @@ pub enum BackendError {
         limit: Duration,
         detail: Option<String>,
     },
+    /// The simulator stopped the kernel at a bug it names (misaligned access, trap, deadlock).
+    #[error("{text}")]
+    Stopped {
+        verdict: crate::report::Verdict,
+        text: String,
+    },
     #[error("{0}")]
     Fault(String),
     #[error("{0}")]

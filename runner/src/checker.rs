@@ -5,7 +5,9 @@ use crate::backend::{Backend, BackendError, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
-use crate::report::{CaseResult, CheckReport, CompileFigures, SimFigures, Verdict};
+use crate::report::{
+    CaseResult, CheckReport, CompileFigures, Finding, SimFigures, Verdict, SCHEMA_VERSION,
+};
 use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
@@ -34,6 +36,23 @@ pub struct Checker<'a> {
     /// Cases made ahead (while the GPU was being opened) with these options; used only when
     /// they are the options the check needs.
     pub premade: Option<(CaseOptions, Vec<Case>)>,
+    /// The exercise's original file: a failing file that is still the original is "not done".
+    pub original: Option<String>,
+}
+
+/// A file compiled and loaded with every entry point, or the report that ends the check.
+enum Loaded {
+    Ready(ModuleId, CheckReport),
+    Stopped(Box<CheckReport>),
+}
+
+/// What running the cases gave: the worst verdict, the case the figures come from, and the
+/// timing case kept on the device.
+struct Ran<'c> {
+    module: ModuleId,
+    verdict: Verdict,
+    figures_case: Option<&'c Case>,
+    timing_case: Option<(&'c Case, (Prepared, timing::Measured))>,
 }
 
 /// The options a check makes its cases with.
@@ -122,6 +141,7 @@ impl Checker<'_> {
         summary: String,
     ) -> CheckReport {
         CheckReport {
+            schema_version: SCHEMA_VERSION,
             exercise: exercise.id.clone(),
             title: exercise.title.clone(),
             file: self.course.display_name(file),
@@ -148,6 +168,7 @@ impl Checker<'_> {
         )
     }
 
+    /// Checks `file` as exercise `exercise`: load, make the cases, run them, conclude.
     pub fn check(&mut self, exercise: &Exercise, file: &Path) -> anyhow::Result<CheckReport> {
         let text = std::fs::read_to_string(file).with_context(|| {
             format!(
@@ -156,8 +177,42 @@ impl Checker<'_> {
                 exercise.id
             )
         })?;
+        let mut report = self.check_text(exercise, file, &text)?;
+        if report.verdict != Verdict::Passed && self.is_untouched(&text) {
+            report.verdict = Verdict::NotDone;
+            report.summary = failure_summary(&report, exercise);
+        }
+        Ok(report)
+    }
+
+    fn check_text(
+        &mut self,
+        exercise: &Exercise,
+        file: &Path,
+        text: &str,
+    ) -> anyhow::Result<CheckReport> {
+        let (module, mut report) = match self.load(exercise, file, text)? {
+            Loaded::Ready(module, report) => (module, report),
+            Loaded::Stopped(report) => return Ok(*report),
+        };
+        let declared = match self.declared_values(module, exercise) {
+            Ok(values) => values,
+            Err(problem) => {
+                report.verdict = Verdict::MissingDeclaration;
+                report.summary = problem;
+                return Ok(report);
+            }
+        };
+        let cases = self.cases(module, exercise, declared)?;
+        let ran = self.run_cases(module, exercise, &cases, &mut report);
+        self.conclude(exercise, text, &mut report, ran)?;
+        Ok(report)
+    }
+
+    /// Compiles the file and loads it; a compile error or a missing entry point ends the check.
+    fn load(&mut self, exercise: &Exercise, file: &Path, text: &str) -> anyhow::Result<Loaded> {
         let started = Instant::now();
-        let image = match self.compile(file, &text) {
+        let image = match self.compile(file, text) {
             Ok(image) => image,
             Err(CompileError::Rejected(errors)) => {
                 let mut report = self.empty_report(
@@ -171,7 +226,7 @@ impl Checker<'_> {
                     milliseconds: 0.0,
                     errors: Some(errors),
                 });
-                return Ok(report);
+                return Ok(Loaded::Stopped(Box::new(report)));
             }
             Err(CompileError::Nvrtc(e)) => return Err(e.into()),
         };
@@ -185,31 +240,25 @@ impl Checker<'_> {
         trace::mark("module loaded");
         let mut report = self.empty_report(exercise, file, Verdict::Passed, String::new());
         report.compile = Some(compile);
-
         if let Some(missing) = exercise
             .entries
             .iter()
             .find(|e| !self.backend.has_kernel(module, e))
         {
-            let defined = defined_kernels(&text);
-            report.verdict = Verdict::Failed;
-            report.summary = format!(
-                "The exercise launches a kernel called `{missing}`, and {} defines {}. Kernels are found by name: \
-                 keep the name and the `extern \"C\"` in front of `__global__`.",
-                report.file,
-                if defined.is_empty() { "no kernel".to_string() } else { format!("only `{}`", defined.join("`, `")) }
-            );
-            return Ok(report);
+            report.verdict = Verdict::MissingKernel;
+            report.summary = missing_kernel_advice(missing, &report.file, text);
+            return Ok(Loaded::Stopped(Box::new(report)));
         }
+        Ok(Loaded::Ready(module, report))
+    }
 
-        let declared = match self.declared_values(module, exercise) {
-            Ok(values) => values,
-            Err(problem) => {
-                report.verdict = Verdict::Failed;
-                report.summary = problem;
-                return Ok(report);
-            }
-        };
+    /// The exercise's cases, made here or taken from those made ahead.
+    fn cases(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+        declared: BTreeMap<String, i64>,
+    ) -> anyhow::Result<Vec<Case>> {
         let options = self.case_options(declared);
         let mut cases = match self.premade.take() {
             Some((made_with, cases)) if made_with == options => cases,
@@ -222,83 +271,114 @@ impl Checker<'_> {
             }
         }
         trace::mark(format!("{} cases made", cases.len()));
+        Ok(cases)
+    }
+
+    /// Runs the cases until one fails, gathering results, findings and the simulator's figures.
+    fn run_cases<'c>(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+        cases: &'c [Case],
+        report: &mut CheckReport,
+    ) -> Ran<'c> {
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
-        let mut failed = false;
-        let mut last_sim = None;
-        let mut timing_case = None;
+        let mut ran = Ran {
+            module,
+            verdict: Verdict::Passed,
+            figures_case: None,
+            timing_case: None,
+        };
         let on_gpu = self.backend.kind() == "gpu";
         for case in cases.iter().filter(|c| on_gpu || !c.for_timing) {
             let outcome = self.run_one(module, case, exercise, time_limit);
-            failed |= !outcome.result.passed;
             trace::mark(format!("case run and compared: {}", case.name));
+            let mut case_verdict = outcome.result.verdict;
+            if let Some(sim_report) = &outcome.sim {
+                for finding in findings(&case.name, &sim_report.diagnostics) {
+                    case_verdict = case_verdict.worse(finding.verdict);
+                    if !report.diagnostics.iter().any(|d| d.text == finding.text) {
+                        report.diagnostics.push(finding);
+                    }
+                }
+                report.printf.push_str(&sim_report.printf);
+            }
+            ran.verdict = ran.verdict.worse(case_verdict);
+            let failed = ran.verdict != Verdict::Passed;
             report.cases.push(outcome.result);
             match outcome.kept {
-                Some(kept) if case.for_timing && !failed => timing_case = Some((case, kept)),
+                Some(kept) if case.for_timing && !failed => ran.timing_case = Some((case, kept)),
                 Some((prepared, _)) => prepared.free(self.backend),
                 None => {}
             }
             if let Some(sim_report) = outcome.sim {
-                for d in &sim_report.diagnostics {
-                    let line = crate::backend::sim::describe(d);
-                    if !report.diagnostics.contains(&line) {
-                        report.diagnostics.push(line);
-                    }
-                }
-                report.printf.push_str(&sim_report.printf);
-                last_sim = Some((case.name.clone(), sim_report));
+                report.sim = Some(SimFigures {
+                    case: case.name.clone(),
+                    kernel: sim_report.figures,
+                    lines: sim_report.lines,
+                    warp_instructions: sim_report.warp_instructions,
+                });
+                ran.figures_case = Some(case);
             }
             // After a failure the rest says nothing new, and after a GPU fault the context is gone.
             if failed {
                 break;
             }
         }
-        if let Some((case, sim_report)) = last_sim {
-            report.sim = Some(SimFigures {
-                case,
-                kernel: sim_report.figures,
-                lines: sim_report.lines,
-                warp_instructions: sim_report.warp_instructions,
-            });
-        }
-        if failed {
-            let not_done = text.contains("TODO")
+        report.diagnostics.sort_by_key(|d| d.verdict.severity());
+        ran
+    }
+
+    /// The verdict from what the cases gave, then the figures and the targets.
+    fn conclude(
+        &mut self,
+        exercise: &Exercise,
+        text: &str,
+        report: &mut CheckReport,
+        ran: Ran,
+    ) -> anyhow::Result<()> {
+        if ran.verdict != Verdict::Passed {
+            let untouched = text.contains("TODO")
                 && report.cases.iter().any(|c| {
                     c.mismatch
                         .as_ref()
                         .is_some_and(|m| m.unchanged || m.never_written == m.len)
                 });
-            report.verdict = if not_done {
+            report.verdict = if untouched {
                 Verdict::NotDone
             } else {
-                Verdict::Failed
+                ran.verdict
             };
-            report.summary = if not_done {
-                format!("The kernel does not change its output yet: do the TODOs in {}. `runner hint {}` helps.", report.file, exercise.id)
-            } else {
-                format!(
-                    "Fix the first failing case above. `runner hint {}` gives a hint.",
-                    exercise.id
-                )
-            };
-            return Ok(report);
+            report.summary = failure_summary(report, exercise);
+            return Ok(());
         }
-        if let Some((case, (prepared, measured))) = timing_case {
-            let figures = self.gpu_figures(module, exercise, case, &prepared, measured, time_limit);
+        let time_limit = Duration::from_millis(exercise.time_limit_ms);
+        if let Some((case, (prepared, measured))) = ran.timing_case {
+            let figures =
+                self.gpu_figures(ran.module, exercise, case, &prepared, measured, time_limit);
             prepared.free(self.backend);
             report.gpu = figures?;
         }
         report.targets =
             targets::evaluate(&exercise.targets, report.sim.as_ref(), report.gpu.as_ref());
         if let Some(missed) = report.targets.iter().find(|t| !t.met) {
-            report.verdict = Verdict::TargetMissed;
+            report.verdict = Verdict::TargetsMissed;
             report.summary = format!(
                 "Every case is right, but {}. That is the lesson of this exercise.",
                 missed.explanation
             );
-            return Ok(report);
+            return Ok(());
         }
         report.summary = "Every case matches the CPU reference.".into();
-        Ok(report)
+        Ok(())
+    }
+
+    /// Whether `text` is the exercise's original file, give or take blank space.
+    fn is_untouched(&self, text: &str) -> bool {
+        let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.original
+            .as_deref()
+            .is_some_and(|original| squeeze(original) == squeeze(text))
     }
 
     /// Runs one case and compares it; errors become the case's message.
@@ -313,6 +393,7 @@ impl Checker<'_> {
             name: case.name.clone(),
             launch: case.launch.to_string(),
             passed: false,
+            verdict: Verdict::WrongOutput,
             error: None,
             mismatch: None,
         };
@@ -337,7 +418,9 @@ impl Checker<'_> {
         let (run, prepared) = match ran {
             Ok(done) => done,
             Err(err) => {
-                result.error = Some(describe_backend_error(&err));
+                let (verdict, text) = describe_backend_error(&err);
+                result.verdict = verdict;
+                result.error = Some(text);
                 return CaseOutcome {
                     result,
                     sim: None,
@@ -354,6 +437,7 @@ impl Checker<'_> {
             copy_out: run.copy_out,
         };
         result.passed = true;
+        result.verdict = Verdict::Passed;
         for (name, want) in &expected {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
             let got = got.expect("every expected output was read back");
@@ -365,6 +449,7 @@ impl Checker<'_> {
                     ));
                 }
                 result.passed = false;
+                result.verdict = Verdict::WrongOutput;
                 result.mismatch = Some(mismatch);
                 break;
             }
@@ -401,13 +486,64 @@ fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::H
     }
 }
 
-/// A backend error as the line a student reads under the failing case.
-fn describe_backend_error(err: &BackendError) -> String {
+/// A backend error as the case's verdict and the line a student reads under the failing case.
+fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
     match err {
-        BackendError::OutOfBounds(detail) => format!("Out of bounds: {detail}"),
-        BackendError::Timeout { .. } => format!("Hang: {err}"),
-        BackendError::Fault(detail) => format!("The kernel failed: {detail}"),
-        other => other.to_string(),
+        BackendError::OutOfBounds(detail) => {
+            (Verdict::OutOfBounds, format!("Out of bounds: {detail}"))
+        }
+        BackendError::Timeout { .. } => (Verdict::Hang, format!("Hang: {err}")),
+        BackendError::Stopped { verdict, text } => (*verdict, text.clone()),
+        BackendError::Fault(detail) => (Verdict::Crashed, format!("The kernel failed: {detail}")),
+        other => (Verdict::Crashed, other.to_string()),
+    }
+}
+
+/// The bugs among a launch's diagnostics, as findings of case `case`.
+fn findings(case: &str, diagnostics: &[sim::Diagnostic]) -> Vec<Finding> {
+    diagnostics
+        .iter()
+        .map(|d| Finding {
+            verdict: crate::backend::sim::verdict_of(d.kind),
+            case: case.to_string(),
+            text: crate::backend::sim::describe(d),
+        })
+        .collect()
+}
+
+/// What to do when an entry point is missing: C++ mangles the names of functions declared
+/// without `extern "C"`, so the kernel is there under another name.
+fn missing_kernel_advice(missing: &str, file: &str, text: &str) -> String {
+    let defined = defined_kernels(text);
+    if defined.iter().any(|d| d == missing) {
+        return format!(
+            "The exercise launches a kernel called `{missing}`. {file} defines `{missing}`, but without              `extern \"C\"` in front of `__global__` C++ renames it (to something like `_Z{}{missing}Pf...`,              its parameter types encoded), and the launch cannot find it. Put `extern \"C\"` back.",
+            missing.len()
+        );
+    }
+    format!(
+        "The exercise launches a kernel called `{missing}`, and {file} defines {}. Kernels are found by name: \
+         keep the name and the `extern \"C\"` in front of `__global__`.",
+        if defined.is_empty() { "no kernel".to_string() } else { format!("only `{}`", defined.join("`, `")) }
+    )
+}
+
+/// The last line of a failed check: what the verdict means and what to do next.
+fn failure_summary(report: &CheckReport, exercise: &Exercise) -> String {
+    let hint = format!("`runner hint {}` gives a hint.", exercise.id);
+    let first = report.diagnostics.first();
+    match report.verdict {
+        Verdict::NotDone => format!(
+            "This is still the exercise as it was given: do the TODOs in {}. `runner hint {}` helps.",
+            report.file, exercise.id
+        ),
+        Verdict::WrongOutput => format!("Fix the first failing case above. {hint}"),
+        Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => format!(
+            "{} This is a bug even when the outputs come out right: on a GPU it gives wrong answers \
+             some of the time. {hint}",
+            first.map_or(String::new(), |d| format!("In case `{}`: {}.", d.case, d.text))
+        ),
+        _ => format!("See the first failing case above. {hint}"),
     }
 }
 
@@ -438,6 +574,7 @@ mod tests {
             save_outputs: None,
             retile: false,
             premade,
+            original: None,
         };
         checker
             .check(&exercise, &course.solution_path(&exercise))

@@ -2,22 +2,110 @@
 
 use checks::Mismatch;
 use colored::Colorize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Serialize)]
+/// The version of the report's JSON form (`runner check --json`), raised when a field changes
+/// meaning or goes; new fields may appear without it.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// What a check concluded, one word a grader can act on. Every verdict but `Passed` fails the
+/// check; `runner check` exits with 0 for `Passed`, 1 for any other verdict, and 2 when it could
+/// not check at all (bad arguments, no NVRTC, an unreadable file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Passed,
-    /// The pristine file: the TODOs are still to do.
+    /// The exercise's TODOs are still to do: the file is the original, or its output unchanged.
     NotDone,
-    Failed,
-    /// Right answers, but a speed or memory target of the exercise is missed.
-    TargetMissed,
     CompileError,
+    /// An entry point the exercise launches is not in the file.
+    MissingKernel,
+    /// A value the exercise reads from the file (`extern "C" __constant__ int ...`) is missing.
+    MissingDeclaration,
+    /// The outputs differ from the CPU reference.
+    WrongOutput,
+    OutOfBounds,
+    Misaligned,
+    /// Two threads touched the same memory without ordering, at least one writing.
+    Race,
+    /// A `__syncthreads()` that not every thread of a block reached.
+    BarrierDivergence,
+    /// A shuffle or vote whose mask names lanes that were not taking part.
+    BadMask,
+    /// The kernel ran past the exercise's time limit (or every thread waited for ever).
+    Hang,
+    /// The kernel stopped with an error (trap, assert, a fault).
+    Crashed,
+    /// Right outputs, no bug found, but a target of the exercise is missed: the technique its
+    /// chapter teaches is not used, or the kernel is too slow.
+    TargetsMissed,
 }
 
-#[derive(Debug, Serialize)]
+impl Verdict {
+    /// The verdict as a student reads it, at the end of the report.
+    pub fn headline(self) -> &'static str {
+        match self {
+            Verdict::Passed => "Passed.",
+            Verdict::NotDone => "Not done yet.",
+            Verdict::CompileError => "Does not compile.",
+            Verdict::MissingKernel => "Kernel not found.",
+            Verdict::MissingDeclaration => "Declaration missing.",
+            Verdict::WrongOutput => "Wrong output.",
+            Verdict::OutOfBounds => "Out of bounds.",
+            Verdict::Misaligned => "Misaligned access.",
+            Verdict::Race => "Race.",
+            Verdict::BarrierDivergence => "Barrier not reached by every thread.",
+            Verdict::BadMask => "Bad warp mask.",
+            Verdict::Hang => "Hangs.",
+            Verdict::Crashed => "Crashed.",
+            Verdict::TargetsMissed => "Correct, not yet the technique or speed asked for.",
+        }
+    }
+
+    /// A bug the kernel has whatever its outputs say; among several, the first in this order is
+    /// the verdict (a barrier half a block skips causes the races that follow it).
+    fn bug_rank(self) -> Option<u8> {
+        Some(match self {
+            Verdict::OutOfBounds => 0,
+            Verdict::Misaligned => 1,
+            Verdict::Crashed => 2,
+            Verdict::Hang => 3,
+            Verdict::BarrierDivergence => 4,
+            Verdict::BadMask => 5,
+            Verdict::Race => 6,
+            _ => return None,
+        })
+    }
+
+    /// Orders findings: the one that decides the verdict first.
+    pub fn severity(self) -> u8 {
+        self.bug_rank().unwrap_or(u8::MAX)
+    }
+
+    /// The more telling of two failure verdicts: a bug over a wrong output.
+    pub fn worse(self, other: Verdict) -> Verdict {
+        match (self.bug_rank(), other.bug_rank()) {
+            (Some(a), Some(b)) if b < a => other,
+            (Some(_), _) => self,
+            (None, Some(_)) => other,
+            (None, None) if self == Verdict::Passed => other,
+            (None, None) => self,
+        }
+    }
+}
+
+/// A bug the simulator found in one case: the verdict it gives and where it happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub verdict: Verdict,
+    pub case: String,
+    /// Where, which thread, what, and what to do.
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
 pub struct CheckReport {
+    pub schema_version: u32,
     pub exercise: String,
     pub title: String,
     pub file: String,
@@ -31,12 +119,13 @@ pub struct CheckReport {
     pub gpu: Option<GpuFigures>,
     pub sim: Option<SimFigures>,
     pub targets: Vec<crate::targets::TargetCheck>,
-    pub diagnostics: Vec<String>,
+    /// The bugs the simulator found, the one that decides the verdict first.
+    pub diagnostics: Vec<Finding>,
     pub printf: String,
     pub progress: Option<(usize, usize)>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct CompileFigures {
     pub from_cache: bool,
     pub milliseconds: f64,
@@ -44,17 +133,19 @@ pub struct CompileFigures {
     pub errors: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub launch: String,
     pub passed: bool,
+    /// This case's own verdict: passed, wrong output, or the bug that stopped it.
+    pub verdict: Verdict,
     pub error: Option<String>,
     pub mismatch: Option<Mismatch>,
 }
 
 /// Timings on a GPU, all from the same run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct GpuFigures {
     pub case: String,
     pub kernel_ms: f64,
@@ -71,7 +162,7 @@ pub struct GpuFigures {
     pub device_to_host_ms: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct SimFigures {
     pub case: String,
     pub kernel: sim::Figures,
@@ -100,9 +191,9 @@ impl CheckReport {
             render_case(&mut out, case);
         }
         if !self.diagnostics.is_empty() {
-            out.push_str(&format!("\n{}\n", "The simulator noticed:".yellow().bold()));
+            out.push_str(&format!("\n{}\n", "The simulator found:".yellow().bold()));
             for d in &self.diagnostics {
-                out.push_str(&format!("  {d}\n"));
+                out.push_str(&format!("  {} (case {})\n", d.text, d.case));
             }
         }
         if !self.printf.is_empty() {
@@ -122,12 +213,11 @@ impl CheckReport {
             let mark = if t.met { "✓".green() } else { "✗".red() };
             out.push_str(&format!("  {mark} target: {}\n", t.explanation));
         }
+        let headline = self.verdict.headline().bold();
         let verdict = match self.verdict {
-            Verdict::Passed => "Passed.".green().bold(),
-            Verdict::NotDone => "Not done yet.".yellow().bold(),
-            Verdict::Failed => "Not passed.".red().bold(),
-            Verdict::TargetMissed => "Correct, not yet fast.".yellow().bold(),
-            Verdict::CompileError => "Does not compile.".red().bold(),
+            Verdict::Passed => headline.green(),
+            Verdict::NotDone | Verdict::TargetsMissed => headline.yellow(),
+            _ => headline.red(),
         };
         out.push_str(&format!("\n{verdict} {}\n", self.summary));
         if let Some((done, total)) = self.progress {

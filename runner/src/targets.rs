@@ -2,11 +2,11 @@
 
 use crate::course::Targets;
 use crate::report::{GpuFigures, SimFigures};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct TargetCheck {
-    pub name: &'static str,
+    pub name: String,
     pub limit: f64,
     pub actual: f64,
     pub met: bool,
@@ -22,7 +22,7 @@ fn at_most(
 ) -> TargetCheck {
     let met = actual <= limit + 1e-9;
     TargetCheck {
-        name,
+        name: name.to_string(),
         limit,
         actual,
         met,

@@ -118,10 +118,10 @@ fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
     }
     let course = TestCourse::new();
     let workers = 2;
+    let chunks: Vec<Vec<Mistake>> = (0..workers)
+        .map(|w| mistakes.iter().skip(w).step_by(workers).cloned().collect())
+        .collect();
     let problems: Vec<String> = std::thread::scope(|scope| {
-        let chunks: Vec<Vec<Mistake>> = (0..workers)
-            .map(|w| mistakes.iter().skip(w).step_by(workers).cloned().collect())
-            .collect();
         let handles: Vec<_> = chunks
             .iter()
             .map(|chunk| {

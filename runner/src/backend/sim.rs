@@ -3,6 +3,7 @@
 
 use super::{Backend, BackendError, DevicePtr, KernelLaunch, LaunchDetails, ModuleId};
 use crate::compile::{Image, Target};
+use crate::report::Verdict;
 use sim::{Diagnostic, DiagnosticKind, Limits, Machine, Module};
 use std::time::Duration;
 
@@ -72,6 +73,19 @@ fn cpu_threads() -> usize {
         .unwrap_or(0)
 }
 
+/// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
+pub fn verdict_of(kind: DiagnosticKind) -> Verdict {
+    match kind {
+        DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
+        DiagnosticKind::Misaligned => Verdict::Misaligned,
+        DiagnosticKind::SharedRace => Verdict::Race,
+        DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
+        DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
+        DiagnosticKind::InconsistentMask => Verdict::BadMask,
+        DiagnosticKind::Trap => Verdict::Crashed,
+    }
+}
+
 /// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
 fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
     let text = describe(diagnostic);
@@ -92,7 +106,10 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
                 )),
             }
         }
-        _ => BackendError::Fault(text),
+        kind => BackendError::Stopped {
+            verdict: verdict_of(kind),
+            text,
+        },
     }
 }
 
@@ -197,10 +214,7 @@ impl Backend for SimBackend {
             .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
         relativise_paths(&mut report);
         if report.aborted {
-            let first_fatal = report
-                .diagnostics
-                .iter()
-                .find(|d| d.kind != DiagnosticKind::SharedRace);
+            let first_fatal = report.diagnostics.iter().find(|d| d.kind.is_fatal());
             if let Some(diagnostic) = first_fatal.or(report.diagnostics.first()) {
                 return Err(fatal_error(diagnostic, launch.time_limit));
             }

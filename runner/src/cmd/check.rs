@@ -74,6 +74,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         save_outputs,
         retile: false,
         premade,
+        original: pristine::original(&course, &exercise)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
     };
     let mut report = checker.check(&exercise, &path)?;
     trace::mark("check done");

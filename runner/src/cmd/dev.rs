@@ -3,6 +3,7 @@
 use crate::checker::Checker;
 use crate::cli::BackendChoice;
 use crate::course::{Course, Exercise};
+use crate::report::Verdict;
 use crate::session::{compiler, find_course, open_backend};
 use colored::Colorize;
 use similar::{ChangeTag, TextDiff};
@@ -29,6 +30,7 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
             save_outputs: None,
             retile: false,
             premade: None,
+            original: None,
         };
         let found = problems_of(&course, exercise, &mut checker);
         let tuned = if course.tuned_path(exercise).is_some() {
@@ -99,6 +101,7 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
     if !pristine.contains("TODO") {
         problems.push("the exercise file has no `TODO` marker".into());
     }
+    checker.original = Some(pristine.clone());
     match checker.check(exercise, &solution_path) {
         Ok(report) if report.passed() => {}
         Ok(report) => problems.push(format!(
@@ -108,10 +111,12 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
         Err(e) => problems.push(format!("the solution could not be checked: {e:#}")),
     }
     match checker.check(exercise, &pristine_path) {
-        Ok(report) if report.passed() => {
-            problems.push("the pristine exercise already passes".into())
-        }
-        Ok(_) => {}
+        Ok(report) if report.verdict == Verdict::NotDone => {}
+        Ok(report) => problems.push(format!(
+            "the pristine exercise should be \"not done\", and is {:?}: {}",
+            report.verdict,
+            first_failure(&report)
+        )),
         Err(e) => problems.push(format!("the pristine exercise could not be checked: {e:#}")),
     }
     if let Some(tuned_path) = course.tuned_path(exercise) {
@@ -133,7 +138,12 @@ fn tuned_problems(
     checker.retile = false;
     let name = course.display_name(path);
     match outcome {
-        Ok(report) if report.cases.iter().all(|c| c.passed) && !report.cases.is_empty() => None,
+        Ok(report)
+            if matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed)
+                && !report.cases.is_empty() =>
+        {
+            None
+        }
         Ok(report) => Some(format!(
             "the tuned reference {name} does not pass: {}",
             first_failure(&report)

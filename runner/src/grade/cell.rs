@@ -3,7 +3,7 @@
 //! file-size limits; then what its exit and its JSON mean for the grade.
 
 use super::results::{CaseLine, Status};
-use serde::Deserialize;
+use crate::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -148,62 +148,6 @@ fn read_capped(path: &Path, cap: u64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The part of `runner check --json` that grading reads; unknown fields are ignored and missing
-/// ones default, so the grader keeps working as the report grows.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct CheckJson {
-    verdict: String,
-    summary: String,
-    compile: Option<CompileJson>,
-    cases: Vec<CaseJson>,
-    targets: Vec<TargetJson>,
-    diagnostics: Vec<String>,
-    printf: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct CompileJson {
-    errors: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct CaseJson {
-    name: String,
-    launch: String,
-    passed: bool,
-    error: Option<String>,
-    mismatch: Option<MismatchJson>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MismatchJson {
-    buffer: String,
-    len: u64,
-    wrong: u64,
-    never_written: u64,
-    first_wrong: Vec<WrongJson>,
-    likely_cause: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WrongJson {
-    index: serde_json::Value,
-    expected: serde_json::Value,
-    actual: serde_json::Value,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct TargetJson {
-    met: bool,
-    explanation: String,
-}
-
 /// What a cell's process said, as a grade: status, one line, details, cases.
 #[derive(Debug, PartialEq)]
 pub struct Judged {
@@ -311,8 +255,17 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
             format!("The check's process died ({}, signal {signal}) without a verdict.", signal_name(signal)),
             stderr,
         ),
-        Exit::Code(0 | 1) => match serde_json::from_str::<CheckJson>(&stdout) {
-            Ok(report) => from_report(report),
+        Exit::Code(0 | 1) => match serde_json::from_str::<CheckReport>(&stdout) {
+            Ok(report) if report.schema_version == SCHEMA_VERSION => from_report(report),
+            Ok(report) => judged(
+                Status::Error,
+                format!(
+                    "The check's report is of version {}, this grader reads version {SCHEMA_VERSION}: \
+                     grade with the same runner that checks.",
+                    report.schema_version
+                ),
+                stderr,
+            ),
             Err(e) => judged(
                 Status::Crashed,
                 format!("The check ended without a readable report ({e})."),
@@ -332,7 +285,7 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
     }
 }
 
-fn describe_case(case: &CaseJson) -> String {
+fn describe_case(case: &CaseResult) -> String {
     let head = format!("Case `{}` {}", case.name, case.launch);
     if let Some(error) = &case.error {
         return format!("{head}: {error}");
@@ -348,10 +301,7 @@ fn describe_case(case: &CaseJson) -> String {
         text.push_str(&format!(" ({} never written)", m.never_written));
     }
     if let Some(w) = m.first_wrong.first() {
-        text.push_str(&format!(
-            "; {}[{}]: expected {}, got {}",
-            m.buffer, w.index, w.expected, w.actual
-        ));
+        text.push_str(&format!("; {}", wrong_element(&m.buffer, w)));
     }
     text.push('.');
     if let Some(cause) = &m.likely_cause {
@@ -360,46 +310,37 @@ fn describe_case(case: &CaseJson) -> String {
     text
 }
 
-fn from_report(report: CheckJson) -> Judged {
-    let cases: Vec<CaseLine> = report
-        .cases
-        .iter()
-        .map(|c| CaseLine {
-            name: c.name.clone(),
-            passed: c.passed,
-        })
-        .collect();
+fn wrong_element(buffer: &str, w: &checks::WrongElement) -> String {
+    let at = match w.at {
+        Some([row, col]) => format!("({row}, {col})"),
+        None => w.index.to_string(),
+    };
+    format!("{buffer}[{at}]: expected {}, got {}", w.expected, w.actual)
+}
+
+/// The report in words, for the grade book's details.
+fn details_of(report: &CheckReport) -> String {
     let mut details = String::new();
     for case in &report.cases {
-        details.push_str(&format!(
-            "{} {} {}\n",
-            if case.passed { "✓" } else { "✗" },
-            case.name,
-            case.launch
-        ));
+        let mark = if case.passed { "✓" } else { "✗" };
+        details.push_str(&format!("{mark} {} {}\n", case.name, case.launch));
         if !case.passed {
             details.push_str(&format!("    {}\n", describe_case(case)));
             if let Some(m) = &case.mismatch {
                 for w in m.first_wrong.iter().skip(1) {
-                    details.push_str(&format!(
-                        "    {}[{}]: expected {}, got {}\n",
-                        m.buffer, w.index, w.expected, w.actual
-                    ));
+                    details.push_str(&format!("    {}\n", wrong_element(&m.buffer, w)));
                 }
             }
         }
     }
     for t in &report.targets {
-        details.push_str(&format!(
-            "{} target: {}\n",
-            if t.met { "✓" } else { "✗" },
-            t.explanation
-        ));
+        let mark = if t.met { "✓" } else { "✗" };
+        details.push_str(&format!("{mark} target: {}\n", t.explanation));
     }
     if !report.diagnostics.is_empty() {
-        details.push_str("The simulator noticed:\n");
+        details.push_str("The simulator found:\n");
         for d in &report.diagnostics {
-            details.push_str(&format!("  {d}\n"));
+            details.push_str(&format!("  {} (case {})\n", d.text, d.case));
         }
     }
     if !report.printf.is_empty() {
@@ -408,13 +349,27 @@ fn from_report(report: CheckJson) -> Judged {
             report.printf.trim_end()
         ));
     }
+    details
+}
+
+fn from_report(report: CheckReport) -> Judged {
+    let cases: Vec<CaseLine> = report
+        .cases
+        .iter()
+        .map(|c| CaseLine {
+            name: c.name.clone(),
+            passed: c.passed,
+        })
+        .collect();
+    let mut details = details_of(&report);
     let failing = report.cases.iter().find(|c| !c.passed);
-    let (status, message) = match report.verdict.as_str() {
-        "passed" => (
+    let named = |text: String| format!("{} {text}", report.verdict.headline());
+    let (status, message) = match report.verdict {
+        Verdict::Passed => (
             Status::Passed,
             format!("Every case is right ({} cases).", report.cases.len()),
         ),
-        "target_missed" => {
+        Verdict::TargetsMissed => {
             let missed = report
                 .targets
                 .iter()
@@ -425,11 +380,11 @@ fn from_report(report: CheckJson) -> Judged {
                 format!("Every case is right, but {missed}."),
             )
         }
-        "not_done" => (
+        Verdict::NotDone => (
             Status::NotDone,
-            "The kernel does not write its output yet: the exercise's TODOs are not done.".into(),
+            "Not done: the exercise's TODOs are not done (the file is the original, or its kernel does not write its output yet).".into(),
         ),
-        "compile_error" => {
+        Verdict::CompileError => {
             let errors = report
                 .compile
                 .as_ref()
@@ -444,17 +399,22 @@ fn from_report(report: CheckJson) -> Judged {
             details = format!("{}\n{details}", errors.trim_end());
             (Status::CompileError, format!("Does not compile: {first}"))
         }
-        "failed" => match failing {
-            // The simulator stopped a kernel that ran past the exercise's own time limit.
-            Some(case) if case.error.as_deref().is_some_and(|e| e.starts_with("Hang")) => {
-                (Status::Timeout, describe_case(case))
-            }
-            Some(case) => (Status::Failed, describe_case(case)),
-            None => (Status::Failed, report.summary.clone()),
-        },
-        other => (
-            Status::Error,
-            format!("The check gave a verdict the grader does not know: {other:?}."),
+        // The simulator stopped a kernel that ran past the exercise's own time limit.
+        Verdict::Hang => (
+            Status::Timeout,
+            named(failing.map_or(report.summary.clone(), describe_case)),
+        ),
+        // A bug the simulator found decides the verdict even where every output is right.
+        Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => {
+            let finding = report.diagnostics.first();
+            let text = finding.map_or(report.summary.clone(), |d| {
+                format!("In case `{}`: {}", d.case, d.text)
+            });
+            (Status::Failed, named(text))
+        }
+        _ => (
+            Status::Failed,
+            named(failing.map_or(report.summary.clone(), describe_case)),
         ),
     };
     Judged {
@@ -530,32 +490,94 @@ mod tests {
         );
     }
 
+    fn report(verdict: Verdict, cases: Vec<CaseResult>) -> CheckReport {
+        CheckReport {
+            schema_version: SCHEMA_VERSION,
+            exercise: "02".into(),
+            title: "t".into(),
+            file: "f".into(),
+            backend: "sim".into(),
+            device: "d".into(),
+            verdict,
+            summary: "s".into(),
+            compile: None,
+            cases,
+            gpu: None,
+            sim: None,
+            targets: Vec::new(),
+            diagnostics: Vec::new(),
+            printf: String::new(),
+            progress: None,
+        }
+    }
+
+    fn case(name: &str, verdict: Verdict) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            launch: "<<<4, 256>>>".into(),
+            passed: verdict == Verdict::Passed,
+            verdict,
+            error: None,
+            mismatch: None,
+        }
+    }
+
+    fn judge_report(report: &CheckReport) -> Judged {
+        let json = serde_json::to_string(report).unwrap();
+        judge_raw(raw(Exit::Code(1), &json, ""))
+    }
+
     #[test]
     fn reports_become_grades_with_the_first_failing_case_named() {
-        let failed = r#"{"verdict":"failed","summary":"s","cases":[
-            {"name":"n = 1","launch":"<<<1, 256>>>","passed":true},
-            {"name":"n = 1000","launch":"<<<4, 256>>>","passed":false,"mismatch":{"buffer":"c","len":1000,"wrong":24,
-             "never_written":24,"first_wrong":[{"index":976,"expected":1.5,"actual":0.0}],"likely_cause":"the tail is wrong"}}]}"#;
-        let judged = judge_raw(raw(Exit::Code(1), failed, ""));
+        let mut wrong = case("n = 1000", Verdict::WrongOutput);
+        wrong.mismatch = Some(checks::Mismatch {
+            buffer: "c".into(),
+            len: 1000,
+            wrong: 24,
+            never_written: 24,
+            first_wrong: vec![checks::WrongElement {
+                index: 976,
+                at: None,
+                expected: "1.5".into(),
+                actual: "0".into(),
+                inputs: None,
+            }],
+            likely_cause: Some("the tail is wrong".into()),
+            unchanged: false,
+        });
+        let failed = report(
+            Verdict::WrongOutput,
+            vec![case("n = 1", Verdict::Passed), wrong],
+        );
+        let judged = judge_report(&failed);
         assert_eq!(judged.status, Status::Failed);
-        assert!(judged.message.contains("Case `n = 1000` <<<4, 256>>>: 24 of 1000 elements of `c` are wrong (24 never written); c[976]: expected 1.5, got 0.0. Likely: the tail is wrong"), "{}", judged.message);
+        assert!(judged.message.contains("Wrong output. Case `n = 1000` <<<4, 256>>>: 24 of 1000 elements of `c` are wrong (24 never written); c[976]: expected 1.5, got 0. Likely: the tail is wrong"), "{}", judged.message);
         assert_eq!(judged.cases.len(), 2);
 
-        let compile = r#"{"verdict":"compile_error","compile":{"errors":"/stage/alice/02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined\n  c[idx] = 1;"}}"#;
-        let judged = judge_raw(raw(Exit::Code(1), compile, ""));
+        let mut compile = report(Verdict::CompileError, Vec::new());
+        compile.compile = Some(crate::report::CompileFigures {
+            from_cache: false,
+            milliseconds: 0.0,
+            errors: Some("/stage/alice/02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined\n  c[idx] = 1;".into()),
+        });
+        let judged = judge_report(&compile);
         assert_eq!(judged.status, Status::CompileError);
         assert_eq!(
             judged.message,
             "Does not compile: alice/vector_add.cu:5: error: identifier \"idx\" is undefined"
         );
 
-        let hang = r#"{"verdict":"failed","cases":[{"name":"n = 1","launch":"","passed":false,"error":"Hang: still running"}]}"#;
-        assert_eq!(
-            judge_raw(raw(Exit::Code(1), hang, "")).status,
-            Status::Timeout
-        );
-        let missed = r#"{"verdict":"target_missed","cases":[],"targets":[{"met":false,"explanation":"32 sectors per request"}]}"#;
-        let judged = judge_raw(raw(Exit::Code(1), missed, ""));
+        let hang = report(Verdict::Hang, vec![case("n = 1", Verdict::Hang)]);
+        assert_eq!(judge_report(&hang).status, Status::Timeout);
+        let mut missed = report(Verdict::TargetsMissed, Vec::new());
+        missed.targets.push(crate::targets::TargetCheck {
+            name: "max_sectors_per_request".into(),
+            limit: 4.0,
+            actual: 32.0,
+            met: false,
+            explanation: "32 sectors per request".into(),
+        });
+        let judged = judge_report(&missed);
         assert_eq!(
             (judged.status, judged.message.as_str()),
             (
@@ -563,5 +585,32 @@ mod tests {
                 "Every case is right, but 32 sectors per request."
             )
         );
+    }
+
+    #[test]
+    fn a_race_fails_the_cell_even_with_every_case_right_and_is_named() {
+        let mut raced = report(Verdict::Race, vec![case("n = 1000", Verdict::Race)]);
+        raced.cases[0].passed = true;
+        raced.diagnostics.push(crate::report::Finding {
+            verdict: Verdict::Race,
+            case: "n = 1000".into(),
+            text: "scan.cu:12: race on shared memory".into(),
+        });
+        let judged = judge_report(&raced);
+        assert_eq!(judged.status, Status::Failed);
+        assert!(
+            judged
+                .message
+                .starts_with("Race. In case `n = 1000`: scan.cu:12: race"),
+            "{}",
+            judged.message
+        );
+    }
+
+    #[test]
+    fn a_report_of_another_schema_version_is_not_graded() {
+        let mut old = report(Verdict::Passed, Vec::new());
+        old.schema_version = SCHEMA_VERSION + 1;
+        assert_eq!(judge_report(&old).status, Status::Error);
     }
 }
