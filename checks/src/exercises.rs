@@ -69,6 +69,24 @@ pub fn known_ids() -> impl Iterator<Item = &'static str> {
     CHECKS.iter().map(|(id, _)| *id)
 }
 
+/// The largest extra problem size (`--sizes`, grading's `sizes`): exercises take it as a length
+/// or as the rows of a matrix a few dozen columns wide, so this keeps every case's buffers within
+/// a few hundred MiB, and a simulated case within seconds.
+pub const MAX_EXTRA_SIZE: usize = 1 << 20;
+
+/// An extra problem size as given on a command line, checked before anything runs.
+pub fn parse_extra_size(text: &str) -> Result<usize, String> {
+    let n: usize = text.trim().parse().map_err(|_| {
+        format!("`{text}` is not a size: give a whole number from 1 to {MAX_EXTRA_SIZE}")
+    })?;
+    if n == 0 || n > MAX_EXTRA_SIZE {
+        return Err(format!(
+            "{n} is out of range: sizes go from 1 to {MAX_EXTRA_SIZE} (a length, or the rows of a matrix)"
+        ));
+    }
+    Ok(n)
+}
+
 /// Sizes every one-dimensional exercise is tried on: one element, sizes that are not a multiple
 /// of the block size, the exercise's own, the instructor's extra sizes, and last the timing size
 /// when asked for.
@@ -211,6 +229,16 @@ mod tests {
         .unwrap();
         let last = |c: &[Case]| c.last().unwrap().buffer("a").clone();
         assert_ne!(last(&a), last(&b));
+    }
+
+    #[test]
+    fn extra_sizes_are_checked_before_use() {
+        assert_eq!(parse_extra_size("4097"), Ok(4097));
+        assert!(parse_extra_size("0").unwrap_err().contains("from 1 to"));
+        assert!(parse_extra_size("3000000000")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_extra_size("ten").unwrap_err().contains("not a size"));
     }
 
     #[test]

@@ -11,4 +11,4 @@ pub mod random;
 
 pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
 pub use compare::{compare, compare_case, Evidence, Mismatch, Tolerance, WrongElement};
-pub use exercises::{cases_for, known_ids};
+pub use exercises::{cases_for, known_ids, parse_extra_size, MAX_EXTRA_SIZE};

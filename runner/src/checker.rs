@@ -12,6 +12,7 @@ use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
 
+mod reference;
 mod timing;
 use anyhow::Context;
 use checks::{compare_case, Case, CaseOptions};
@@ -312,12 +313,7 @@ impl Checker<'_> {
                 None => {}
             }
             if let Some(sim_report) = outcome.sim {
-                report.sim = Some(SimFigures {
-                    case: case.name.clone(),
-                    kernel: sim_report.figures,
-                    lines: sim_report.lines,
-                    warp_instructions: sim_report.warp_instructions,
-                });
+                report.sim = Some(SimFigures::of(&case.name, sim_report));
                 ran.figures_case = Some(case);
             }
             // After a failure the rest says nothing new, and after a GPU fault the context is gone.
@@ -359,8 +355,16 @@ impl Checker<'_> {
             prepared.free(self.backend);
             report.gpu = figures?;
         }
-        report.targets =
-            targets::evaluate(&exercise.targets, report.sim.as_ref(), report.gpu.as_ref());
+        let reference = match (ran.figures_case, &report.sim) {
+            (Some(case), Some(mine)) => self.reference_figures(exercise, case, text, mine)?,
+            _ => None,
+        };
+        report.targets = targets::evaluate(
+            &exercise.targets,
+            report.sim.as_ref(),
+            reference.as_ref(),
+            report.gpu.as_ref(),
+        );
         if let Some(missed) = report.targets.iter().find(|t| !t.met) {
             report.verdict = Verdict::TargetsMissed;
             report.summary = format!(

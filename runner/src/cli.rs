@@ -43,8 +43,9 @@ pub struct CheckArgs {
     /// Seed of the random test inputs.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Extra problem sizes to test, beyond the exercise's own (e.g. an instructor's hidden cases).
-    #[arg(long, value_delimiter = ',')]
+    /// Extra problem sizes to test, beyond the exercise's own (e.g. an instructor's hidden cases),
+    /// from 1 to 1048576.
+    #[arg(long, value_delimiter = ',', value_parser = checks::parse_extra_size)]
     pub sizes: Vec<usize>,
     /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
     #[arg(long)]

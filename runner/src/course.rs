@@ -44,8 +44,26 @@ pub struct Targets {
     pub max_sectors_per_request: Option<f64>,
     /// In the simulator: shared-memory bank conflicts, loads and stores together, at most.
     pub max_bank_conflicts: Option<u64>,
-    /// On a GPU: the kernel's time over the reference solution's, at most.
+    /// The kernel's time over the reference solution's, at most: measured on a GPU, modelled in
+    /// the simulator.
     pub max_time_vs_reference: Option<f64>,
+    /// In the simulator: global sectors (loads and stores) over the reference solution's on the
+    /// same case, at most. A total, so doing less per request cannot meet it.
+    pub max_global_sectors_vs_reference: Option<f64>,
+    /// In the simulator: shared-memory wavefronts over the reference solution's, at most.
+    pub max_shared_wavefronts_vs_reference: Option<f64>,
+    /// In the simulator: warp instructions issued over the reference solution's, at most.
+    pub max_warp_instructions_vs_reference: Option<f64>,
+}
+
+impl Targets {
+    /// Whether a target compares with the reference solution's own figures in the simulator.
+    pub fn needs_reference_figures(&self) -> bool {
+        self.max_global_sectors_vs_reference.is_some()
+            || self.max_shared_wavefronts_vs_reference.is_some()
+            || self.max_warp_instructions_vs_reference.is_some()
+            || self.max_time_vs_reference.is_some()
+    }
 }
 
 fn default_time_limit_ms() -> u64 {

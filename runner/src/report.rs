@@ -162,12 +162,24 @@ pub struct GpuFigures {
     pub device_to_host_ms: f64,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SimFigures {
     pub case: String,
     pub kernel: sim::Figures,
     pub lines: Vec<sim::LineFigures>,
     pub warp_instructions: u64,
+}
+
+impl SimFigures {
+    /// The figures of one launch on case `case`.
+    pub fn of(case: &str, report: sim::LaunchReport) -> SimFigures {
+        SimFigures {
+            case: case.to_string(),
+            kernel: report.figures,
+            lines: report.lines,
+            warp_instructions: report.warp_instructions,
+        }
+    }
 }
 
 impl CheckReport {

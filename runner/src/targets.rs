@@ -30,14 +30,81 @@ fn at_most(
     }
 }
 
+/// A total of the kernel's over the reference solution's on the same case, held to `limit`.
+fn versus_reference(
+    name: &'static str,
+    limit: f64,
+    mine: u64,
+    reference: u64,
+    what: &'static str,
+    lesson: &'static str,
+) -> TargetCheck {
+    let actual = mine as f64 / reference.max(1) as f64;
+    at_most(name, limit, actual, |met| {
+        let verb = if met { "within" } else { "above" };
+        format!(
+            "the kernel takes {mine} {what} where the reference solution takes {reference} on the same case: \
+             {actual:.2}x, {verb} the target of {limit:.2}x ({lesson})"
+        )
+    })
+}
+
+/// The targets held against the reference solution's figures on the same case, in the simulator.
+fn against_reference(
+    targets: &Targets,
+    mine: &SimFigures,
+    reference: &SimFigures,
+) -> Vec<TargetCheck> {
+    let (m, r) = (&mine.kernel, &reference.kernel);
+    let sectors = |f: &sim::Figures| f.global_load_sectors + f.global_store_sectors;
+    let wavefronts = |f: &sim::Figures| f.shared_load_wavefronts + f.shared_store_wavefronts;
+    let mut checks = Vec::new();
+    if let Some(limit) = targets.max_global_sectors_vs_reference {
+        checks.push(versus_reference(
+            "max_global_sectors_vs_reference",
+            limit,
+            sectors(m),
+            sectors(r),
+            "global-memory sectors",
+            "neighbouring threads should touch neighbouring addresses, so each sector is fetched once",
+        ));
+    }
+    if let Some(limit) = targets.max_shared_wavefronts_vs_reference {
+        checks.push(versus_reference(
+            "max_shared_wavefronts_vs_reference",
+            limit,
+            wavefronts(m),
+            wavefronts(r),
+            "shared-memory wavefronts",
+            "the chapter's technique needs fewer passes through shared memory: bank conflicts, or values that could stay in registers",
+        ));
+    }
+    if let Some(limit) = targets.max_warp_instructions_vs_reference {
+        checks.push(versus_reference(
+            "max_warp_instructions_vs_reference",
+            limit,
+            mine.warp_instructions,
+            reference.warp_instructions,
+            "warp instructions",
+            "idle lanes in active warps, or work the chapter's technique avoids",
+        ));
+    }
+    checks
+}
+
 /// The targets that the backend's figures can judge: simulator targets in the simulator, GPU
-/// targets on a GPU.
+/// targets on a GPU. `reference` holds the reference solution's simulator figures on the same
+/// case, for the targets relative to it.
 pub fn evaluate(
     targets: &Targets,
     sim: Option<&SimFigures>,
+    reference: Option<&SimFigures>,
     gpu: Option<&GpuFigures>,
 ) -> Vec<TargetCheck> {
     let mut checks = Vec::new();
+    if let (Some(mine), Some(reference)) = (sim, reference) {
+        checks.extend(against_reference(targets, mine, reference));
+    }
     if let (Some(limit), Some(sim)) = (targets.max_sectors_per_request, sim) {
         let f = &sim.kernel;
         let requests = f.global_load_requests + f.global_store_requests;
@@ -99,12 +166,12 @@ mod tests {
             max_sectors_per_request: Some(4.0),
             ..Default::default()
         };
-        let checks = evaluate(&targets, Some(&sim(10, 320, 0)), None);
+        let checks = evaluate(&targets, Some(&sim(10, 320, 0)), None, None);
         assert!(!checks[0].met);
         assert!(checks[0]
             .explanation
             .contains("32.0 sectors per request, above the target of 4.0"));
-        assert!(evaluate(&targets, Some(&sim(10, 40, 0)), None)[0].met);
+        assert!(evaluate(&targets, Some(&sim(10, 40, 0)), None, None)[0].met);
     }
 
     #[test]
@@ -114,8 +181,31 @@ mod tests {
             max_time_vs_reference: Some(1.5),
             ..Default::default()
         };
-        let checks = evaluate(&targets, Some(&sim(1, 4, 31)), None);
+        let checks = evaluate(&targets, Some(&sim(1, 4, 31)), None, None);
         assert_eq!(checks.len(), 1);
         assert!(!checks[0].met);
+    }
+
+    #[test]
+    fn totals_against_the_reference_cannot_be_met_by_doing_less_per_request() {
+        let targets = Targets {
+            max_global_sectors_vs_reference: Some(1.1),
+            ..Default::default()
+        };
+        // Lane 0 of each warp alone: one sector per request, 32 times the reference's sectors.
+        let lane_zero = sim(32_000, 32_000, 0);
+        let reference = sim(1_000, 4_000, 0);
+        let checks = evaluate(&targets, Some(&lane_zero), Some(&reference), None);
+        assert!(!checks[0].met);
+        assert!(
+            checks[0]
+                .explanation
+                .contains("32000 global-memory sectors where the reference solution takes 4000"),
+            "{}",
+            checks[0].explanation
+        );
+        assert!(evaluate(&targets, Some(&reference), Some(&reference), None)[0].met);
+        // Without the reference's figures (on a GPU) the target is not judged.
+        assert!(evaluate(&targets, Some(&lane_zero), None, None).is_empty());
     }
 }

@@ -100,8 +100,15 @@ impl GradingFile {
         if file.memory_limit_mb < 256 {
             bail!("memory_limit_mb must be at least 256: the compiler alone needs about that much");
         }
-        if file.sizes.contains(&0) {
-            bail!("sizes must all be more than 0");
+        if let Some(&bad) = file
+            .sizes
+            .iter()
+            .find(|&&n| n == 0 || n > checks::MAX_EXTRA_SIZE)
+        {
+            bail!(
+                "sizes must each be from 1 to {}; {bad} is not",
+                checks::MAX_EXTRA_SIZE
+            );
         }
         Ok(file)
     }

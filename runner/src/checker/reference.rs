@@ -1,0 +1,45 @@
+//! The reference solution's own figures on the case a kernel's figures come from: targets in the
+//! simulator are totals held against them, so doing less per request cannot meet them.
+
+use super::Checker;
+use crate::course::Exercise;
+use crate::execute::run_case;
+use crate::report::SimFigures;
+use anyhow::Context;
+use checks::Case;
+use std::time::Duration;
+
+impl Checker<'_> {
+    /// Runs the exercise's solution on `case` in the simulator and returns its figures; `None`
+    /// where the backend measures none (a GPU), the exercise has no target that needs them, or
+    /// the case is retiled for a tuned reference (whose launch the solution does not take).
+    pub(super) fn reference_figures(
+        &mut self,
+        exercise: &Exercise,
+        case: &Case,
+        text: &str,
+        mine: &SimFigures,
+    ) -> anyhow::Result<Option<SimFigures>> {
+        if self.backend.kind() != "sim"
+            || self.retile
+            || !exercise.targets.needs_reference_figures()
+        {
+            return Ok(None);
+        }
+        let path = self.course.solution_path(exercise);
+        let solution = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the reference solution {}", path.display()))?;
+        if solution == text {
+            return Ok(Some(mine.clone()));
+        }
+        let image = self
+            .compile(&path, &solution)
+            .map_err(|e| anyhow::anyhow!("the reference solution does not compile: {e}"))?;
+        let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
+        let limit = Duration::from_millis(exercise.time_limit_ms);
+        let (run, prepared) = run_case(self.backend, module, case, limit)
+            .map_err(|e| anyhow::anyhow!("the reference solution failed on {}: {e}", case.name))?;
+        prepared.free(self.backend);
+        Ok(run.details.map(|report| SimFigures::of(&case.name, report)))
+    }
+}
