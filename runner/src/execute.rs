@@ -129,6 +129,38 @@ impl Prepared {
         Ok((outputs, started.elapsed()))
     }
 
+    /// The simulator names a buffer by its address; the student knows it by its parameter name.
+    /// An out-of-bounds access just past the end of a buffer gets the guard that prevents it.
+    pub fn name_buffers(&self, err: BackendError) -> BackendError {
+        let rename = |text: &str| {
+            let mut text = text.to_string();
+            for b in &self.buffers {
+                let address = format!("the {}-byte allocation at {:#x}", b.len, b.base);
+                text = text.replace(&address, &format!("`{}` ({} bytes)", b.name, b.len));
+            }
+            let just_past = self
+                .buffers
+                .iter()
+                .find(|b| text.contains(&format!("past the end of `{}`", b.name)));
+            if let Some(b) = just_past {
+                text.push_str(&format!(
+                    ". Threads whose index is past the end of `{}` must not touch it: guard the access \
+                     with `if (i < n)` (the grid is rounded up to whole blocks)",
+                    b.name
+                ));
+            }
+            text
+        };
+        match err {
+            BackendError::OutOfBounds(text) => BackendError::OutOfBounds(rename(&text)),
+            BackendError::Stopped { verdict, text } => BackendError::Stopped {
+                verdict,
+                text: rename(&text),
+            },
+            other => other,
+        }
+    }
+
     pub fn free(self, backend: &mut dyn Backend) {
         for buffer in &self.buffers {
             backend.free(buffer.base);
@@ -186,6 +218,7 @@ pub fn run_case(
     let details = match backend.launch(module, &prepared.launch_of(case, time_limit)) {
         Ok(details) => details,
         Err(err) => {
+            let err = prepared.name_buffers(err);
             prepared.free(backend);
             return Err(err);
         }
