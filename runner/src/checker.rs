@@ -296,7 +296,7 @@ impl Checker<'_> {
             trace::mark(format!("case run and compared: {}", case.name));
             let mut case_verdict = outcome.result.verdict;
             if let Some(sim_report) = &outcome.sim {
-                for finding in findings(&case.name, &sim_report.diagnostics) {
+                for finding in findings(case, &sim_report.diagnostics) {
                     case_verdict = case_verdict.worse(finding.verdict);
                     if !report.diagnostics.iter().any(|d| d.text == finding.text) {
                         report.diagnostics.push(finding);
@@ -503,14 +503,24 @@ fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
     }
 }
 
-/// The bugs among a launch's diagnostics, as findings of case `case`.
-fn findings(case: &str, diagnostics: &[sim::Diagnostic]) -> Vec<Finding> {
+/// The bugs among a launch's diagnostics, as findings of `case`, with its arrays called by
+/// their parameter names.
+fn findings(case: &Case, diagnostics: &[sim::Diagnostic]) -> Vec<Finding> {
     diagnostics
         .iter()
-        .map(|d| Finding {
-            verdict: crate::backend::sim::verdict_of(d.kind),
-            case: case.to_string(),
-            text: crate::backend::sim::describe(d),
+        .map(|d| {
+            let mut text = crate::backend::sim::describe(d);
+            for (k, arg) in case.args.iter().enumerate() {
+                if let checks::Arg::Buffer(buffer) = arg {
+                    let by_position = format!("the array passed as argument {}", k + 1);
+                    text = text.replace(&by_position, &format!("`{}`", buffer.name));
+                }
+            }
+            Finding {
+                verdict: crate::backend::sim::verdict_of(d.kind),
+                case: case.name.clone(),
+                text,
+            }
         })
         .collect()
 }
@@ -542,11 +552,18 @@ fn failure_summary(report: &CheckReport, exercise: &Exercise) -> String {
             report.file, exercise.id
         ),
         Verdict::WrongOutput => format!("Fix the first failing case above. {hint}"),
-        Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => format!(
-            "{} This is a bug even when the outputs come out right: on a GPU it gives wrong answers \
-             some of the time. {hint}",
-            first.map_or(String::new(), |d| format!("In case `{}`: {}.", d.case, d.text))
-        ),
+        Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => {
+            let finding = first.map_or(String::new(), |d| format!("In case `{}`: {}.", d.case, d.text));
+            let outputs_wrong = report.cases.iter().any(|c| c.mismatch.is_some());
+            if outputs_wrong {
+                format!("The outputs are wrong, and the simulator found why. {finding} {hint}")
+            } else {
+                format!(
+                    "{finding} This is a bug even though the outputs came out right: on a GPU it gives \
+                     wrong answers some of the time. {hint}"
+                )
+            }
+        }
         _ => format!("See the first failing case above. {hint}"),
     }
 }

@@ -69,6 +69,8 @@ fn json_report_has_verdict_cases_and_simulator_figures() {
     assert_eq!(run.code, 0, "{}", run.all());
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["verdict"], "passed");
+    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["cases"][0]["verdict"], "passed");
     assert_eq!(report["backend"], "sim");
     assert!(report["cases"].as_array().unwrap().len() >= 4);
     assert_eq!(
@@ -165,10 +167,59 @@ fn forgotten_block_index_is_named_as_the_likely_mistake() {
     ]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
-        run.stdout.contains("is blockIdx.x missing from the index?"),
+        run.stdout.contains("add the threads of the blocks before, blockIdx.x * blockDim.x"),
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn bad_sizes_are_refused_before_anything_runs() {
+    let course = TestCourse::new();
+    for size in ["0", "3000000000", "ten"] {
+        let run = course.run(&["check", "24", "--sizes", size]);
+        assert_eq!(run.code, 2, "{size}: {}", run.all());
+        assert!(run.stderr.contains("--sizes"), "{size}: {}", run.stderr);
+        assert!(!run.all().contains("panicked"), "{size}: {}", run.all());
+    }
+}
+
+#[test]
+fn out_of_bounds_names_the_array_and_suggests_the_guard() {
+    let course = TestCourse::new();
+    let no_guard = TestCourse::fixture("vector_add_no_guard.cu");
+    let run = course.run(&["check", "02", "--json", "--file", &no_guard]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["verdict"], "out_of_bounds");
+    let error = report["cases"][0]["error"].as_str().unwrap();
+    assert!(error.contains("past the end of `a`"), "{error}");
+    assert!(error.contains("if (i < n)"), "{error}");
+}
+
+#[test]
+fn a_missing_extern_c_is_explained_as_a_renamed_kernel() {
+    let course = TestCourse::new();
+    let solution = std::fs::read_to_string(course.path("solutions/02_vector_add/vector_add.cu"))
+        .unwrap()
+        .replace("extern \"C\" ", "");
+    let file = course.path("no_extern_c.cu");
+    std::fs::write(&file, solution).unwrap();
+    let run = course.run(&["check", "02", "--json", "--file", file.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["verdict"], "missing_kernel");
+    let summary = report["summary"].as_str().unwrap();
+    assert!(summary.contains("C++ renames it"), "{summary}");
+}
+
+#[test]
+fn untouched_find_the_bug_exercises_are_not_done() {
+    let course = TestCourse::new();
+    for id in ["06", "22", "23"] {
+        let run = course.run(&["check", id, "--json"]);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(report["verdict"], "not_done", "{id}: {}", run.stdout);
+        assert_eq!(run.code, 1);
+    }
 }
 
 #[test]
