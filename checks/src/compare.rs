@@ -328,3 +328,189 @@ mod tests {
         assert!(compare("c", &e, &e.poisoned(), Tolerance::default(), &launch(1)).is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reading the evidence: small helpers for the exercises' `diagnose` functions (01-12).
+// ---------------------------------------------------------------------------------------------
+
+impl HostData {
+    /// Element `i` as a double, whatever the element type: diagnoses compare it with formulas.
+    pub fn f64_at(&self, i: usize) -> f64 {
+        match self {
+            HostData::F32(v) => v[i] as f64,
+            HostData::F64(v) => v[i],
+            HostData::I32(v) => v[i] as f64,
+            HostData::U32(v) => v[i] as f64,
+            HostData::U8(v) => v[i] as f64,
+        }
+    }
+}
+
+impl Tolerance {
+    /// Whether `actual` is within this tolerance of `expected` (NaN matches NaN): for
+    /// diagnoses that compare a value with what a mistake would give.
+    pub fn accepts_value(&self, expected: f64, actual: f64) -> bool {
+        self.accepts(expected, actual)
+    }
+}
+
+impl Evidence<'_> {
+    /// Elements in the output.
+    pub fn len(&self) -> usize {
+        self.expected.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.expected.is_empty()
+    }
+
+    /// Whether every element of the output holds what `predict` says a kernel with some mistake
+    /// writes there, within `tolerance`: the mistake explains the whole output, not one element.
+    pub fn every_element_is(&self, predict: impl Fn(usize) -> f64, tolerance: Tolerance) -> bool {
+        (0..self.len())
+            .all(|i| !self.never_written(i) && tolerance.accepts(predict(i), self.actual.f64_at(i)))
+    }
+
+    /// Whether the wrong elements are exactly the ones never written, and those are exactly the
+    /// elements for which `unwritten` holds: every element written holds the right value, and
+    /// the kernel skipped just what the mistake skips.
+    pub fn unwritten_exactly_where(&self, unwritten: impl Fn(usize) -> bool) -> bool {
+        let mut wrong = self.wrong.iter().copied().peekable();
+        (0..self.len()).all(|i| {
+            let is_wrong = wrong.next_if_eq(&i).is_some();
+            let skipped = unwritten(i);
+            is_wrong == skipped && (!skipped || self.never_written(i))
+        })
+    }
+}
+
+/// Which of `n` elements a one-dimensional kernel writes when its index is
+/// `index(block, thread)` and it guards `i < n`: to compare with the elements a kernel wrote.
+pub fn written_by_index(launch: &Launch, n: usize, index: impl Fn(u64, u64) -> u64) -> Vec<bool> {
+    let mut written = vec![false; n];
+    for block in 0..launch.grid[0] as u64 {
+        for thread in 0..launch.block[0] as u64 {
+            if let Some(w) = written.get_mut(index(block, thread) as usize) {
+                *w = true;
+            }
+        }
+    }
+    written
+}
+
+/// For a row-major 2D output whose kernel takes its column from x and its row from y: whether
+/// the elements never written are exactly those a kernel with the two swapped leaves (its rows
+/// reach only as far as the grid's x threads, its columns as the y threads), and no element
+/// is wrong otherwise.
+pub fn rows_and_columns_swapped(evidence: &Evidence) -> bool {
+    let Some([_, cols]) = evidence.case.shape_of(evidence.buffer) else {
+        return false;
+    };
+    let launch = &evidence.case.launch;
+    let rows_reached = launch.grid[0] as usize * launch.block[0] as usize;
+    let cols_reached = launch.grid[1] as usize * launch.block[1] as usize;
+    cols > 0
+        && evidence
+            .unwritten_exactly_where(|i| i / cols >= rows_reached || i % cols >= cols_reached)
+}
+
+/// The likely causes that fit, as one sentence: None when none fits, "A; or B" when several do
+/// (a small case cannot always tell them apart).
+pub fn any_of(causes: Vec<String>) -> Option<String> {
+    (!causes.is_empty()).then(|| causes.join("; or "))
+}
+
+#[cfg(test)]
+mod diagnosis_helper_tests {
+    use super::*;
+    use crate::case::Case;
+
+    fn evidence_test(
+        expected: HostData,
+        actual: HostData,
+        launch: Launch,
+        check: impl Fn(&Evidence),
+    ) {
+        let case = Case::new("t", "k", launch).shape_2d("c", 1, expected.len());
+        let wrong = wrong_elements(&expected, &actual, Tolerance::default());
+        check(&Evidence {
+            case: &case,
+            buffer: "c",
+            expected: &expected,
+            actual: &actual,
+            wrong: &wrong,
+        });
+    }
+
+    #[test]
+    fn unwritten_exactly_where_needs_the_same_elements_unwritten_and_the_rest_right() {
+        let expected = HostData::I32((0..10).collect());
+        let mut actual = expected.poisoned();
+        if let HostData::I32(v) = &mut actual {
+            v[..4].copy_from_slice(&[0, 1, 2, 3]);
+        }
+        evidence_test(
+            expected.clone(),
+            actual.clone(),
+            Launch::covering(10, 4),
+            |ev| {
+                assert!(ev.unwritten_exactly_where(|i| i >= 4));
+                assert!(!ev.unwritten_exactly_where(|i| i >= 5));
+                assert!(!ev.unwritten_exactly_where(|i| i >= 3));
+            },
+        );
+        if let HostData::I32(v) = &mut actual {
+            v[1] = 7;
+        }
+        evidence_test(expected, actual, Launch::covering(10, 4), |ev| {
+            assert!(!ev.unwritten_exactly_where(|i| i >= 4));
+        });
+    }
+
+    #[test]
+    fn every_element_is_compares_the_whole_output_with_the_prediction() {
+        let expected = HostData::F32(vec![1.0, 2.0, 3.0]);
+        let actual = HostData::F32(vec![2.0, 4.0, 6.0]);
+        evidence_test(expected, actual, Launch::covering(3, 4), |ev| {
+            let tol = Tolerance::default();
+            assert!(ev.every_element_is(|i| 2.0 * ev.expected.f64_at(i), tol));
+            assert!(!ev.every_element_is(|i| 3.0 * ev.expected.f64_at(i), tol));
+        });
+    }
+
+    #[test]
+    fn written_by_index_follows_the_formula_and_the_guard() {
+        let launch = Launch::covering(10, 4);
+        let right = written_by_index(&launch, 10, |b, t| b * 4 + t);
+        assert!(right.iter().all(|&w| w));
+        let grid_dim = written_by_index(&launch, 10, |b, t| b * 3 + t);
+        assert_eq!(grid_dim.iter().filter(|&&w| w).count(), 10);
+        let thread_only = written_by_index(&launch, 10, |_, t| t);
+        assert_eq!(thread_only.iter().filter(|&&w| w).count(), 4);
+    }
+
+    #[test]
+    fn any_of_joins_the_causes_that_fit() {
+        assert_eq!(any_of(vec![]), None);
+        assert_eq!(any_of(vec!["a".into(), "b".into()]).unwrap(), "a; or b");
+    }
+}
+
+/// The likely cause a check gives when output `buffer` of `case` holds `actual`: for the
+/// exercises' tests of their diagnoses, on synthetic outputs.
+#[cfg(test)]
+pub(crate) fn likely_cause_of(case: &Case, buffer: &str, actual: HostData) -> Option<String> {
+    let expected = case
+        .expected()
+        .into_iter()
+        .find(|(name, _)| name == buffer)
+        .map(|(_, data)| data)
+        .unwrap_or_else(|| panic!("case {:?} has no output {buffer:?}", case.name));
+    let tolerance = Tolerance {
+        abs: 1e-6,
+        rel: 1e-5,
+    };
+    compare_case(case, buffer, &expected, &actual, tolerance)
+        .expect_err("the synthetic output should be wrong")
+        .likely_cause
+}

@@ -4,6 +4,7 @@
 
 use super::timing_elements;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{Evidence, Tolerance};
 use crate::random::Rng;
 
 /// The most threads a block may have on every CUDA GPU.
@@ -91,8 +92,83 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                 })
                 .bytes_moved(12 * n as u64)
                 .for_timing(n == timing_elements(options))
+                .diagnose(diagnose)
+                .inputs_of(|case, _, i| {
+                    Some(format!(
+                        "x = {}, y = {}",
+                        case.f32s("x")[i],
+                        case.f32s("y")[i]
+                    ))
+                })
         })
         .collect()
+}
+
+/// A kernel that handles one point per thread, on a grid with fewer threads than points; or the
+/// square root left out.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let launch = &ev.case.launch;
+    let grid_threads = launch.total_threads() as usize;
+    let n = ev.len();
+    if grid_threads < n && ev.unwritten_exactly_where(|i| i >= grid_threads) {
+        return Some(format!(
+            "the points from index {grid_threads} on were never written: your launch has \
+             {grid_threads} threads ({} blocks of {}) for {n} points, and each thread handled \
+             one; loop over the points with a grid-stride loop (i += gridDim.x * blockDim.x)",
+            launch.grid[0], launch.block[0]
+        ));
+    }
+    let (x, y) = (ev.case.f32s("x"), ev.case.f32s("y"));
+    let squared = |i: usize| (x[i] as f64).powi(2) + (y[i] as f64).powi(2);
+    let fits = Tolerance {
+        abs: 1e-3,
+        rel: 1e-4,
+    };
+    if ev.every_element_is(squared, fits) {
+        return Some(
+            "dist holds the squared distance, x * x + y * y: take its square root, sqrtf(...)"
+                .into(),
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod diagnosis_tests {
+    use super::*;
+    use crate::compare::likely_cause_of;
+
+    fn options(threads: i64, blocks: i64) -> CaseOptions {
+        let mut options = CaseOptions::default();
+        options.declared.insert("threads_per_block".into(), threads);
+        options.declared.insert("blocks_per_grid".into(), blocks);
+        options
+    }
+
+    #[test]
+    fn one_point_per_thread_on_a_small_grid_is_named() {
+        let case = cases(&options(256, 16)).remove(2);
+        let (x, y) = (case.f32s("x"), case.f32s("y"));
+        let mut dist = HostData::F32(vec![0.0; x.len()]).poisoned();
+        if let HostData::F32(d) = &mut dist {
+            for i in 0..4096 {
+                d[i] = distance(x[i], y[i]);
+            }
+        }
+        let cause = likely_cause_of(&case, "dist", dist).unwrap();
+        assert!(cause.contains("4096 threads (16 blocks of 256)"), "{cause}");
+    }
+
+    #[test]
+    fn the_missing_square_root_is_named_and_other_values_are_not() {
+        let case = cases(&options(256, 16)).remove(1);
+        let (x, y) = (case.f32s("x"), case.f32s("y"));
+        let squared = (0..x.len()).map(|i| x[i] * x[i] + y[i] * y[i]).collect();
+        let cause = likely_cause_of(&case, "dist", HostData::F32(squared)).unwrap();
+        assert!(cause.contains("sqrtf"), "{cause}");
+        let sums = (0..x.len()).map(|i| x[i].abs() + y[i].abs()).collect();
+        assert_eq!(likely_cause_of(&case, "dist", HostData::F32(sums)), None);
+    }
 }
 
 #[cfg(test)]

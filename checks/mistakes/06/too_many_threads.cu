@@ -1,0 +1,45 @@
+// Mistake: 2048 threads per block: more than the 1024 a block can hold, so the launch fails
+// Exercise 06: choose the launch configuration yourself.
+//
+// Until now the runner chose how many blocks to launch and how many threads each has. Here you
+// choose, by declaring two values in this file; the runner reads them from the compiled module
+// and launches `distances` as <<<blocks_per_grid, threads_per_block>>> on every case, small and
+// large. So the kernel must be right for any n with the grid you pick: use a grid-stride loop
+// (exercise 05).
+//
+// What makes a good choice (the chapter "Launch configuration" explains why):
+// - threads_per_block: at most 1024, and a multiple of 32, because the GPU runs threads in warps
+//   of 32 and a partial warp leaves lanes idle. 128 to 512 usually do well.
+// - blocks_per_grid: enough blocks to give every streaming multiprocessor (SM) several of them,
+//   so that while some warps wait for memory others have work. An H100 has 132 SMs.
+// On a GPU, `runner check 06` reports the kernel's time and bandwidth: try a few choices.
+//
+// The kernel computes each point's distance from the origin: dist[i] = sqrt(x[i]^2 + y[i]^2).
+//
+// Check it with: runner check 06
+
+// ANCHOR: config
+// TODO: declare the launch configuration, as
+//     extern "C" __constant__ int threads_per_block = ...;
+//     extern "C" __constant__ int blocks_per_grid = ...;
+// 256 threads are 8 warps: a block size that lets an SM hold many blocks at once.
+extern "C" __constant__ int threads_per_block = 2048;
+// 1056 blocks are 8 per SM on an H100's 132 SMs: 2048 threads each, as many as an SM can hold,
+// so every SM has plenty of warps to switch between while others wait for memory. Any count
+// is correct with a grid-stride loop; this one is only about speed.
+extern "C" __constant__ int blocks_per_grid = 1056;
+
+// ANCHOR_END: config
+
+// ANCHOR: kernel
+extern "C" __global__ void distances(const float* x, const float* y, float* dist, int n)
+{
+    // TODO: give every point from 0 to n - 1 its distance, with a grid-stride loop. sqrtf is
+    // the single-precision square root.
+    // The kernel cannot know the grid it gets, so it asks: gridDim.x * blockDim.x threads in all.
+    int stride = gridDim.x * blockDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        dist[i] = sqrtf(x[i] * x[i] + y[i] * y[i]);
+    }
+}
+// ANCHOR_END: kernel
