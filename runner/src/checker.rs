@@ -306,7 +306,10 @@ impl Checker<'_> {
             }
             ran.verdict = ran.verdict.worse(case_verdict);
             let failed = ran.verdict != Verdict::Passed;
-            report.cases.push(outcome.result);
+            let mut result = outcome.result;
+            result.verdict = case_verdict;
+            result.passed = case_verdict == Verdict::Passed;
+            report.cases.push(result);
             match outcome.kept {
                 Some(kept) if case.for_timing && !failed => ran.timing_case = Some((case, kept)),
                 Some((prepared, _)) => prepared.free(self.backend),

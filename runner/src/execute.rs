@@ -144,8 +144,9 @@ impl Prepared {
                 .find(|b| text.contains(&format!("past the end of `{}`", b.name)));
             if let Some(b) = just_past {
                 text.push_str(&format!(
-                    ". Threads whose index is past the end of `{}` must not touch it: guard the access \
-                     with `if (i < n)` (the grid is rounded up to whole blocks)",
+                    ". No thread may reach past the end of `{}`: guard the access with the array's \
+                     length, as in `if (i < n)` (the grid is rounded up to whole blocks), or keep the \
+                     index inside the array at its edges",
                     b.name
                 ));
             }

@@ -259,6 +259,11 @@ fn render_case(out: &mut String, case: &CaseResult) {
     ));
     if let Some(error) = &case.error {
         out.push_str(&format!("{}\n", indent(&format!("  {error}"))));
+    } else if !case.passed && case.mismatch.is_none() {
+        out.push_str(&format!(
+            "      every output is right, but: {} (what the simulator found is below)\n",
+            case.verdict.headline()
+        ));
     }
     if let Some(m) = &case.mismatch {
         out.push_str(&format!(

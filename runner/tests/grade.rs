@@ -235,7 +235,7 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
         expect("correct", "01", "passed", 10.0, "Every case is right"),
         expect("correct", "02", "passed", 10.0, "Every case is right"),
         expect("wrong", "01", "not_done", 0.0, "the exercise's TODOs are not done"),
-        expect("wrong", "02", "failed", 0.0, "is blockIdx.x missing from the index?"),
+        expect("wrong", "02", "failed", 0.0, "the index is threadIdx.x alone; add the threads of the blocks before"),
         missing("compile_error", "01", K01),
         expect("compile_error", "02", "compile_error", 0.0, "Does not compile: 02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined"),
         missing("out_of_bounds", "01", K01),

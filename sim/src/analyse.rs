@@ -1,33 +1,69 @@
-//! Race detection on shared memory: a shadow word per 4 bytes of shared memory remembers the last
-//! writer and the readers since the last barrier, so each access is checked in constant time.
+//! Race detection. A shadow record per 4-byte word remembers the last writer and the readers since
+//! the last barrier, so each access is checked in constant time; shared memory has one record per
+//! word of the block's shared memory, global memory a record per word that the block touched
+//! (`global`), plus a pass after the launch that compares what different blocks touched.
 //!
-//! Two accesses race when they touch the same bytes in the same barrier interval, come from
+//! Two accesses race when they touch a common byte in the same barrier interval, come from
 //! different threads, at least one writes, they are not both atomic, and they are not ordered:
 //! lanes of one warp are ordered only within one instruction or across a `__syncwarp()` (under
 //! independent thread scheduling a warp's lanes need not run in step, so the classic
 //! warp-synchronous `volatile` reduction is reported).
+//!
+//! Tracking is exact per byte. A word's record stands for all its bytes while one thread has used
+//! it in the current barrier interval, or several threads have each used the whole word (the
+//! usual one-thread-per-word pattern: one record, one check). When threads share a word at byte
+//! granularity (`unsigned char` or `short` arrays, one element per thread) the word splits into
+//! four byte records, taken from a side table, until the next barrier interval that touches it.
+
+pub(crate) mod global;
 
 /// Thread ids are below 1024; this marks "several readers".
 const MANY: u16 = u16::MAX;
+/// `Rec::split` of a word that has no byte records.
+const WHOLE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Default)]
-struct WordShadow {
+#[derive(Clone, Copy)]
+struct Rec {
     w_epoch: u32,
     w_stamp: u32,
     w_wsync: u32,
     w_site: u32,
-    w_tid: u16,
-    w_mask: u8,
-    w_atomic: bool,
     r_epoch: u32,
     r_wsync: u32,
     r_site: u32,
+    /// Index of the word's byte records in `Split`, or `WHOLE`.
+    split: u32,
+    w_tid: u16,
     /// The first reader in this interval.
     r_tid: u16,
     /// The readers' warp, or `MANY`.
     r_warp: u16,
+    w_mask: u8,
     r_mask: u8,
+    w_atomic: bool,
     r_many: bool,
+}
+
+impl Default for Rec {
+    fn default() -> Self {
+        Rec {
+            w_epoch: 0,
+            w_stamp: 0,
+            w_wsync: 0,
+            w_site: 0,
+            r_epoch: 0,
+            r_wsync: 0,
+            r_site: 0,
+            split: WHOLE,
+            w_tid: 0,
+            r_tid: 0,
+            r_warp: 0,
+            w_mask: 0,
+            r_mask: 0,
+            w_atomic: false,
+            r_many: false,
+        }
+    }
 }
 
 /// One lane's access.
@@ -44,50 +80,54 @@ pub(crate) struct Access {
 }
 
 /// The earlier access an access races with.
+#[derive(Clone, Copy)]
 pub(crate) struct Conflict {
     /// The other thread, when known (`None`: several readers).
     pub tid: Option<u16>,
     pub site: u32,
     pub write: bool,
+    /// The other access was an atomic.
+    pub atomic: bool,
 }
 
-#[derive(Default)]
-pub(crate) struct RaceShadow {
-    words: Vec<WordShadow>,
+impl Conflict {
+    /// Both accesses store plain values to the same bytes: no barrier makes that right, one of the
+    /// two indices is wrong (or the update needs an atomic).
+    pub fn is_write_write(&self, acc: &Access) -> bool {
+        self.write && acc.write && !self.atomic && !acc.atomic
+    }
 }
 
-impl RaceShadow {
-    pub fn resize(&mut self, shared_bytes: usize) {
-        self.words = vec![WordShadow::default(); shared_bytes.div_ceil(4) + 4];
+impl Rec {
+    /// Whether recording `acc` (touching the bytes in `mask`) in this word's single record would
+    /// lose what another thread did at byte granularity in this interval.
+    #[inline]
+    fn needs_split(&self, epoch: u32, mask: u8, tid: u16) -> bool {
+        let writer = self.w_epoch == epoch && self.w_tid != tid && (mask & self.w_mask) != 0xf;
+        let readers = self.r_epoch == epoch
+            && (self.r_many || self.r_tid != tid)
+            && (mask & self.r_mask) != 0xf;
+        writer || readers
     }
 
-    /// Checks and records an access of `len` bytes at byte offset `addr` in barrier interval
-    /// `epoch`; returns the first conflict found.
-    #[inline]
-    pub fn check(&mut self, epoch: u32, addr: usize, len: usize, acc: &Access) -> Option<Conflict> {
-        if len == 4 && addr & 3 == 0 {
-            return self.check_word(epoch, addr >> 2, 0xf, acc);
+    /// The record of byte `b` of this word, when the word's record still stands for all bytes.
+    fn byte(&self, b: u32) -> Rec {
+        let mut r = *self;
+        r.split = WHOLE;
+        r.w_mask = (self.w_mask >> b) & 1;
+        r.r_mask = (self.r_mask >> b) & 1;
+        if r.w_mask == 0 {
+            r.w_epoch = 0;
         }
-        let mut found = None;
-        let end = addr + len;
-        let mut a = addr;
-        while a < end {
-            let word = a >> 2;
-            let lo = a & 3;
-            let hi = (end - (word << 2)).min(4);
-            let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
-            let c = self.check_word(epoch, word, mask, acc);
-            if found.is_none() {
-                found = c;
-            }
-            a = (word + 1) << 2;
+        if r.r_mask == 0 {
+            r.r_epoch = 0;
         }
-        found
+        r
     }
 
     #[inline]
-    fn check_word(&mut self, epoch: u32, word: usize, mask: u8, acc: &Access) -> Option<Conflict> {
-        let s = &mut self.words[word];
+    fn check(&mut self, epoch: u32, mask: u8, acc: &Access) -> Option<Conflict> {
+        let s = self;
         let warp = acc.tid / 32;
         let mut conflict = None;
         if s.w_epoch == epoch
@@ -102,6 +142,7 @@ impl RaceShadow {
                     tid: Some(s.w_tid),
                     site: s.w_site,
                     write: true,
+                    atomic: s.w_atomic,
                 });
             }
         }
@@ -117,6 +158,7 @@ impl RaceShadow {
                     tid,
                     site: s.r_site,
                     write: false,
+                    atomic: false,
                 });
             }
             if s.w_epoch == epoch && s.w_tid == acc.tid {
@@ -153,6 +195,103 @@ impl RaceShadow {
     }
 }
 
+/// Byte records of the words that threads share at byte granularity.
+#[derive(Default)]
+struct Split {
+    bytes: Vec<[Rec; 4]>,
+    /// The last barrier interval that touched each entry: older entries are stale.
+    epoch: Vec<u32>,
+    free: Vec<u32>,
+}
+
+impl Split {
+    /// Checks and records an access to the bytes `mask` of the word whose record is `word`.
+    #[inline]
+    fn check(&mut self, word: &mut Rec, epoch: u32, mask: u8, acc: &Access) -> Option<Conflict> {
+        if word.split != WHOLE {
+            let i = word.split as usize;
+            if self.epoch[i] == epoch {
+                return self.check_bytes(i, epoch, mask, acc);
+            }
+            // Nothing of this interval is in the byte records: the word is whole again.
+            self.free.push(word.split);
+            *word = Rec::default();
+        }
+        if !word.needs_split(epoch, mask, acc.tid) {
+            return word.check(epoch, mask, acc);
+        }
+        let bytes = std::array::from_fn(|b| word.byte(b as u32));
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.bytes[i as usize] = bytes;
+                i
+            }
+            None => {
+                self.bytes.push(bytes);
+                self.epoch.push(0);
+                (self.bytes.len() - 1) as u32
+            }
+        };
+        word.split = i;
+        self.check_bytes(i as usize, epoch, mask, acc)
+    }
+
+    fn check_bytes(&mut self, i: usize, epoch: u32, mask: u8, acc: &Access) -> Option<Conflict> {
+        self.epoch[i] = epoch;
+        let mut found = None;
+        for (b, rec) in self.bytes[i].iter_mut().enumerate() {
+            if mask >> b & 1 != 0 {
+                let c = rec.check(epoch, 1, acc);
+                found = found.or(c);
+            }
+        }
+        found
+    }
+}
+
+/// The bytes of word `word` that `[addr, end)` covers, as a 4-bit mask.
+#[inline]
+fn word_mask(addr: usize, end: usize, word: usize) -> u8 {
+    let lo = addr.max(word << 2) - (word << 2);
+    let hi = (end - (word << 2)).min(4);
+    ((1u16 << hi) - (1u16 << lo)) as u8
+}
+
+/// The race shadow of one block's shared memory (reused by the worker's next block: records of
+/// older barrier intervals never match).
+#[derive(Default)]
+pub(crate) struct RaceShadow {
+    words: Vec<Rec>,
+    split: Split,
+}
+
+impl RaceShadow {
+    pub fn resize(&mut self, shared_bytes: usize) {
+        self.words = vec![Rec::default(); shared_bytes.div_ceil(4) + 4];
+        self.split = Split::default();
+    }
+
+    /// Checks and records an access of `len` bytes at byte offset `addr` in barrier interval
+    /// `epoch`; returns the first conflict found.
+    #[inline]
+    pub fn check(&mut self, epoch: u32, addr: usize, len: usize, acc: &Access) -> Option<Conflict> {
+        if len == 4 && addr & 3 == 0 {
+            let w = &mut self.words[addr >> 2];
+            if w.split == WHOLE && !w.needs_split(epoch, 0xf, acc.tid) {
+                return w.check(epoch, 0xf, acc);
+            }
+        }
+        let mut found = None;
+        let end = addr + len;
+        for word in addr >> 2..end.div_ceil(4) {
+            let mask = word_mask(addr, end, word);
+            let c = self.split.check(&mut self.words[word], epoch, mask, acc);
+            found = found.or(c);
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,10 +307,15 @@ mod tests {
         }
     }
 
-    #[test]
-    fn write_then_read_by_another_warp_races_until_a_barrier() {
+    fn shadow() -> RaceShadow {
         let mut s = RaceShadow::default();
         s.resize(64);
+        s
+    }
+
+    #[test]
+    fn write_then_read_by_another_warp_races_until_a_barrier() {
+        let mut s = shadow();
         assert!(s.check(1, 0, 4, &acc(0, true, 1)).is_none());
         assert!(s.check(1, 0, 4, &acc(40, false, 2)).is_some());
         assert!(s.check(2, 0, 4, &acc(40, false, 3)).is_none());
@@ -179,8 +323,7 @@ mod tests {
 
     #[test]
     fn one_thread_or_one_instruction_does_not_race() {
-        let mut s = RaceShadow::default();
-        s.resize(64);
+        let mut s = shadow();
         assert!(s.check(1, 8, 4, &acc(3, true, 1)).is_none());
         assert!(s.check(1, 8, 4, &acc(3, false, 2)).is_none());
         assert!(s.check(1, 8, 4, &acc(3, true, 3)).is_none());
@@ -197,17 +340,50 @@ mod tests {
 
     #[test]
     fn different_bytes_of_a_word_do_not_race() {
-        let mut s = RaceShadow::default();
-        s.resize(64);
+        let mut s = shadow();
         assert!(s.check(1, 0, 1, &acc(0, true, 1)).is_none());
         assert!(s.check(1, 1, 1, &acc(64, true, 2)).is_none());
         assert!(s.check(1, 1, 1, &acc(96, false, 3)).is_some());
+        assert!(s.check(1, 0, 1, &acc(96, false, 3)).is_some());
+        assert!(s.check(1, 2, 1, &acc(96, false, 3)).is_none());
+    }
+
+    #[test]
+    fn each_thread_its_own_byte_read_then_written() {
+        let mut s = shadow();
+        for t in 0..8u16 {
+            assert!(s.check(1, t as usize, 1, &acc(t * 40, false, 1)).is_none());
+        }
+        for t in 0..8u16 {
+            assert!(s.check(1, t as usize, 1, &acc(t * 40, true, 2)).is_none());
+        }
+        // A word read of bytes that four threads wrote.
+        let c = s.check(1, 4, 4, &acc(500, false, 3)).expect("a race");
+        assert!(c.write && c.tid.is_some());
+    }
+
+    #[test]
+    fn a_split_word_is_whole_again_after_a_barrier() {
+        let mut s = shadow();
+        assert!(s.check(1, 0, 2, &acc(0, true, 1)).is_none());
+        assert!(s.check(1, 2, 2, &acc(40, true, 2)).is_none());
+        assert!(s.check(2, 0, 4, &acc(80, false, 3)).is_none());
+        assert!(s.words[0].split == WHOLE);
+        assert!(s.check(2, 0, 4, &acc(120, true, 4)).is_some());
+    }
+
+    #[test]
+    fn whole_word_readers_then_a_byte_writer_race() {
+        let mut s = shadow();
+        assert!(s.check(1, 0, 4, &acc(0, false, 1)).is_none());
+        assert!(s.check(1, 0, 4, &acc(40, false, 2)).is_none());
+        let c = s.check(1, 3, 1, &acc(80, true, 3)).expect("a race");
+        assert!(!c.write);
     }
 
     #[test]
     fn syncwarp_orders_lanes_of_a_warp() {
-        let mut s = RaceShadow::default();
-        s.resize(64);
+        let mut s = shadow();
         assert!(s.check(1, 0, 4, &acc(1, true, 1)).is_none());
         assert!(s.check(1, 0, 4, &acc(0, false, 2)).is_some());
         let mut later = acc(2, false, 3);

@@ -596,4 +596,8 @@ pub(crate) struct Program {
     /// Has atomics on global or generic addresses: blocks then run one at a time, so the order of
     /// atomic operations (and any float rounding that depends on it) does not depend on threads.
     pub has_global_atomics: bool,
+    /// Has a memory fence (`__threadfence()`) or volatile / acquire / release / relaxed global
+    /// accesses: its blocks communicate on purpose, so race detection trusts their reads of each
+    /// other's writes.
+    pub cross_block_sync: bool,
 }

@@ -187,6 +187,7 @@ struct Builder<'a> {
     fixups: Vec<usize>,
     call_stack: Vec<String>,
     has_global_atomics: bool,
+    cross_block_sync: bool,
     trash: Slot,
 }
 
@@ -220,6 +221,7 @@ impl<'a> Builder<'a> {
             fixups: Vec::new(),
             call_stack: Vec::new(),
             has_global_atomics: false,
+            cross_block_sync: false,
             trash: NONE,
         }
     }
@@ -432,6 +434,7 @@ impl<'a> Builder<'a> {
             local_total: local_frame + align_up(self.scratch_bump as u64, 16) as u32,
             sites: self.sites,
             has_global_atomics: self.has_global_atomics,
+            cross_block_sync: self.cross_block_sync,
         })
     }
 

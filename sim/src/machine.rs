@@ -141,6 +141,12 @@ impl Machine {
             next_block: AtomicU64::new(0),
             total_blocks,
             tids: thread_indices(launch.block),
+            global_names: module
+                .globals
+                .iter()
+                .zip(&addrs)
+                .map(|(g, &a)| (a, g.name.clone()))
+                .collect(),
         };
         let workers = if prog.has_global_atomics {
             1
@@ -151,7 +157,7 @@ impl Machine {
         }
         .min(total_blocks as usize)
         .max(1);
-        let outs: Vec<WorkerOut> = if workers == 1 {
+        let mut outs: Vec<WorkerOut> = if workers == 1 {
             let mut w = Worker::new(&l);
             w.run(&l);
             vec![w.out]
@@ -172,6 +178,7 @@ impl Machine {
                     .collect()
             })
         };
+        crate::analyse::global::cross_block(&l, &mut outs);
         Ok(merge(prog, outs, launch.limits.max_diagnostics))
     }
 }

@@ -114,6 +114,9 @@ pub enum DiagnosticKind {
     Misaligned,
     /// Two threads touched the same shared bytes between barriers, at least one writing.
     SharedRace,
+    /// Two threads touched the same global bytes in one launch, at least one writing, not both
+    /// atomically, with nothing ordering them (a barrier, within a block).
+    GlobalRace,
     /// A barrier that not every thread of the block reached.
     DivergentBarrier,
     /// Every thread waits and none can go on.
@@ -132,6 +135,7 @@ impl DiagnosticKind {
         !matches!(
             self,
             DiagnosticKind::SharedRace
+                | DiagnosticKind::GlobalRace
                 | DiagnosticKind::DivergentBarrier
                 | DiagnosticKind::InconsistentMask
         )

@@ -407,9 +407,13 @@ fn from_report(report: CheckReport) -> Judged {
         // A bug the simulator found decides the verdict even where every output is right.
         Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => {
             let finding = report.diagnostics.first();
-            let text = finding.map_or(report.summary.clone(), |d| {
+            let found = finding.map_or(report.summary.clone(), |d| {
                 format!("In case `{}`: {}", d.case, d.text)
             });
+            let text = match failing.filter(|c| c.mismatch.is_some()) {
+                Some(case) => format!("{} The simulator found why. {found}", describe_case(case)),
+                None => found,
+            };
             (Status::Failed, named(text))
         }
         _ => (

@@ -2,6 +2,7 @@
 //! divergent ones and deadlocks), and the per-CPU-thread worker that runs blocks one after another.
 
 use super::{run_warp, Warp, FULL};
+use crate::analyse::global::{GlobalShadow, Range};
 use crate::analyse::RaceShadow;
 use crate::ir::{BarKind, Inst, Program, Slot, Special, NONE};
 use crate::memory::GlobalMemory;
@@ -36,6 +37,8 @@ pub(crate) struct LaunchCx<'a> {
     pub total_blocks: u64,
     /// `%tid.{x,y,z}` of every thread of a block, by linear thread index.
     pub tids: [Vec<u64>; 3],
+    /// Address and name of each `__device__` variable, for race messages.
+    pub global_names: Vec<(u64, String)>,
 }
 
 impl LaunchCx<'_> {
@@ -76,6 +79,13 @@ pub(crate) struct WorkerOut {
     pub fatal: Option<(u64, Diagnostic)>,
     pub printf: Vec<PrintRecord>,
     pub instructions: u64,
+    /// What each block touched in global memory, for the cross-block race pass.
+    pub global_ranges: Vec<Range>,
+    /// Some accesses went untracked (see `analyse::global`'s caps).
+    pub global_ranges_capped: bool,
+    /// Races reported as read/write, which a write/write race on the same lines replaces (the
+    /// racy `count += 1` first reads what another thread wrote; that both write is the point).
+    pub race_reads: HashSet<DiagKey>,
 }
 
 /// A block in flight: everything an instruction may touch besides its own warp.
@@ -85,6 +95,7 @@ pub(crate) struct BlockCx<'a> {
     pub block_lin: u64,
     pub shared: &'a mut [u8],
     pub shadow: &'a mut RaceShadow,
+    pub global_shadow: &'a mut GlobalShadow,
     pub out: &'a mut WorkerOut,
     /// Barrier interval number for race detection (unique per worker, never reused).
     pub epoch: u32,
@@ -200,6 +211,7 @@ pub(crate) struct Worker {
     warps: Vec<Warp>,
     shared: Vec<u8>,
     shadow: RaceShadow,
+    global_shadow: GlobalShadow,
     epoch: u32,
     stamp: u32,
     budget: u64,
@@ -217,6 +229,7 @@ impl Worker {
             warps,
             shared: vec![0; l.shared_size as usize],
             shadow,
+            global_shadow: GlobalShadow::default(),
             epoch: 0,
             stamp: 0,
             budget: 0,
@@ -252,10 +265,12 @@ impl Worker {
             let n = threads.saturating_sub(first).min(32);
             w.reset(i as u32, if n == 32 { FULL } else { (1u32 << n) - 1 });
         }
+        self.global_shadow.begin_block(self.epoch);
         let Worker {
             warps,
             shared,
             shadow,
+            global_shadow,
             epoch,
             stamp,
             budget,
@@ -267,6 +282,7 @@ impl Worker {
             block_lin: lin,
             shared,
             shadow,
+            global_shadow,
             out,
             epoch: *epoch,
             stamp,
@@ -277,6 +293,7 @@ impl Worker {
         *epoch = cx.epoch;
         let executed: u64 = warps.iter().map(|w| w.icount).sum();
         self.out.instructions += executed;
+        self.global_shadow.finish_block(lin, &mut self.out);
         result
     }
 }

@@ -379,6 +379,9 @@ fn global(
             )));
         }
     }
+    if counted {
+        track_global(w, cx, inst, req, exec, addrs);
+    }
     let alloc_of = |l: usize| {
         uniform
             .or(allocs[l])
@@ -498,6 +501,9 @@ fn global_full_warp(
         return false;
     };
     if counted {
+        track_global(w, cx, inst, req, FULL, addrs);
+    }
+    if counted {
         // Accesses are aligned and at most 8 bytes: one sector per lane.
         let mut distinct = 1u64;
         let mut sorted = true;
@@ -533,6 +539,129 @@ fn global_full_warp(
         }
     }
     true
+}
+
+/// Race tracking of one global request (const space is read-only and not tracked).
+fn track_global(w: &Warp, cx: &mut BlockCx, inst: &Inst, req: &Req, exec: u32, addrs: &[u64; 32]) {
+    *cx.stamp = cx.stamp.wrapping_add(1);
+    let stamp = *cx.stamp;
+    let len = req.bytes();
+    for l in lanes(exec) {
+        let acc = Access {
+            tid: w.thread_linear(l) as u16,
+            wsync: w.wsync,
+            stamp,
+            site: inst.site,
+            write: req.kind != Kind::Load,
+            atomic: req.kind == Kind::Atom,
+        };
+        if let Some(conflict) = cx.global_shadow.check(cx.epoch, addrs[l], len, &acc) {
+            report_global_race(w, cx, inst, l, addrs[l], len, &acc, conflict);
+        }
+    }
+}
+
+/// "thread (3,0,0)", or "other threads" when several readers are involved.
+fn other_thread(cx: &BlockCx, c: &crate::analyse::Conflict) -> String {
+    match c.tid {
+        Some(t) => {
+            let t = cx.l.thread_index(t as u32);
+            format!("thread ({},{},{})", t[0], t[1], t[2])
+        }
+        None => "other threads".to_string(),
+    }
+}
+
+/// The remedy for a race between two accesses that are not both plain writes: a barrier (or
+/// `__syncwarp()` between lanes of one warp).
+fn barrier_fix(c: &crate::analyse::Conflict, acc: &Access) -> &'static str {
+    let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
+    if same_warp {
+        "threads of one warp are not guaranteed to run in step: put __syncwarp() (or __syncthreads()) between the two accesses"
+    } else {
+        "put __syncthreads() between the two accesses"
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_global_race(
+    w: &Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    lane: usize,
+    addr: u64,
+    len: u32,
+    acc: &Access,
+    c: crate::analyse::Conflict,
+) {
+    let (a, b) = (inst.site.min(c.site), inst.site.max(c.site));
+    let key = DiagKey(DiagnosticKind::GlobalRace, a, b);
+    if !race_is_new(cx, key, c.is_write_write(acc)) {
+        return;
+    }
+    let me = cx.l.thread_index(acc.tid as u32);
+    let me = format!("thread ({},{},{})", me[0], me[1], me[2]);
+    let other = other_thread(cx, &c);
+    let what = crate::analyse::global::describe_global(cx.l, addr, len as u64);
+    let here = cx
+        .location(inst.site)
+        .map_or_else(String::new, |l| format!(" at line {}", l.line));
+    let there = cx.location(c.site).map_or_else(
+        || "elsewhere".to_string(),
+        |l| format!("at line {}", l.line),
+    );
+    let msg = if c.is_write_write(acc) {
+        format!(
+            "race on global memory: {me} writes {what}{here}, and {other} of the same block writes it too {there}: \
+             two threads write the same element (an index is wrong, or the update needs an atomic such as atomicAdd)"
+        )
+    } else {
+        let verb = if acc.atomic {
+            "atomically updates"
+        } else if acc.write {
+            "writes"
+        } else {
+            "reads"
+        };
+        let their = if c.atomic {
+            "atomically updated"
+        } else if c.write {
+            "wrote"
+        } else {
+            "read"
+        };
+        let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
+        let missing = if same_warp {
+            "threads of one warp are not guaranteed to run in step, so a __syncwarp() (or __syncthreads()) is missing"
+        } else {
+            "a __syncthreads() is missing"
+        };
+        format!(
+            "race on global memory: {me} {verb} {what}{here} that {other} of the same block {their} {there}, with no \
+             barrier between ({missing}, or the threads should use different elements)"
+        )
+    };
+    let d = cx.diagnostic(DiagnosticKind::GlobalRace, w, lane, inst.site, msg);
+    report_race_diagnostic(cx, key, d, c.is_write_write(acc));
+}
+
+/// Whether a race between these lines is worth a report: the first one, or a write/write race
+/// where a read/write one was reported.
+fn race_is_new(cx: &BlockCx, key: DiagKey, write_write: bool) -> bool {
+    !cx.out.seen.contains(&key) || (write_write && cx.out.race_reads.contains(&key))
+}
+
+fn report_race_diagnostic(cx: &mut BlockCx, key: DiagKey, d: Diagnostic, write_write: bool) {
+    if cx.out.race_reads.remove(&key) {
+        if let Some(entry) = cx.out.diags.iter_mut().find(|(_, k, _)| *k == key) {
+            *entry = (cx.block_lin, key, d);
+            return;
+        }
+    }
+    if !write_write {
+        cx.out.race_reads.insert(key);
+    }
+    cx.report(key, d);
 }
 
 fn shared_var_name(cx: &BlockCx, off: u64) -> String {
@@ -702,38 +831,44 @@ fn report_race(
 ) {
     let (a, b) = (inst.site.min(c.site), inst.site.max(c.site));
     let key = DiagKey(DiagnosticKind::SharedRace, a, b);
-    if cx.out.seen.contains(&key) {
+    if !race_is_new(cx, key, c.is_write_write(acc)) {
         return;
     }
     let me = cx.l.thread_index(acc.tid as u32);
-    let other = match c.tid {
-        Some(t) => {
-            let t = cx.l.thread_index(t as u32);
-            format!("thread ({},{},{})", t[0], t[1], t[2])
-        }
-        None => "other threads".to_string(),
-    };
+    let other = other_thread(cx, &c);
     let verb = if acc.write { "writes" } else { "reads" };
     let their = if c.write { "wrote" } else { "read" };
     let line = cx.location(c.site).map_or_else(
         || "elsewhere".to_string(),
         |l| format!("at line {}", l.line),
     );
-    let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
-    let fix = if same_warp {
-        "threads of one warp are not guaranteed to run in step: put __syncwarp() (or __syncthreads()) between the two accesses"
+    let msg = if c.is_write_write(acc) {
+        format!(
+            "race on shared memory: thread ({},{},{}) writes {} while {other} wrote it {line} since the last barrier: \
+             two threads write the same element: an index is wrong",
+            me[0],
+            me[1],
+            me[2],
+            shared_var_name(cx, addr)
+        )
     } else {
-        "put __syncthreads() between the two accesses"
+        format!(
+            "race on shared memory: thread ({},{},{}) {verb} {} while {other} {their} it {line} since the last \
+             barrier: {}; {}",
+            me[0],
+            me[1],
+            me[2],
+            shared_var_name(cx, addr),
+            match (acc.write, c.write) {
+                (false, _) => "read before the write finished",
+                (true, false) => "written before the read finished",
+                (true, true) => "an atomic and a plain write are not ordered",
+            },
+            barrier_fix(&c, acc)
+        )
     };
-    let msg = format!(
-        "race on shared memory: thread ({},{},{}) {verb} {} while {other} {their} it {line} since the last barrier; {fix}",
-        me[0],
-        me[1],
-        me[2],
-        shared_var_name(cx, addr)
-    );
     let d = cx.diagnostic(DiagnosticKind::SharedRace, w, lane, inst.site, msg);
-    cx.report(key, d);
+    report_race_diagnostic(cx, key, d, c.is_write_write(acc));
 }
 
 #[allow(clippy::too_many_arguments)]

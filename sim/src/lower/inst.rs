@@ -159,6 +159,13 @@ impl Builder<'_> {
                 } else {
                     1
                 };
+                if matches!(space, MemSpace::Global | MemSpace::Generic)
+                    && ["volatile", "relaxed", "acquire", "release"]
+                        .iter()
+                        .any(|m| mods.list.contains(m))
+                {
+                    self.cross_block_sync = true;
+                }
                 let ty = self.need_ty(&tys, ins)?;
                 if ty == Ty::F16 && vec > 1 {
                     return Err(unsupported(self));
@@ -729,6 +736,9 @@ impl Builder<'_> {
             "trap" | "brkpt" => Op::Trap,
             "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "discard"
             | "griddepcontrol" => {
+                if matches!(base, "membar" | "fence") && !mods.list.contains(&"cta") {
+                    self.cross_block_sync = true;
+                }
                 for i in 0..mods.list.len() {
                     mods.used[i] = true;
                 }

@@ -10,3 +10,4 @@ mod figures;
 mod kernels;
 mod ncu;
 mod parsing;
+mod races;

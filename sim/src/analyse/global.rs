@@ -1,0 +1,442 @@
+//! Races on global memory within one launch.
+//!
+//! Inside a block, a shadow record per touched word (kept in 1 KiB pages, found through a hash map
+//! of the pages the block touched) applies the shared-memory rules: barrier intervals, same-warp
+//! ordering, exact bytes. When the block ends, its record pages become byte ranges: what the block
+//! read, wrote plainly and wrote with atomics, each with a source line and a thread (adjacent
+//! bytes of one line merge, so a coalesced kernel leaves a few ranges per block). After every block
+//! has run, `cross_block` sorts all ranges and reports overlaps between different blocks, which
+//! nothing in a launch orders.
+//!
+//! Deliberate inter-block communication is the exception: a kernel with a memory fence
+//! (`__threadfence()`) or volatile / acquire / release / relaxed global accesses publishes data to
+//! other blocks on purpose (the threadfence reduction: partial sums, a fence, an atomic ticket, the
+//! last block reads them). For such kernels only plain write/write overlaps between blocks are
+//! reported; reads of other blocks' writes and plain accesses next to atomics are trusted.
+//!
+//! Memory is bounded: a block tracks at most `MAX_PAGES` pages (4 MiB of the data it touches, about
+//! 60 MiB of records) and a CPU thread keeps at most `MAX_RANGES` ranges for the launch. Past
+//! either cap, accesses go unchecked: a race there may be missed, never invented.
+
+use super::{word_mask, Access, Conflict, Rec, Split, WHOLE};
+use crate::exec::block::{DiagKey, LaunchCx, WorkerOut};
+use crate::report::{Diagnostic, DiagnosticKind};
+use std::collections::HashMap;
+
+const PAGE_WORDS: usize = 256;
+/// Pages one block may track (4 MiB of touched data).
+const MAX_PAGES: usize = 4096;
+/// Ranges one CPU thread keeps for the cross-block pass (32 bytes each: 64 MiB).
+const MAX_RANGES: usize = 1 << 21;
+/// Active ranges of the cross-block sweep before they are thinned (see `thin`).
+const MAX_ACTIVE: usize = 256;
+
+const READ: u8 = 0;
+const ATOMIC: u8 = 1;
+const PLAIN: u8 = 2;
+
+#[derive(Clone, Copy, Default)]
+struct Word {
+    rec: Rec,
+    /// The block (its first barrier interval) that the summary below belongs to.
+    block: u32,
+    w_site: u32,
+    r_site: u32,
+    w_tid: u16,
+    r_tid: u16,
+    /// Bytes the block wrote with plain stores, with atomics, and read.
+    plain: u8,
+    atomic: u8,
+    read: u8,
+    w_size: u8,
+    r_size: u8,
+}
+
+struct Page {
+    number: u64,
+    words: Box<[Word]>,
+}
+
+/// The block's record pages, reused by the worker's next block (records of older barrier
+/// intervals and summaries of older blocks never match).
+pub(crate) struct GlobalShadow {
+    index: HashMap<u64, u32>,
+    pages: Vec<Page>,
+    used: usize,
+    /// The page of the previous access, and its slot.
+    last: (u64, usize),
+    split: Split,
+    block: u32,
+    capped: bool,
+}
+
+impl Default for GlobalShadow {
+    fn default() -> Self {
+        GlobalShadow {
+            index: HashMap::new(),
+            pages: Vec::new(),
+            used: 0,
+            last: (u64::MAX, 0),
+            split: Split::default(),
+            block: 0,
+            capped: false,
+        }
+    }
+}
+
+/// Bytes `[lo, hi)` that one block touched in one way, with one thread and source line that did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Range {
+    lo: u64,
+    hi: u64,
+    block: u64,
+    site: u32,
+    tid: u16,
+    kind: u8,
+    /// Bytes per access of that line (to name the element).
+    size: u8,
+}
+
+impl GlobalShadow {
+    /// Starts block `block_lin`'s tracking; `epoch` is its first barrier interval.
+    pub fn begin_block(&mut self, epoch: u32) {
+        self.index.clear();
+        self.used = 0;
+        self.last = (u64::MAX, 0);
+        self.block = epoch;
+    }
+
+    #[inline]
+    fn slot(&mut self, page: u64) -> Option<usize> {
+        if self.last.0 == page {
+            return Some(self.last.1);
+        }
+        let slot = match self.index.get(&page) {
+            Some(&s) => s as usize,
+            None => {
+                if self.used == MAX_PAGES {
+                    self.capped = true;
+                    return None;
+                }
+                let s = self.used;
+                self.used += 1;
+                if s == self.pages.len() {
+                    self.pages.push(Page {
+                        number: page,
+                        words: vec![Word::default(); PAGE_WORDS].into_boxed_slice(),
+                    });
+                } else {
+                    self.pages[s].number = page;
+                }
+                self.index.insert(page, s as u32);
+                s
+            }
+        };
+        self.last = (page, slot);
+        Some(slot)
+    }
+
+    /// Checks and records one lane's access of `len` bytes at `addr` in barrier interval `epoch`;
+    /// returns the first conflict with another thread of the block.
+    #[inline]
+    pub fn check(&mut self, epoch: u32, addr: u64, len: u32, acc: &Access) -> Option<Conflict> {
+        let end = addr + len as u64;
+        let mut found = None;
+        let mut word = addr >> 2;
+        while word << 2 < end {
+            let Some(slot) = self.slot(word / PAGE_WORDS as u64) else {
+                return found;
+            };
+            let g = &mut self.pages[slot].words[(word % PAGE_WORDS as u64) as usize];
+            let mask = if len >= 4 {
+                0xf
+            } else {
+                word_mask(addr as usize & 3, (addr as usize & 3) + len as usize, 0)
+            };
+            if g.block != self.block {
+                g.block = self.block;
+                (g.plain, g.atomic, g.read) = (0, 0, 0);
+            }
+            if acc.write {
+                if acc.atomic {
+                    g.atomic |= mask;
+                } else {
+                    g.plain |= mask;
+                }
+                (g.w_site, g.w_tid, g.w_size) = (acc.site, acc.tid, len as u8);
+            } else {
+                g.read |= mask;
+                (g.r_site, g.r_tid, g.r_size) = (acc.site, acc.tid, len as u8);
+            }
+            let c = if g.rec.split == WHOLE && !g.rec.needs_split(epoch, mask, acc.tid) {
+                g.rec.check(epoch, mask, acc)
+            } else {
+                self.split.check(&mut g.rec, epoch, mask, acc)
+            };
+            found = found.or(c);
+            word += 1;
+        }
+        found
+    }
+
+    /// Turns the block's records into byte ranges for the cross-block pass.
+    pub fn finish_block(&mut self, block_lin: u64, out: &mut WorkerOut) {
+        let mut slots: Vec<usize> = (0..self.used).collect();
+        slots.sort_unstable_by_key(|&s| self.pages[s].number);
+        let mut open: [Option<Range>; 3] = [None; 3];
+        let flush = |r: Range, out: &mut WorkerOut| {
+            if out.global_ranges.len() < MAX_RANGES {
+                out.global_ranges.push(r);
+            } else {
+                out.global_ranges_capped = true;
+            }
+        };
+        for s in slots {
+            let page = &self.pages[s];
+            for (i, g) in page.words.iter().enumerate() {
+                if g.block != self.block {
+                    continue;
+                }
+                let base = (page.number * PAGE_WORDS as u64 + i as u64) << 2;
+                for (kind, mask) in [(READ, g.read), (ATOMIC, g.atomic), (PLAIN, g.plain)] {
+                    let (site, tid, size) = if kind == READ {
+                        (g.r_site, g.r_tid, g.r_size)
+                    } else {
+                        (g.w_site, g.w_tid, g.w_size)
+                    };
+                    for b in 0..4u64 {
+                        if mask >> b & 1 == 0 {
+                            continue;
+                        }
+                        let at = base + b;
+                        let slot = &mut open[kind as usize];
+                        match slot {
+                            Some(r) if r.hi == at && r.site == site => r.hi += 1,
+                            _ => {
+                                if let Some(r) = slot.take() {
+                                    flush(r, out);
+                                }
+                                *slot = Some(Range {
+                                    lo: at,
+                                    hi: at + 1,
+                                    block: block_lin,
+                                    site,
+                                    tid,
+                                    kind,
+                                    size,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for r in open.into_iter().flatten() {
+            flush(r, out);
+        }
+        out.global_ranges_capped |= self.capped;
+        self.capped = false;
+    }
+}
+
+/// Whether two blocks' accesses of a common byte race.
+fn conflicting(a: u8, b: u8, fenced: bool) -> bool {
+    if fenced {
+        a == PLAIN && b == PLAIN
+    } else {
+        // Read/read and atomic/atomic never race.
+        a != b || a == PLAIN
+    }
+}
+
+/// Keeps, per source line and kind, the range reaching furthest and the one reaching furthest
+/// from another block: every later range that overlaps a dropped one overlaps one of those, from
+/// a block other than its own.
+fn thin(active: &mut Vec<Range>) {
+    active.sort_unstable_by_key(|r| (r.site, r.kind, std::cmp::Reverse(r.hi), r.block));
+    let mut kept: Vec<Range> = Vec::new();
+    let mut group_start = 0;
+    for r in active.iter() {
+        let same_group = kept
+            .get(group_start)
+            .is_some_and(|g| g.site == r.site && g.kind == r.kind);
+        if !same_group {
+            group_start = kept.len();
+            kept.push(*r);
+        } else if kept.len() - group_start == 1 && kept[group_start].block != r.block {
+            kept.push(*r);
+        }
+    }
+    *active = kept;
+}
+
+/// Reports overlaps between different blocks' ranges (once per pair of source lines), as
+/// diagnostics of the later block of each pair.
+pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
+    let mut all: Vec<Range> = outs
+        .iter_mut()
+        .flat_map(|o| std::mem::take(&mut o.global_ranges))
+        .collect();
+    if all.is_empty() || l.total_blocks < 2 {
+        return;
+    }
+    all.sort_unstable_by_key(|r| (r.lo, r.block, r.kind, r.site));
+    let fenced = l.prog.cross_block_sync;
+    let mut active: [Vec<Range>; 2] = [Vec::new(), Vec::new()];
+    // Per pair of lines, the first overlap found; a write/write one replaces a read/write one.
+    let mut reported: HashMap<DiagKey, usize> = HashMap::new();
+    let mut found: Vec<(Range, Range, DiagKey)> = Vec::new();
+    for r in all {
+        for set in active.iter_mut() {
+            set.retain(|a| a.hi > r.lo);
+        }
+        let against: &[usize] = if r.kind == READ { &[1] } else { &[0, 1] };
+        for &s in against {
+            for a in &active[s] {
+                if a.block == r.block || !conflicting(a.kind, r.kind, fenced) {
+                    continue;
+                }
+                let key = DiagKey(
+                    DiagnosticKind::GlobalRace,
+                    a.site.min(r.site),
+                    a.site.max(r.site),
+                );
+                let write_write = a.kind == PLAIN && r.kind == PLAIN;
+                match reported.get(&key) {
+                    None => {
+                        reported.insert(key, found.len());
+                        found.push((*a, r, key));
+                    }
+                    Some(&i) if write_write && found[i].0.kind != found[i].1.kind => {
+                        found[i] = (*a, r, key);
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        let set = &mut active[(r.kind != READ) as usize];
+        set.push(r);
+        if set.len() > MAX_ACTIVE {
+            thin(set);
+        }
+    }
+    for (a, b, key) in found {
+        let (me, other) = if b.block >= a.block { (b, a) } else { (a, b) };
+        let at = a.lo.max(b.lo);
+        let d = cross_block_diagnostic(l, &me, &other, at);
+        outs[0].diags.push((me.block, key, d));
+    }
+}
+
+fn thread_text(l: &LaunchCx, block: u64, tid: u16) -> String {
+    let t = l.thread_index(tid as u32);
+    let b = l.block_index(block);
+    format!(
+        "thread ({},{},{}) of block ({},{},{})",
+        t[0], t[1], t[2], b[0], b[1], b[2]
+    )
+}
+
+fn line_text(l: &LaunchCx, site: u32) -> String {
+    l.prog
+        .sites
+        .get(site as usize)
+        .cloned()
+        .flatten()
+        .map_or_else(
+            || "elsewhere".to_string(),
+            |loc| format!("at line {}", loc.line),
+        )
+}
+
+fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> Diagnostic {
+    let what = describe_global(l, at, me.size.max(1) as u64);
+    let (who, them) = (
+        thread_text(l, me.block, me.tid),
+        thread_text(l, other.block, other.tid),
+    );
+    let (here, there) = (line_text(l, me.site), line_text(l, other.site));
+    let verb = |k: u8| match k {
+        READ => "reads",
+        ATOMIC => "atomically updates",
+        _ => "writes",
+    };
+    let message = if me.kind == PLAIN && other.kind == PLAIN {
+        format!(
+            "race on global memory: {who} writes {what} {here}, and {them} writes it too {there}, in the same \
+             launch: two threads write the same element (an index is wrong, or the update needs an atomic such as \
+             atomicAdd)"
+        )
+    } else if me.kind != READ && other.kind != READ {
+        format!(
+            "race on global memory: {who} {} {what} {here} while {them} {} it {there} in the same launch: every \
+             thread that updates an element concurrently must use an atomic",
+            verb(me.kind),
+            verb(other.kind)
+        )
+    } else {
+        format!(
+            "race on global memory: {who} {} {what} {here} that {them} {} {there} in the same launch; nothing \
+             orders threads of different blocks within a launch (not even __syncthreads()), so the threads should \
+             use different elements, or the second step needs a kernel launch of its own",
+            verb(me.kind),
+            verb(other.kind)
+        )
+    };
+    let tid = l.thread_index(me.tid as u32);
+    Diagnostic {
+        kind: DiagnosticKind::GlobalRace,
+        block: l.block_index(me.block),
+        thread: tid,
+        location: l.prog.sites.get(me.site as usize).cloned().flatten(),
+        message,
+    }
+}
+
+/// "element 5 of the array passed as argument 2": the kernel argument (or `__device__` variable)
+/// that holds `addr`, for an access of `size` bytes.
+pub(crate) fn describe_global(l: &LaunchCx, addr: u64, size: u64) -> String {
+    let Some(alloc) = l.mem.find(addr, 1) else {
+        return format!("global memory at address {addr:#x}");
+    };
+    // The argument pointing closest below `addr` into the same allocation.
+    let mut best: Option<(usize, u64)> = None;
+    for (i, p) in l.prog.params.iter().enumerate() {
+        if p.size_bytes != 8 {
+            continue;
+        }
+        let off = l.prog.param_offsets[i] as usize;
+        let Some(bytes) = l.params.get(off..off + 8) else {
+            continue;
+        };
+        let ptr = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+        if ptr >= alloc.base && ptr <= addr && best.is_none_or(|(_, b)| ptr > b) {
+            best = Some((i, ptr));
+        }
+    }
+    if let Some((i, ptr)) = best {
+        return format!(
+            "element {} of the array passed as argument {}",
+            (addr - ptr) / size,
+            i + 1
+        );
+    }
+    if let Some((base, name)) = l
+        .global_names
+        .iter()
+        .filter(|(b, _)| *b >= alloc.base && *b <= addr)
+        .max_by_key(|(b, _)| *b)
+    {
+        return if alloc.size <= size {
+            format!("`{name}`")
+        } else {
+            format!("element {} of `{name}`", (addr - base) / size)
+        };
+    }
+    format!(
+        "byte {} of the {}-byte allocation at {:#x}",
+        addr - alloc.base,
+        alloc.size,
+        alloc.base
+    )
+}
