@@ -1,24 +1,24 @@
 //! One check, end to end: compile the student's file, run every case on the backend, compare
 //! with the CPU reference, gather figures, and give a verdict.
 
-use crate::backend::{Backend, BackendError, ModuleId};
+use crate::backend::{Backend, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::{run_case, Prepared};
-use crate::report::{
-    CaseResult, CheckReport, CompileFigures, Finding, SimFigures, Verdict, SCHEMA_VERSION,
-};
+use crate::report::{CaseResult, CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
 
 mod reference;
 mod timing;
+mod verdict;
 use anyhow::Context;
 use checks::{compare_case, Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice};
 
 pub struct Checker<'a> {
     pub course: &'a Course,
@@ -490,84 +490,6 @@ fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::H
             .join(&case_dir)
             .join(format!("{name}.{}", data.type_name().replace(' ', "_")));
         let _ = crate::compile::cache::write_atomically(&path, data.as_bytes());
-    }
-}
-
-/// A backend error as the case's verdict and the line a student reads under the failing case.
-fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
-    match err {
-        BackendError::OutOfBounds(detail) => {
-            (Verdict::OutOfBounds, format!("Out of bounds: {detail}"))
-        }
-        BackendError::Timeout { .. } => (Verdict::Hang, format!("Hang: {err}")),
-        BackendError::Stopped { verdict, text } => (*verdict, text.clone()),
-        BackendError::Fault(detail) => (Verdict::Crashed, format!("The kernel failed: {detail}")),
-        other => (Verdict::Crashed, other.to_string()),
-    }
-}
-
-/// The bugs among a launch's diagnostics, as findings of `case`, with its arrays called by
-/// their parameter names.
-fn findings(case: &Case, diagnostics: &[sim::Diagnostic]) -> Vec<Finding> {
-    diagnostics
-        .iter()
-        .map(|d| {
-            let mut text = crate::backend::sim::describe(d);
-            for (k, arg) in case.args.iter().enumerate() {
-                if let checks::Arg::Buffer(buffer) = arg {
-                    let by_position = format!("the array passed as argument {}", k + 1);
-                    text = text.replace(&by_position, &format!("`{}`", buffer.name));
-                }
-            }
-            Finding {
-                verdict: crate::backend::sim::verdict_of(d.kind),
-                case: case.name.clone(),
-                text,
-            }
-        })
-        .collect()
-}
-
-/// What to do when an entry point is missing: C++ mangles the names of functions declared
-/// without `extern "C"`, so the kernel is there under another name.
-fn missing_kernel_advice(missing: &str, file: &str, text: &str) -> String {
-    let defined = defined_kernels(text);
-    if defined.iter().any(|d| d == missing) {
-        return format!(
-            "The exercise launches a kernel called `{missing}`. {file} defines `{missing}`, but without              `extern \"C\"` in front of `__global__` C++ renames it (to something like `_Z{}{missing}Pf...`,              its parameter types encoded), and the launch cannot find it. Put `extern \"C\"` back.",
-            missing.len()
-        );
-    }
-    format!(
-        "The exercise launches a kernel called `{missing}`, and {file} defines {}. Kernels are found by name: \
-         keep the name and the `extern \"C\"` in front of `__global__`.",
-        if defined.is_empty() { "no kernel".to_string() } else { format!("only `{}`", defined.join("`, `")) }
-    )
-}
-
-/// The last line of a failed check: what the verdict means and what to do next.
-fn failure_summary(report: &CheckReport, exercise: &Exercise) -> String {
-    let hint = format!("`runner hint {}` gives a hint.", exercise.id);
-    let first = report.diagnostics.first();
-    match report.verdict {
-        Verdict::NotDone => format!(
-            "This is still the exercise as it was given: do the TODOs in {}. `runner hint {}` helps.",
-            report.file, exercise.id
-        ),
-        Verdict::WrongOutput => format!("Fix the first failing case above. {hint}"),
-        Verdict::Race | Verdict::BarrierDivergence | Verdict::BadMask => {
-            let finding = first.map_or(String::new(), |d| format!("In case `{}`: {}.", d.case, d.text));
-            let outputs_wrong = report.cases.iter().any(|c| c.mismatch.is_some());
-            if outputs_wrong {
-                format!("The outputs are wrong, and the simulator found why. {finding} {hint}")
-            } else {
-                format!(
-                    "{finding} This is a bug even though the outputs came out right: on a GPU it gives \
-                     wrong answers some of the time. {hint}"
-                )
-            }
-        }
-        _ => format!("See the first failing case above. {hint}"),
     }
 }
 
