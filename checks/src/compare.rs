@@ -514,3 +514,103 @@ pub(crate) fn likely_cause_of(case: &Case, buffer: &str, actual: HostData) -> Op
         .expect_err("the synthetic output should be wrong")
         .likely_cause
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reading a wrong output against what a known mistake would write (diagnoses of 13-24).
+// ---------------------------------------------------------------------------------------------
+
+/// What a kernel with one known mistake leaves in one output element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Predicted {
+    /// This value, up to the rounding of another order of float operations (integers: exactly).
+    Value(f64),
+    /// Nothing: the mistake never writes the element.
+    Unwritten,
+    /// Whatever memory held, such as a slot of shared memory no thread wrote (the simulator
+    /// fills shared memory with NaN, so a NaN there counts as agreeing).
+    Garbage,
+}
+
+/// Element `i` of `data` as a double (the poison as NaN).
+pub fn element_f64(data: &HostData, i: usize) -> f64 {
+    match data {
+        HostData::F32(v) => v[i] as f64,
+        HostData::F64(v) => v[i],
+        HostData::I32(v) => v[i] as f64,
+        HostData::U32(v) => v[i] as f64,
+        HostData::U8(v) => v[i] as f64,
+    }
+}
+
+impl Evidence<'_> {
+    /// Whether `mistake` explains the wrong elements: each of them holds what the mistake
+    /// predicts, and at least one agrees by more than chance (a value, an element left
+    /// unwritten, or NaN where the mistake reads unwritten shared memory). Elements that are
+    /// right are not asked about: where the mistake changes nothing they are right anyway.
+    pub fn explained_by(&self, mistake: impl Fn(usize) -> Predicted) -> bool {
+        let integer = matches!(
+            self.expected,
+            HostData::I32(_) | HostData::U32(_) | HostData::U8(_)
+        );
+        let mut telling = false;
+        for &i in self.wrong {
+            let unwritten = self.never_written(i);
+            let actual = element_f64(self.actual, i);
+            let predicted = mistake(i);
+            let agrees = match predicted {
+                Predicted::Unwritten => unwritten,
+                Predicted::Garbage => {
+                    telling |= actual.is_nan();
+                    true
+                }
+                Predicted::Value(v) if integer => !unwritten && actual == v,
+                Predicted::Value(v) => {
+                    !unwritten
+                        && (actual == v
+                            || (actual.is_nan() && v.is_nan())
+                            || (actual - v).abs() <= 1e-3 + 1e-4 * v.abs())
+                }
+            };
+            if !agrees {
+                return false;
+            }
+            telling |= !matches!(predicted, Predicted::Garbage);
+        }
+        telling
+    }
+
+    /// The integer scalar parameter `name` as a count (0 when negative).
+    pub fn count(&self, name: &str) -> usize {
+        match self.case.scalar_value(name) {
+            crate::case::Scalar::I32(v) => v.max(0) as usize,
+            crate::case::Scalar::U32(v) => v as usize,
+            crate::case::Scalar::I64(v) => v.max(0) as usize,
+            crate::case::Scalar::U64(v) => v as usize,
+            crate::case::Scalar::F32(_) | crate::case::Scalar::F64(_) => 0,
+        }
+    }
+
+    /// Evidence about the same case and output, with `actual` in place of the kernel's output:
+    /// for testing a diagnosis on the output a mistake would give.
+    pub fn with_actual<R>(
+        case: &Case,
+        buffer: &str,
+        actual: &HostData,
+        f: impl FnOnce(&Evidence) -> R,
+    ) -> R {
+        let expected = case
+            .expected()
+            .into_iter()
+            .find(|(name, _)| name == buffer)
+            .map(|(_, data)| data)
+            .unwrap_or_else(|| panic!("case {:?} has no output {buffer:?}", case.name));
+        let wrong = wrong_elements(&expected, actual, Tolerance::default());
+        f(&Evidence {
+            case,
+            buffer,
+            expected: &expected,
+            actual,
+            wrong: &wrong,
+        })
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{Evidence, Predicted};
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;
@@ -50,6 +51,8 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             }
             case.scalar("dt", Scalar::F32(dt))
                 .scalar("n", Scalar::I32(n as i32))
+                .diagnose(diagnose)
+                .inputs_of(inputs_of)
                 .reference(move |case| {
                     let [x, y, z, vx, vy, vz] = FIELDS.map(|name| case.f32s(name));
                     let mut out = [(); 4].map(|_| Vec::with_capacity(n));
@@ -75,9 +78,82 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
         .collect()
 }
 
+fn dt_of(case: &Case) -> f32 {
+    match case.scalar_value("dt") {
+        Scalar::F32(dt) => dt,
+        _ => 0.0,
+    }
+}
+
+/// The position and velocity an output element comes from.
+fn inputs_of(case: &Case, buffer: &str, i: usize) -> Option<String> {
+    let velocity = match buffer {
+        "x" | "y" | "z" => format!("v{buffer}"),
+        "vz" => return Some(format!("vz = {}, dt = {}", case.f32s("vz")[i], dt_of(case))),
+        _ => return None,
+    };
+    Some(format!(
+        "{buffer} = {}, {velocity} = {}, dt = {}",
+        case.f32s(buffer)[i],
+        case.f32s(&velocity)[i],
+        dt_of(case)
+    ))
+}
+
+/// Names the typical mistakes of 14 from a wrong field.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let dt = dt_of(ev.case);
+    // The case holds the fields as they were before the launch.
+    let before = |name: &str, i: usize| ev.case.f32s(name)[i];
+    match ev.buffer {
+        "z" => {
+            let old_vz =
+                |i: usize| Predicted::Value(before("vz", i).mul_add(dt, before("z", i)) as f64);
+            ev.explained_by(old_vz).then(|| {
+                "z is off by 9.81 dt²: it moved with the old vz. Compute the new vz \
+                 (vz - 9.81 dt) first, then move z with it"
+                    .to_string()
+            })
+        }
+        "vz" => {
+            let unchanged = |i: usize| Predicted::Value(before("vz", i) as f64);
+            ev.explained_by(unchanged).then(|| {
+                "vz still holds its old value: the new vz is computed but not written back to \
+                 vz[i]"
+                    .to_string()
+            })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn diagnosis(case: &Case, buffer: &str, actual: Vec<f32>) -> Option<String> {
+        Evidence::with_actual(case, buffer, &HostData::F32(actual), |ev| {
+            (case.diagnose.as_ref().unwrap())(ev)
+        })
+    }
+
+    #[test]
+    fn old_vz_and_unstored_vz_are_named_apart() {
+        let case = cases(&CaseOptions::default()).swap_remove(2);
+        let n = case.f32s("z").len();
+        let dt = dt_of(&case);
+        let (z, vz) = (case.f32s("z").to_vec(), case.f32s("vz").to_vec());
+        let old: Vec<f32> = (0..n).map(|i| vz[i].mul_add(dt, z[i])).collect();
+        assert!(diagnosis(&case, "z", old).unwrap().contains("old vz"));
+        assert!(diagnosis(&case, "vz", vz.clone())
+            .unwrap()
+            .contains("not written back"));
+        // An unchanged z is not the old-vz mistake, nor a z moved twice.
+        assert_eq!(diagnosis(&case, "z", z.clone()), None);
+        let twice: Vec<f32> = (0..n).map(|i| vz[i].mul_add(2.0 * dt, z[i])).collect();
+        assert_eq!(diagnosis(&case, "z", twice), None);
+        assert!(inputs_of(&case, "z", 0).unwrap().starts_with("z = "));
+    }
 
     #[test]
     fn gravity_acts_before_the_position_moves() {

@@ -3,6 +3,7 @@
 
 use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;
@@ -37,15 +38,85 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
             .output("out", HostData::F32(vec![0.0; n]))
             .scalar("n", Scalar::I32(n as i32))
             .reference(|case| vec![("out".into(), HostData::F32(moving_sum(case.f32s("in"))))])
+            .diagnose(diagnose)
+            .inputs_of(|case, _, i| {
+                let x = case.f32s("in");
+                let (first, last) = (i.saturating_sub(RADIUS), (i + RADIUS).min(x.len() - 1));
+                Some(format!("in[{first}..={last}] = {:?}", &x[first..=last]))
+            })
             .bytes_moved(8 * n as u64)
             .for_timing(n == timing_elements(options))
         })
         .collect()
 }
 
+/// Names the halo mistakes of 15: wrong elements only where a window leaves its block.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let n = ev.count("n");
+    let block = BLOCK as usize;
+    let at_array_end = |i: usize| i < RADIUS || i + RADIUS >= n;
+    let near_block_edge = |i: usize| i % block < RADIUS || i % block >= block - RADIUS;
+    if ev.wrong.is_empty()
+        || !ev
+            .wrong
+            .iter()
+            .all(|&i| near_block_edge(i) || at_array_end(i))
+    {
+        return None;
+    }
+    // A window that reaches into a neighbouring block that holds elements of the array.
+    let into_neighbour = |i: usize| {
+        (i % block < RADIUS && i >= block)
+            || (i % block >= block - RADIUS && (i / block + 1) * block < n)
+    };
+    if ev.wrong.iter().any(|&i| into_neighbour(i)) {
+        return Some(format!(
+            "wrong only within RADIUS = {RADIUS} of the ends of a block: the halo (the RADIUS \
+             elements on each side of the block, which belong to the neighbouring blocks) is not \
+             loaded into the tile from the right place"
+        ));
+    }
+    ev.wrong.iter().all(|&i| at_array_end(i)).then(|| {
+        "wrong only where the window reaches past an end of the array: the halo slots outside the \
+         array must be written too, with 0"
+            .to_string()
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::moving_sum;
+    use super::*;
+
+    fn diagnosis(n: usize, wrong_at: &[usize]) -> Option<String> {
+        let case = cases(&CaseOptions {
+            extra_sizes: vec![n],
+            ..Default::default()
+        })
+        .into_iter()
+        .find(|c| c.f32s("in").len() == n)
+        .unwrap();
+        let mut out = moving_sum(case.f32s("in"));
+        for &i in wrong_at {
+            out[i] += 1.0;
+        }
+        Evidence::with_actual(&case, "out", &HostData::F32(out), |ev| {
+            (case.diagnose.as_ref().unwrap())(ev)
+        })
+    }
+
+    #[test]
+    fn halo_mistakes_are_named_only_at_block_edges() {
+        let block = BLOCK as usize;
+        let said = diagnosis(1000, &[block - 1, block, block + 2]).unwrap();
+        assert!(
+            said.contains("halo") && said.contains("neighbouring blocks"),
+            "{said}"
+        );
+        let said = diagnosis(1000, &[0, 999]).unwrap();
+        assert!(said.contains("past an end of the array"), "{said}");
+        assert_eq!(diagnosis(1000, &[block - 1, 100]), None);
+        assert_eq!(diagnosis(1000, &[500]), None);
+    }
 
     #[test]
     fn windows_are_cut_at_both_ends() {

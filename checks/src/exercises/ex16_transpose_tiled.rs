@@ -6,6 +6,7 @@
 
 use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{Evidence, Predicted};
 use crate::random::Rng;
 
 /// TILE in the kernel files: blocks of TILE x TILE threads, one tile each.
@@ -99,6 +100,12 @@ pub(crate) fn transpose_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
                         HostData::F32(transpose(case.f32s("in"), rows, cols)),
                     )]
                 })
+                .shape_2d("out", cols, rows)
+                .diagnose(diagnose)
+                .inputs_of(move |case, _, k| {
+                    let (r, c) = (k % rows.max(1), k / rows.max(1));
+                    Some(format!("in({r}, {c}) = {}", case.f32s("in")[r * cols + c]))
+                })
                 .bytes_moved(8 * elements as u64)
                 .for_timing(why == TIMED)
         })
@@ -109,9 +116,102 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     transpose_cases(options, "transpose_tiled")
 }
 
+/// Names the index mistakes of a tiled transpose from the values in `out`.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let (rows, cols) = (ev.count("rows"), ev.count("cols"));
+    let input = ev.case.f32s("in");
+    let t = TILE as usize;
+    let at = |r: usize, c: usize| {
+        if r < rows && c < cols {
+            Predicted::Value(input[r * cols + c] as f64)
+        } else {
+            // A slot of the tile that no thread loaded.
+            Predicted::Garbage
+        }
+    };
+    // out(or, oc) is element k of out; it should hold in(oc, or).
+    let out_rc = |k: usize| (k / rows.max(1), k % rows.max(1));
+    let copied = |k: usize| Predicted::Value(input[k] as f64);
+    if ev.explained_by(copied) {
+        return Some(
+            "out holds `in` element for element (out[k] = in[k]): nothing is transposed".into(),
+        );
+    }
+    let tile_not_transposed = |k: usize| {
+        let (or, oc) = out_rc(k);
+        at(t * (oc / t) + or % t, t * (or / t) + oc % t)
+    };
+    if ev.explained_by(tile_not_transposed) {
+        return Some(
+            "every tile of out is in its place but not transposed itself: in the write phase \
+             the thread reads the tile across, tile[threadIdx.x][threadIdx.y]"
+                .into(),
+        );
+    }
+    let blocks_not_swapped = |k: usize| {
+        let (or, oc) = out_rc(k);
+        let (bx, by) = (oc / t, or / t);
+        if bx >= cols.div_ceil(t) || by >= rows.div_ceil(t) {
+            return Predicted::Unwritten;
+        }
+        at(t * by + oc % t, t * bx + or % t)
+    };
+    ev.explained_by(blocks_not_swapped).then(|| {
+        "every tile is transposed but written where it sat in `in`: in the write phase the block \
+         indices swap roles (rows of out start at blockIdx.x * TILE, columns at blockIdx.y * TILE)"
+            .into()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a transpose writes when out(or, oc) takes in(source(or, oc)), NaN outside `in`,
+    /// poison where `source` gives None.
+    fn written(case: &Case, source: impl Fn(usize, usize) -> Option<(usize, usize)>) -> HostData {
+        let (rows, cols) = (case.f32s("in").len() / 65, 65);
+        let mut out = HostData::F32(vec![0.0; rows * cols]).poisoned();
+        if let HostData::F32(v) = &mut out {
+            for (k, slot) in v.iter_mut().enumerate() {
+                if let Some((r, c)) = source(k / rows, k % rows) {
+                    *slot = if r < rows && c < cols {
+                        case.f32s("in")[r * cols + c]
+                    } else {
+                        f32::NAN
+                    };
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn transposed_tiles_and_swapped_blocks_are_told_apart() {
+        let case = transpose_cases(&CaseOptions::default(), "k").swap_remove(3);
+        assert!(case.name.starts_with("33 x 65"));
+        let t = TILE as usize;
+        let diagnose = |out: &HostData| {
+            Evidence::with_actual(&case, "out", out, |ev| {
+                (case.diagnose.as_ref().unwrap())(ev)
+            })
+        };
+        let not_transposed = written(&case, |or, oc| {
+            Some((t * (oc / t) + or % t, t * (or / t) + oc % t))
+        });
+        assert!(diagnose(&not_transposed)
+            .unwrap()
+            .contains("not transposed"));
+        let not_swapped = written(&case, |or, oc| {
+            (oc / t < 65usize.div_ceil(t) && or / t < 33usize.div_ceil(t))
+                .then(|| (t * (or / t) + oc % t, t * (oc / t) + or % t))
+        });
+        assert!(diagnose(&not_swapped).unwrap().contains("block indices"));
+        let copied = HostData::F32(case.f32s("in").to_vec());
+        assert!(diagnose(&copied).unwrap().contains("element for element"));
+        let off_by_one = written(&case, |or, oc| Some((oc, (or + 1) % 65)));
+        assert_eq!(diagnose(&off_by_one), None);
+    }
 
     #[test]
     fn transpose_swaps_rows_and_columns() {

@@ -5,6 +5,7 @@
 
 use super::ex11_matmul_naive::matmul_case;
 use crate::case::{Case, CaseOptions, Launch};
+use crate::compare::{Evidence, Predicted};
 use crate::random::Rng;
 
 /// TILE in the kernel file.
@@ -70,15 +71,125 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
         .into_iter()
         .map(|(m, n, k, why)| {
             let case = Case::new(label(m, n, k, why), "matmul_tiled", launch(m, n));
-            matmul_case(case, [m, n, k], &mut rng).for_timing(why == TIMED)
+            matmul_case(case, [m, n, k], &mut rng)
+                .shape_2d("c", m, n)
+                .diagnose(diagnose)
+                .for_timing(why == TIMED)
         })
         .collect()
+}
+
+/// c(row, col) as a kernel computes it whose step `step` multiplies `a_at(row, step, i)` by
+/// `b_at(step, i, col)` for i in 0 .. TILE, over the steps `steps`; an index past k gives 0.
+fn tiled_sum(
+    [m, n, k]: [usize; 3],
+    steps: usize,
+    a: impl Fn(usize, usize) -> Option<usize>,
+    b: impl Fn(usize, usize) -> Option<usize>,
+    (av, bv): (&[f32], &[f32]),
+    e: usize,
+) -> Predicted {
+    let (row, col) = (e / n.max(1), e % n.max(1));
+    if row >= m {
+        return Predicted::Unwritten;
+    }
+    let tile = TILE as usize;
+    let mut sum = 0.0f64;
+    for step in (0..steps).map(|s| s * tile) {
+        for i in 0..tile {
+            let inside = |x: usize| x < k;
+            let a_val = a(step, i)
+                .filter(|&x| inside(x))
+                .map_or(0.0, |x| av[row * k + x]);
+            let b_val = b(step, i)
+                .filter(|&x| inside(x))
+                .map_or(0.0, |x| bv[x * n + col]);
+            sum += a_val as f64 * b_val as f64;
+        }
+    }
+    Predicted::Value(sum)
+}
+
+/// Names the tile-index mistakes of 17 from the values in c.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let shape @ [_, _, k] = [ev.count("m"), ev.count("n"), ev.count("k")];
+    let inputs = (ev.case.f32s("a"), ev.case.f32s("b"));
+    let tile = TILE as usize;
+    let all_steps = k.div_ceil(tile);
+    // The column of a (row of b) element i of step `step` should come from, when inside k.
+    let moving = |step: usize, i: usize| (step + i < k).then_some(step + i);
+    let first_tile = |step: usize, i: usize| (step + i < k).then_some(i);
+    if k % tile != 0 {
+        let whole = |e| tiled_sum(shape, k / tile, moving, moving, inputs, e);
+        if ev.explained_by(whole) {
+            return Some(format!(
+                "c leaves out the products of the last k % TILE = {} columns of a (rows of b): \
+                 the loop over the tiles must also run the last, partial tile (step < k), whose \
+                 slots past k hold 0",
+                k % tile
+            ));
+        }
+    }
+    if k > tile {
+        let a_stays = |e| tiled_sum(shape, all_steps, first_tile, moving, inputs, e);
+        if ev.explained_by(a_stays) {
+            return Some(
+                "every step multiplies the first tile of a: the column read from a must move \
+                 with the step, a[row * k + step + threadIdx.x]"
+                    .into(),
+            );
+        }
+        let b_stays = |e| tiled_sum(shape, all_steps, moving, first_tile, inputs, e);
+        if ev.explained_by(b_stays) {
+            return Some(
+                "every step multiplies the first tile of b: the row read from b must move with \
+                 the step, b[(step + threadIdx.y) * n + col]"
+                    .into(),
+            );
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::ex11_matmul_naive::matmul;
     use super::*;
+    use crate::case::HostData;
+
+    #[test]
+    fn dropped_partial_tiles_and_unmoved_tiles_are_named_apart() {
+        let all = cases(&CaseOptions::default());
+        let case = all
+            .iter()
+            .find(|c| c.name.starts_with("17 x 20 times"))
+            .unwrap();
+        let [m, n, k] = [17, 33, 20];
+        let (a, b) = (case.f32s("a"), case.f32s("b"));
+        let diagnose = |c: Vec<f32>| {
+            Evidence::with_actual(case, "c", &HostData::F32(c), |ev| {
+                (case.diagnose.as_ref().unwrap())(ev)
+            })
+        };
+        // The first 16 columns of a times the first 16 rows of b.
+        let mut a16 = a.to_vec();
+        for r in 0..m {
+            a16[r * k + 16..(r + 1) * k].fill(0.0);
+        }
+        let said = diagnose(matmul(&a16, b, m, n, k)).unwrap();
+        assert!(said.contains("partial tile"), "{said}");
+        // Step 16 multiplies a's columns 0..3 again instead of 16..19.
+        let mut a_stays = a16.clone();
+        for r in 0..m {
+            for i in 16..k {
+                a_stays[r * k + i] = a[r * k + i - 16];
+            }
+        }
+        let said = diagnose(matmul(&a_stays, b, m, n, k)).unwrap();
+        assert!(said.contains("first tile of a"), "{said}");
+        let scaled: Vec<f32> = matmul(a, b, m, n, k).iter().map(|x| x * 1.5).collect();
+        assert_eq!(diagnose(scaled), None);
+    }
 
     #[test]
     fn matmul_of_small_matrices() {

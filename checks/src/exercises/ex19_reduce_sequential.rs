@@ -3,6 +3,7 @@
 
 use super::{size_label, sizes_1d, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{Evidence, Predicted};
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel files: each block sums this many elements.
@@ -33,6 +34,7 @@ pub(crate) fn block_sum_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
             .output("partial", HostData::F32(vec![0.0; blocks]))
             .scalar("n", Scalar::I32(n as i32))
             .reference(|case| vec![("partial".into(), HostData::F32(block_sums(case.f32s("in"))))])
+            .diagnose(diagnose)
             .bytes_moved(4 * (n + blocks) as u64)
             .for_timing(n == timing_elements(options))
         })
@@ -43,9 +45,80 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
     block_sum_cases(options, "reduce_sequential")
 }
 
+/// The sum of the elements of block `b` at the positions `keep` picks (0 .. BLOCK).
+fn sum_of(x: &[f32], b: usize, keep: impl Fn(usize) -> bool) -> Predicted {
+    let block = &x[b * BLOCK..x.len().min((b + 1) * BLOCK)];
+    Predicted::Value(
+        block
+            .iter()
+            .enumerate()
+            .filter(|&(t, _)| keep(t))
+            .map(|(_, &v)| v as f64)
+            .sum(),
+    )
+}
+
+/// Names the typical mistakes of a block sum (19 and 20) from the partial sums.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let x = ev.case.f32s("in");
+    let mut every = 2;
+    while every < BLOCK {
+        if ev.explained_by(|b| sum_of(x, b, |t| t % every == 0)) {
+            return Some(format!(
+                "partial[b] is the sum of every {every}th element of the block only: the tree \
+                 stops before its last step; run it down to stride 1 (while stride > 0)"
+            ));
+        }
+        every *= 2;
+    }
+    if ev.explained_by(|b| sum_of(x, b, |t| t < 32)) {
+        return Some(
+            "partial[b] is the sum of the block's first 32 elements, its first warp: the other \
+             warps' totals are not added; warp 0 must sum all the warp totals"
+                .into(),
+        );
+    }
+    let lane_zero_doubled = |b: usize| {
+        Predicted::Value(x.get(b * BLOCK).map_or(0.0, |&v| v as f64) * (BLOCK * 4) as f64)
+    };
+    ev.explained_by(lane_zero_doubled).then(|| {
+        "partial[b] is 1024 times the block's first element: with __shfl_up_sync lane 0 gets its \
+         own value back at every step and doubles it; a sum collected in lane 0 needs \
+         __shfl_down_sync"
+            .into()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn early_stop_first_warp_and_shuffle_direction_are_named_apart() {
+        let case = block_sum_cases(&CaseOptions::default(), "k").swap_remove(1);
+        let x = case.f32s("in").to_vec();
+        let diagnose = |sums: Vec<f32>| {
+            Evidence::with_actual(&case, "partial", &HostData::F32(sums), |ev| {
+                (case.diagnose.as_ref().unwrap())(ev)
+            })
+        };
+        let blocks = x.len().div_ceil(BLOCK);
+        let partial_of = |keep: &dyn Fn(usize) -> bool| -> Vec<f32> {
+            (0..blocks)
+                .map(|b| match sum_of(&x, b, keep) {
+                    Predicted::Value(v) => v as f32,
+                    _ => unreachable!(),
+                })
+                .collect()
+        };
+        let said = diagnose(partial_of(&|t| t % 2 == 0)).unwrap();
+        assert!(said.contains("stride 1"), "{said}");
+        let said = diagnose(partial_of(&|t| t < 32)).unwrap();
+        assert!(said.contains("first 32"), "{said}");
+        let said = diagnose((0..blocks).map(|b| 1024.0 * x[b * BLOCK]).collect()).unwrap();
+        assert!(said.contains("__shfl_down_sync"), "{said}");
+        assert_eq!(diagnose(partial_of(&|t| t < 128)), None);
+    }
 
     #[test]
     fn one_sum_per_block_with_a_short_last_block() {

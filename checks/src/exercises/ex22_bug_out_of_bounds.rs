@@ -7,6 +7,7 @@
 
 use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{Evidence, Predicted};
 use crate::random::Rng;
 
 /// Blocks of 16 x 16 threads, one thread per pixel.
@@ -94,15 +95,99 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                     HostData::F32(blur_rows(case.f32s("in"), width, height)),
                 )]
             })
+            .shape_2d("out", height, width)
+            .diagnose(diagnose)
+            .inputs_of(move |case, _, i| {
+                let (y, x) = (i / width, i % width);
+                let row = &case.f32s("in")[y * width..(y + 1) * width];
+                let (first, last) = (x.saturating_sub(1), (x + 1).min(width - 1));
+                Some(format!(
+                    "in({y}, {first}..={last}) = {:?}",
+                    &row[first..=last]
+                ))
+            })
             .bytes_moved(8 * pixels as u64)
             .for_timing(why == TIMED)
         })
         .collect()
 }
 
+/// Names the wrong fixes of 22 from the last column of the blurred image.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let (width, height) = (ev.count("width"), ev.count("height"));
+    let image = ev.case.f32s("in");
+    if width == 0 || !ev.wrong.iter().all(|&i| i % width == width - 1) {
+        return None;
+    }
+    let left = |i: usize| image[i - (i % width).min(1)];
+    let next_row = |i: usize| match image.get(i + 1) {
+        Some(&right) => Predicted::Value(((left(i) + image[i] + right) / 3.0) as f64),
+        None => Predicted::Garbage,
+    };
+    if ev.explained_by(next_row) {
+        return Some(
+            "the last pixel of each row (x = width - 1) takes the first pixel of the next row as \
+             its right neighbour: clamp right to width - 1 in every row, not only at the end of \
+             the image"
+                .into(),
+        );
+    }
+    let zero = |i: usize| Predicted::Value(((left(i) + image[i]) / 3.0) as f64);
+    if ev.explained_by(zero) {
+        return Some(
+            "the last pixel of each row averages with 0 past the edge: the edge pixel itself \
+             stands in for the missing neighbour (right = width - 1)"
+                .into(),
+        );
+    }
+    ev.explained_by(|_| Predicted::Unwritten).then(|| {
+        format!(
+            "the last pixel of each row (x = width - 1) is never written, in all {height} rows: \
+             clamp its right neighbour instead of skipping the pixel"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrong_fixes_of_the_last_column_are_named_apart() {
+        let case = cases(&CaseOptions::default()).swap_remove(3);
+        let (width, height) = (17, 5);
+        assert!(case.name.starts_with("17 x 5"));
+        let image = case.f32s("in").to_vec();
+        let diagnose = |out: &HostData| {
+            Evidence::with_actual(&case, "out", out, |ev| {
+                (case.diagnose.as_ref().unwrap())(ev)
+            })
+        };
+        let right = blur_rows(&image, width, height);
+        let with_last = |value: &dyn Fn(usize) -> f32| {
+            let mut out = right.clone();
+            for y in 0..height {
+                let i = y * width + width - 1;
+                out[i] = value(i);
+            }
+            HostData::F32(out)
+        };
+        let next_row = with_last(&|i| {
+            (image[i - 1] + image[i] + image.get(i + 1).copied().unwrap_or(image[i])) / 3.0
+        });
+        assert!(diagnose(&next_row).unwrap().contains("next row"));
+        let zero = with_last(&|i| (image[i - 1] + image[i]) / 3.0);
+        assert!(diagnose(&zero).unwrap().contains("stands in"));
+        let poison = HostData::F32(vec![0.0; 1]).poisoned();
+        let HostData::F32(p) = poison else {
+            unreachable!()
+        };
+        let skipped = with_last(&|_| p[0]);
+        assert!(diagnose(&skipped).unwrap().contains("never written"));
+        let mut first_column = right.clone();
+        first_column[width] += 1.0;
+        assert_eq!(diagnose(&HostData::F32(first_column)), None);
+    }
 
     #[test]
     fn edge_pixels_stand_in_for_missing_neighbours() {

@@ -5,6 +5,7 @@
 
 use super::scaled_for_timing;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{element_f64, Evidence};
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel file: the threads that share a row.
@@ -16,6 +17,9 @@ const TIMED: &str = "timed on a GPU";
 
 /// Softmax of each row, in double precision and rounded once.
 pub fn softmax_rows(x: &[f32], cols: usize) -> Vec<f32> {
+    if cols == 0 {
+        return Vec::new();
+    }
     x.chunks(cols)
         .flat_map(|row| {
             let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
@@ -108,15 +112,145 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
                         HostData::F32(softmax_rows(case.f32s("in"), cols)),
                     )]
                 })
+                .shape_2d("out", rows, cols)
+                .diagnose(diagnose)
                 .bytes_moved(8 * elements as u64)
                 .for_timing(why == TIMED)
         })
         .collect()
 }
 
+/// Below this, expf(x) underflows to 0 in float; above 88.7 it overflows to inf.
+const EXP_UNDERFLOW: f32 = -87.0;
+const EXP_OVERFLOW: f32 = 88.7;
+
+/// Names the typical mistakes of 24 from the wrong rows.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let cols = ev.count("cols");
+    let x = ev.case.f32s("in");
+    let &first = ev.wrong.first()?;
+    if cols == 0 {
+        return None;
+    }
+    let row_of = |i: usize| &x[i / cols * cols..(i / cols + 1) * cols];
+    let row_max = |i: usize| row_of(i).iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+    let actual = |i: usize| element_f64(ev.actual, i);
+    let broken = |i: usize| {
+        !actual(i).is_finite() || (actual(i) == 0.0 && element_f64(ev.expected, i) > 0.0)
+    };
+    if broken(first) && !ev.never_written(first) {
+        let max = row_max(first);
+        if max > EXP_OVERFLOW {
+            return Some(format!(
+                "row {} holds values up to {max}, and expf overflows to inf above 88.7: subtract \
+                 the row's max from every element before expf, in the sum and in the output",
+                first / cols
+            ));
+        }
+        if max < EXP_UNDERFLOW {
+            return Some(format!(
+                "every element of row {} is below -87 (its max is {max}), where expf underflows to \
+                 0 and the row becomes 0 / 0: subtract the row's own max, found starting from \
+                 -infinity (a max that starts at 0 is larger than every element of this row)",
+                first / cols
+            ));
+        }
+        if actual(first).is_nan() {
+            return Some(
+                "NaN although the row's values are moderate: the threads do not agree on the \
+                 row's max or sum. Every thread needs the block's result: __shfl_xor_sync leaves \
+                 it in every lane, __shfl_down_sync only in lane 0"
+                    .into(),
+            );
+        }
+    }
+    // Right proportions within each warp's elements of a row, the wrong scale.
+    let group = |i: usize| (i / cols, (i % cols) % BLOCK as usize / 32);
+    let mut scales: Vec<((usize, usize), f64)> = Vec::new();
+    for &i in ev.wrong {
+        let ratio = actual(i) / element_f64(ev.expected, i);
+        if !ratio.is_finite() || ev.never_written(i) {
+            return None;
+        }
+        match scales.iter().find(|(g, _)| *g == group(i)) {
+            Some((_, s)) if (s - ratio).abs() > 1e-3 * s.abs() => return None,
+            Some(_) => {}
+            None => scales.push((group(i), ratio)),
+        }
+    }
+    let differs = scales
+        .windows(2)
+        .any(|w| (w[0].1 - w[1].1).abs() > 1e-3 * w[0].1.abs());
+    differs.then(|| {
+        "each warp's elements of a row are in the right proportions but scaled differently: each \
+         warp divides by its own part of the sum; combine the warps' sums across the block"
+            .into()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn diagnosis(why: &str, actual: impl Fn(&Case) -> Vec<f32>) -> Option<String> {
+        let case = cases(&CaseOptions::default())
+            .into_iter()
+            .find(|c| c.name.contains(why))
+            .unwrap();
+        Evidence::with_actual(&case, "out", &HostData::F32(actual(&case)), |ev| {
+            (case.diagnose.as_ref().unwrap())(ev)
+        })
+    }
+
+    /// Softmax without the max subtracted, in float as a kernel computes it.
+    fn unshifted(case: &Case) -> Vec<f32> {
+        let cols = case.f32s("in").len() / 3;
+        case.f32s("in")
+            .chunks(cols)
+            .flat_map(|row| {
+                let sum: f32 = row.iter().map(|v| v.exp()).sum();
+                row.iter().map(move |v| v.exp() / sum)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn overflow_underflow_and_per_warp_sums_are_named_apart() {
+        let said = diagnosis("large values", unshifted).unwrap();
+        assert!(
+            said.contains("subtract") && said.contains("overflows"),
+            "{said}"
+        );
+        let said = diagnosis("very negative", unshifted).unwrap();
+        assert!(said.contains("-infinity"), "{said}");
+        let per_warp = |case: &Case| {
+            // Row of 1000: each warp of the block divides by its own share of the sum.
+            let x = case.f32s("in");
+            let cols = 1000;
+            let mut out = softmax_rows(x, cols);
+            for (i, v) in out.iter_mut().enumerate() {
+                *v *= 1.0 + ((i % cols) % 256 / 32) as f32;
+            }
+            out
+        };
+        let said = diagnosis("rows not a multiple", per_warp).unwrap();
+        assert!(said.contains("across the block"), "{said}");
+        let off = |case: &Case| {
+            let mut out = softmax_rows(case.f32s("in"), 1000);
+            out[3] *= 2.0;
+            out
+        };
+        assert_eq!(diagnosis("rows not a multiple", off), None);
+        let nan = |case: &Case| vec![f32::NAN; case.f32s("in").len()];
+        assert!(diagnosis("rows not a multiple", nan)
+            .unwrap()
+            .contains("every lane"));
+    }
+
+    #[test]
+    fn rows_of_no_columns_have_no_softmax() {
+        assert!(softmax_rows(&[], 0).is_empty());
+    }
 
     #[test]
     fn rows_sum_to_one_and_large_values_stay_finite() {
