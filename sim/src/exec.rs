@@ -124,6 +124,7 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
     loop {
         let inst = &code[w.pc as usize];
         w.icount += 1;
+        cx.out.traffic.executed[w.pc as usize] += 1;
         if *cx.budget == 0 {
             cx.refill_budget(w, inst)?;
         }

@@ -10,6 +10,7 @@
 //! | memory | `memory` | global allocations, address windows, sectors and wavefronts |
 //! | analyse | `analyse` | shared-memory race detection |
 //! | report | `report`, `printf` | figures, diagnostics, printf output |
+//! | model | `model` | modelled time on a reference GPU ([`GpuModel`]) from the counts |
 //! | API | `module`, `machine` | [`Module`], [`Machine`] |
 //!
 //! ```no_run
@@ -31,6 +32,7 @@ mod ir;
 mod lower;
 mod machine;
 mod memory;
+mod model;
 mod module;
 mod parse;
 mod printf;
@@ -38,6 +40,10 @@ mod report;
 
 pub use error::SimError;
 pub use machine::Machine;
+pub use model::{
+    GpuModel, KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes,
+    Traffic,
+};
 pub use module::{KernelInfo, Module, ParamInfo};
 pub use report::{
     Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures, SourceLocation,

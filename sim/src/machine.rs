@@ -5,6 +5,9 @@ use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
 use crate::ir::{ConstVal, Program};
 use crate::memory::GlobalMemory;
+use crate::model::issue::PipeCycles;
+use crate::model::traffic::SectorSet;
+use crate::model::{GpuModel, KernelShape, Traffic};
 use crate::module::Module;
 use crate::report::{Figures, Launch, LaunchReport, LineFigures, SourceLocation};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -147,6 +150,7 @@ impl Machine {
                 .zip(&addrs)
                 .map(|(g, &a)| (a, g.name.clone()))
                 .collect(),
+            sectors: SectorSet::new(self.mem.allocations()),
         };
         let workers = if prog.has_global_atomics {
             1
@@ -179,7 +183,26 @@ impl Machine {
             })
         };
         crate::analyse::global::cross_block(&l, &mut outs);
-        Ok(merge(prog, outs, launch.limits.max_diagnostics))
+        let mut report = merge(prog, outs, launch.limits.max_diagnostics);
+        (
+            report.traffic.dram_read_sectors,
+            report.traffic.dram_write_sectors,
+        ) = l.sectors.counts();
+        let statics = module
+            .statics
+            .get(&launch.kernel)
+            .cloned()
+            .unwrap_or_default();
+        report.shape = KernelShape {
+            blocks: total_blocks,
+            threads_per_block: threads,
+            shared_bytes_per_block: shared_size as u32,
+            registers_per_thread: statics.registers,
+            loads_in_flight: statics.loads_in_flight,
+            stores_in_flight: statics.stores_in_flight,
+        };
+        report.modelled = report.modelled_on(&GpuModel::h100());
+        Ok(report)
     }
 }
 
@@ -252,9 +275,22 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
     let mut site_totals = vec![Figures::default(); prog.sites.len()];
     let mut diags = Vec::new();
     let mut prints = Vec::new();
+    let mut traffic = Traffic::default();
+    let mut executed = vec![0u64; prog.code.len()];
+    let mut atomic_addresses: HashMap<u64, u64> = HashMap::new();
     for o in outs {
         for (t, f) in site_totals.iter_mut().zip(&o.site_figures) {
             *t += f;
+        }
+        let t = o.traffic;
+        traffic.l2_load_sectors += t.block_unique_load_sectors;
+        traffic.global_lines += t.global_lines;
+        traffic.barriers += t.barriers;
+        for (e, n) in executed.iter_mut().zip(&t.executed) {
+            *e += n;
+        }
+        for (a, n) in t.atomic_addresses {
+            *atomic_addresses.entry(a).or_default() += n;
         }
         report.warp_instructions += o.instructions;
         diags.extend(o.diags.into_iter().filter(|(b, _, _)| *b <= last_block));
@@ -268,6 +304,16 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
             }
         }
     }
+    let mut pipes = PipeCycles::default();
+    for (inst, &n) in prog.code.iter().zip(&executed) {
+        if n > 0 {
+            pipes.add(&inst.op, n);
+        }
+    }
+    traffic.issue_cycles = pipes.cycles();
+    traffic.warp_instructions = report.warp_instructions;
+    traffic.hottest_atomic_requests = atomic_addresses.values().copied().max().unwrap_or(0);
+    report.traffic = traffic;
     report.lines = by_line
         .into_iter()
         .map(|(loc, figures)| LineFigures {

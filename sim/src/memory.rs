@@ -165,6 +165,11 @@ impl GlobalMemory {
         }
     }
 
+    /// `(base, size)` of every live allocation, in ascending order of base.
+    pub fn allocations(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.allocs.iter().map(|a| (a.base, a.size))
+    }
+
     /// The allocation holding `[addr, addr + len)`, or `None` when any byte is outside.
     #[inline]
     pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {

@@ -26,6 +26,8 @@ pub struct Module {
     pub(crate) id: u64,
     pub(crate) programs: Vec<Program>,
     pub(crate) globals: Vec<GlobalVar>,
+    /// What the time model reads from the PTX text, per kernel.
+    pub(crate) statics: std::collections::HashMap<String, crate::model::ptx::KernelStatic>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -40,6 +42,7 @@ impl Module {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             programs,
             globals,
+            statics: crate::model::ptx::analyse(ptx),
         })
     }
 

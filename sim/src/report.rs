@@ -1,6 +1,7 @@
 //! What a launch reports: memory figures (named after Nsight Compute's metrics) per kernel and per
 //! source line, diagnostics, printf output.
 
+use crate::model::{KernelShape, ModelledTime, Traffic};
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
@@ -163,6 +164,12 @@ pub struct LaunchReport {
     /// A fatal error (out of bounds, misaligned, trap, deadlock, timeout) stopped the kernel.
     pub aborted: bool,
     pub warp_instructions: u64,
+    /// Per-launch counts for the time model: unique sectors, lines, barriers, atomics.
+    pub traffic: Traffic,
+    /// The launch's shape as the time model sees it (occupancy inputs).
+    pub shape: KernelShape,
+    /// Modelled time on an H100 SXM; [`LaunchReport::modelled_on`] gives another GPU's.
+    pub modelled: ModelledTime,
 }
 
 /// How far a launch may go.

@@ -1,8 +1,11 @@
 //! `runner bench`: the course's reference solutions timed on the GPU, each as a share of the
 //! device's own ceilings measured in the same run (device-to-device copy bandwidth, and cuBLAS
-//! SGEMM for matrix multiply), beside the CPU reference on one thread and on all cores.
+//! SGEMM for matrix multiply), beside the CPU reference on one thread and on all cores. With
+//! `--model`, each kernel also runs in the simulator on the same case, and its modelled time
+//! (sim's `GpuModel`) is set beside the measured one: the model's validation.
 
 use crate::backend::cuda::CudaBackend;
+use crate::backend::sim::SimBackend;
 use crate::backend::{Backend, ModuleId};
 use crate::checker::target_for;
 use crate::compile::{Compiler, Source};
@@ -18,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod model;
 mod table;
+use model::{model_table, Modelled};
 use table::table;
 
 /// The bench's timing cases are this many times a check's (2^26 elements, 256 MiB per float
@@ -40,6 +45,17 @@ pub struct BenchArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also run each kernel in the simulator on the same case and show its modelled time beside
+    /// the measured one. Without a GPU, only the modelled times.
+    #[arg(long)]
+    pub model: bool,
+    /// How many times a check's timing case the bench's is (1: the check's own, 2^23 elements
+    /// for one-dimensional exercises, which the simulator runs in seconds).
+    #[arg(long, default_value_t = BENCH_TIMING_SCALE)]
+    pub scale: usize,
+    /// The GPU the model stands for: h100 or h200; by default the one timed (else h100).
+    #[arg(long)]
+    pub gpu_model: Option<String>,
 }
 
 /// One kernel's figures on the timing case.
@@ -52,6 +68,19 @@ struct Figures {
     share_of_sgemm: Option<f64>,
 }
 
+impl Figures {
+    /// No GPU timed the kernel (NaN serialises as null).
+    fn unmeasured() -> Figures {
+        Figures {
+            ms: f64::NAN,
+            gb_s: f64::NAN,
+            share_of_copy: f64::NAN,
+            gflop_s: None,
+            share_of_sgemm: None,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Row {
     id: String,
@@ -61,6 +90,10 @@ struct Row {
     reference: Figures,
     /// The tuned reference (exercises.toml's `tuned`), where there is one, under its own launch.
     tuned: Option<Figures>,
+    /// Modelled times (with `--model`) of the reference, the tuned reference and yours.
+    reference_model: Option<Modelled>,
+    tuned_model: Option<Modelled>,
+    yours_model: Option<Modelled>,
     launch: String,
     tuned_launch: Option<String>,
     sgemm_ms: Option<f64>,
@@ -72,6 +105,9 @@ struct Row {
 #[derive(Serialize)]
 struct Bench {
     device: String,
+    /// The GPU the modelled times are for, with `--model`.
+    model: Option<sim::GpuModel>,
+    scale: usize,
     copy_bandwidth_gb_s: f64,
     cpu_threads: usize,
     rows: Vec<Row>,
@@ -83,8 +119,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let course = find_course()?;
     let compiler = compiler(&course)?;
-    let mut gpu = CudaBackend::open(0)
-        .context("`runner bench` times kernels on a GPU, and none can be used here")?;
+    let mut gpu = match CudaBackend::open(0) {
+        Ok(gpu) => Some(gpu),
+        Err(_) if args.model => None,
+        Err(e) => {
+            return Err(anyhow::Error::new(e)
+                .context("`runner bench` times kernels on a GPU, and none can be used here"))
+        }
+    };
+    let gpu_model = match args.gpu_model.as_deref() {
+        Some("h100") => sim::GpuModel::h100(),
+        Some("h200") => sim::GpuModel::h200(),
+        Some(other) => bail!("--gpu-model {other}: expected h100 or h200"),
+        None => sim::GpuModel::for_device(&gpu.as_ref().map(|g| g.describe()).unwrap_or_default()),
+    };
+    let mut simulator = args.model.then(SimBackend::new);
     let exercises: Vec<&Exercise> = if args.ids.is_empty() {
         course.exercises.iter().collect()
     } else {
@@ -93,9 +142,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .map(|id| course.exercise(id))
             .collect::<Result<_, _>>()?
     };
-    let copy_bandwidth = gpu.copy_bandwidth()?.unwrap_or(f64::NAN);
+    let copy_bandwidth = match gpu.as_mut() {
+        Some(gpu) => gpu.copy_bandwidth()?.unwrap_or(f64::NAN),
+        None => f64::NAN,
+    };
     let mut bench = Bench {
-        device: gpu.describe(),
+        device: gpu
+            .as_ref()
+            .map_or("no GPU (modelled times only)".into(), |g| g.describe()),
+        model: args.model.then(|| gpu_model.clone()),
+        scale: args.scale,
         copy_bandwidth_gb_s: copy_bandwidth / 1e9,
         cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         rows: Vec::new(),
@@ -104,7 +160,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let mut timer = Timer {
             course: &course,
             compiler: &compiler,
-            backend: &mut gpu,
+            backend: gpu.as_mut().map(|g| g as &mut dyn Backend),
+            simulator: simulator.as_mut(),
+            gpu_model: &gpu_model,
+            scale: args.scale,
             repeats: args.repeats,
             copy_bandwidth,
         };
@@ -121,7 +180,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&bench)?);
     } else {
-        print!("{}", table(&bench));
+        if gpu.is_some() {
+            print!("{}", table(&bench));
+        }
+        if args.model {
+            print!("{}", model_table(&bench));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -129,7 +193,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 struct Timer<'a> {
     course: &'a Course,
     compiler: &'a Compiler,
-    backend: &'a mut CudaBackend,
+    /// The GPU; None where there is none and only modelled times are asked for.
+    backend: Option<&'a mut dyn Backend>,
+    simulator: Option<&'a mut SimBackend>,
+    gpu_model: &'a sim::GpuModel,
+    scale: usize,
     repeats: usize,
     copy_bandwidth: f64,
 }
@@ -147,48 +215,66 @@ struct Timed {
     launch: String,
 }
 
+/// Compiles the kernel file at `path` for `backend` and loads it there.
+fn load(
+    course: &Course,
+    compiler: &Compiler,
+    backend: &mut dyn Backend,
+    path: &Path,
+) -> anyhow::Result<ModuleId> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = course.display_name(path);
+    let image = compiler
+        .compile(
+            &Source {
+                name: &name,
+                text: &text,
+            },
+            &target_for(&*backend, compiler),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(backend.load(&image)?)
+}
+
+fn declared(
+    backend: &mut dyn Backend,
+    module: ModuleId,
+    exercise: &Exercise,
+) -> anyhow::Result<BTreeMap<String, i64>> {
+    exercise
+        .declared
+        .iter()
+        .map(|name| {
+            let value = backend
+                .read_declared_int(module, name)
+                .with_context(|| format!("`{name}` is not declared"))?;
+            Ok((name.clone(), value as i64))
+        })
+        .collect()
+}
+
 impl Timer<'_> {
-    fn load(&mut self, path: &Path) -> anyhow::Result<ModuleId> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let name = self.course.display_name(path);
-        let image = self
-            .compiler
-            .compile(
-                &Source {
-                    name: &name,
-                    text: &text,
-                },
-                &target_for(&*self.backend, self.compiler),
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(self.backend.load(&image)?)
+    /// The GPU, where there is one, else the simulator (which `--model` asks for).
+    fn device(&mut self) -> &mut dyn Backend {
+        match (&mut self.backend, &mut self.simulator) {
+            (Some(gpu), _) => &mut **gpu,
+            (None, Some(sim)) => &mut **sim,
+            (None, None) => unreachable!("bench runs without a GPU only with --model"),
+        }
     }
 
-    fn declared(
-        &mut self,
-        module: ModuleId,
-        exercise: &Exercise,
-    ) -> anyhow::Result<BTreeMap<String, i64>> {
-        exercise
-            .declared
-            .iter()
-            .map(|name| {
-                let value = self
-                    .backend
-                    .read_declared_int(module, name)
-                    .with_context(|| format!("`{name}` is not declared"))?;
-                Ok((name.clone(), value as i64))
-            })
-            .collect()
+    fn load(&mut self, path: &Path) -> anyhow::Result<ModuleId> {
+        let (course, compiler) = (self.course, self.compiler);
+        load(course, compiler, self.device(), path)
     }
 
     /// The timing case, made with the declared values of `module` where the exercise has some.
     fn timing_case(&mut self, module: ModuleId, exercise: &Exercise) -> anyhow::Result<Case> {
         let options = CaseOptions {
             timing: true,
-            timing_scale: BENCH_TIMING_SCALE,
-            declared: self.declared(module, exercise)?,
+            timing_scale: self.scale,
+            declared: declared(self.device(), module, exercise)?,
             ..Default::default()
         };
         let cases =
@@ -209,12 +295,18 @@ impl Timer<'_> {
         timing: &TimingCase,
         exercise: &Exercise,
     ) -> anyhow::Result<Timed> {
-        let case = match Retiling::read(self.backend, module) {
+        let Some(backend) = self.backend.as_deref_mut() else {
+            return Ok(Timed {
+                figures: Figures::unmeasured(),
+                launch: String::new(),
+            });
+        };
+        let case = match Retiling::read(backend, module) {
             Some(retiling) => retiling.apply(&timing.case),
             None => timing.case.clone(),
         };
         let limit = Duration::from_millis(exercise.time_limit_ms.max(10_000));
-        let (run, prepared) = run_case(self.backend, module, &case, limit)?;
+        let (run, prepared) = run_case(backend, module, &case, limit)?;
         for (name, want) in &timing.expected {
             let got = run
                 .outputs
@@ -223,17 +315,15 @@ impl Timer<'_> {
                 .map(|(_, d)| d)
                 .context("missing output")?;
             if compare(name, want, got, exercise.tolerance, &case.launch).is_err() {
-                prepared.free(self.backend);
+                prepared.free(backend);
                 bail!(
                     "{} gives a wrong `{name}` on the timing case",
                     self.course.display_name(path)
                 );
             }
         }
-        let time = self
-            .backend
-            .time(module, &prepared.launch_of(&case, limit), self.repeats);
-        prepared.free(self.backend);
+        let time = backend.time(module, &prepared.launch_of(&case, limit), self.repeats);
+        prepared.free(backend);
         let time = time?.context("the GPU gave no time")?;
         Ok(Timed {
             figures: self.figures(&case, time, timing.sgemm),
@@ -248,8 +338,43 @@ impl Timer<'_> {
         timing: &TimingCase,
         exercise: &Exercise,
     ) -> anyhow::Result<Timed> {
+        if self.backend.is_none() {
+            return self.measure(0, path, timing, exercise);
+        }
         let module = self.load(path)?;
         self.measure(module, path, timing, exercise)
+    }
+
+    /// Runs the kernel in `path` in the simulator on the timing case (under the launch its
+    /// tuned_* declarations ask for) and models its time; None without `--model`.
+    fn model(
+        &mut self,
+        path: &Path,
+        timing: &TimingCase,
+        measured: &Figures,
+    ) -> anyhow::Result<Option<Modelled>> {
+        let Some(simulator) = self.simulator.as_deref_mut() else {
+            return Ok(None);
+        };
+        let module = load(self.course, self.compiler, simulator, path)?;
+        let case = match Retiling::read(simulator, module) {
+            Some(retiling) => retiling.apply(&timing.case),
+            None => timing.case.clone(),
+        };
+        // The simulator takes seconds where the GPU takes microseconds: no time limit to speak of.
+        let limit = Duration::from_secs(3600);
+        let started = Instant::now();
+        let (run, prepared) = run_case(simulator, module, &case, limit)?;
+        prepared.free(simulator);
+        let report = run
+            .details
+            .context("the simulator gave no report for the launch")?;
+        let modelled = report.modelled_on(self.gpu_model);
+        Ok(Some(Modelled::new(
+            modelled,
+            measured.ms * 1000.0,
+            started.elapsed(),
+        )))
     }
 
     fn figures(&self, case: &Case, time: Duration, sgemm: Option<Duration>) -> Figures {
@@ -273,11 +398,16 @@ impl Timer<'_> {
         let reference_module = self.load(&reference_path)?;
         let case = self.timing_case(reference_module, exercise)?;
         let started = Instant::now();
-        let expected = case.expected();
+        // The CPU's result checks the GPU's; modelled times alone need none.
+        let expected = if self.backend.is_some() {
+            case.expected()
+        } else {
+            Vec::new()
+        };
         let cpu_one_thread = started.elapsed();
-        let sgemm = match case.sgemm_shape {
-            Some(shape) => self.backend.sgemm_time(shape, self.repeats)?,
-            None => None,
+        let sgemm = match (case.sgemm_shape, self.backend.as_deref_mut()) {
+            (Some(shape), Some(gpu)) => gpu.sgemm_time(shape, self.repeats)?,
+            _ => None,
         };
         let timing = TimingCase {
             case,
@@ -285,13 +415,23 @@ impl Timer<'_> {
             sgemm,
         };
         let reference = self.measure(reference_module, &reference_path, &timing, exercise)?;
-        let tuned = match self.course.tuned_path(exercise) {
-            Some(path) => Some(self.measure_file(&path, &timing, exercise)?),
+        let reference_model = self.model(&reference_path, &timing, &reference.figures)?;
+        let tuned_path = self.course.tuned_path(exercise);
+        let tuned = match &tuned_path {
+            Some(path) => Some(self.measure_file(path, &timing, exercise)?),
             None => None,
+        };
+        let tuned_model = match (&tuned_path, &tuned) {
+            (Some(path), Some(t)) => self.model(path, &timing, &t.figures)?,
+            _ => None,
         };
         let yours = match file {
             Some(path) => Some(self.measure_file(path, &timing, exercise)?),
             None => None,
+        };
+        let yours_model = match (file, &yours) {
+            (Some(path), Some(t)) => self.model(path, &timing, &t.figures)?,
+            _ => None,
         };
         Ok(Row {
             id: exercise.id.clone(),
@@ -299,12 +439,19 @@ impl Timer<'_> {
             case: timing.case.name.clone(),
             reference: reference.figures,
             tuned: tuned.as_ref().map(|t| t.figures),
+            reference_model,
+            tuned_model,
+            yours_model,
             launch: reference.launch,
             tuned_launch: tuned.map(|t| t.launch),
             sgemm_ms: sgemm.map(ms),
             yours: yours.map(|t| t.figures),
             cpu_one_thread_ms: ms(cpu_one_thread),
-            cpu_all_cores_ms: ms(cpu_all_cores(&timing.case, threads)),
+            cpu_all_cores_ms: if self.backend.is_some() {
+                ms(cpu_all_cores(&timing.case, threads))
+            } else {
+                f64::NAN
+            },
         })
     }
 }

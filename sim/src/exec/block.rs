@@ -6,6 +6,7 @@ use crate::analyse::global::{GlobalShadow, Range};
 use crate::analyse::RaceShadow;
 use crate::ir::{BarKind, Inst, Program, Slot, Special, NONE};
 use crate::memory::GlobalMemory;
+use crate::model::traffic::{SectorSet, TrafficCounter};
 use crate::report::{Diagnostic, DiagnosticKind, Figures, SourceLocation};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,6 +40,8 @@ pub(crate) struct LaunchCx<'a> {
     pub tids: [Vec<u64>; 3],
     /// Address and name of each `__device__` variable, for race messages.
     pub global_names: Vec<(u64, String)>,
+    /// Sectors the launch reads and writes, for the time model's DRAM traffic.
+    pub sectors: SectorSet,
 }
 
 impl LaunchCx<'_> {
@@ -86,6 +89,8 @@ pub(crate) struct WorkerOut {
     /// Races reported as read/write, which a write/write race on the same lines replaces (the
     /// racy `count += 1` first reads what another thread wrote; that both write is the point).
     pub race_reads: HashSet<DiagKey>,
+    /// Counts for the time model.
+    pub traffic: TrafficCounter,
 }
 
 /// A block in flight: everything an instruction may touch besides its own warp.
@@ -235,6 +240,7 @@ impl Worker {
             budget: 0,
             out: WorkerOut {
                 site_figures: vec![Figures::default(); l.prog.sites.len()],
+                traffic: TrafficCounter::new(l.prog.code.len()),
                 ..Default::default()
             },
         }
@@ -294,6 +300,7 @@ impl Worker {
         let executed: u64 = warps.iter().map(|w| w.icount).sum();
         self.out.instructions += executed;
         self.global_shadow.finish_block(lin, &mut self.out);
+        self.out.traffic.end_block();
         result
     }
 }
@@ -424,6 +431,7 @@ fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
     }
     cx.exited_in_epoch = 0;
     cx.epoch += 1;
+    cx.out.traffic.barriers += 1;
 }
 
 /// "0-15" style list of lanes.

@@ -411,6 +411,33 @@ fn global(
         } else {
             count_distinct(&mut sectors[..n])
         };
+        match uniform {
+            Some(al) => model_traffic(cx, req.kind, al.base, &sectors[..n]),
+            None => {
+                for l in lanes(exec) {
+                    let first = addrs[l] >> 5;
+                    let last = (addrs[l] + len - 1) >> 5;
+                    model_traffic(
+                        cx,
+                        req.kind,
+                        alloc_of(l).base,
+                        &[first, last][..(last - first + 1) as usize],
+                    );
+                }
+            }
+        }
+        if req.kind == Kind::Atom {
+            let mut at = [0u64; 32];
+            let mut k = 0;
+            for l in lanes(exec) {
+                at[k] = addrs[l];
+                k += 1;
+            }
+            at[..k].sort_unstable();
+            let mut unique = at[..k].to_vec();
+            unique.dedup();
+            cx.out.traffic.atomic(&unique);
+        }
         let f = &mut cx.out.site_figures[inst.site as usize];
         match req.kind {
             Kind::Load => {
@@ -512,10 +539,11 @@ fn global_full_warp(
             distinct += (p != s) as u64;
             sorted &= p <= s;
         }
+        let mut sectors = addrs.map(|a| a >> 5);
         if !sorted {
-            let mut sectors = addrs.map(|a| a >> 5);
             distinct = count_distinct(&mut sectors);
         }
+        model_traffic(cx, req.kind, al.base, &sectors);
         let f = &mut cx.out.site_figures[inst.site as usize];
         if req.kind == Kind::Load {
             f.global_load_requests += 1;
@@ -539,6 +567,19 @@ fn global_full_warp(
         }
     }
     true
+}
+
+/// The time model's counts for one global request: the sectors it touched (any order, repeats
+/// allowed) within the allocation at `base`.
+fn model_traffic(cx: &mut BlockCx, kind: Kind, base: u64, sectors: &[u64]) {
+    let (read, written) = match kind {
+        Kind::Load => (true, false),
+        Kind::Store => (false, true),
+        Kind::Atom => (true, true),
+    };
+    cx.l.sectors.mark(base, sectors, read, written);
+    let lines = crate::model::traffic::distinct_lines(sectors);
+    cx.out.traffic.request(sectors, lines, kind == Kind::Load);
 }
 
 /// Race tracking of one global request (const space is read-only and not tracked).

@@ -8,6 +8,7 @@ mod common;
 mod diagnostics;
 mod figures;
 mod kernels;
+mod model;
 mod ncu;
 mod parsing;
 mod races;

@@ -78,6 +78,9 @@ mod tests {
             case: "big".into(),
             reference,
             tuned,
+            reference_model: None,
+            tuned_model: None,
+            yours_model: None,
             launch: "<<<1, 1>>>".into(),
             tuned_launch: None,
             sgemm_ms: None,
@@ -91,6 +94,8 @@ mod tests {
     fn table_shows_rates_and_shares_of_the_right_ceiling() {
         let bench = Bench {
             device: "GPU".into(),
+            model: None,
+            scale: 8,
             copy_bandwidth_gb_s: 4000.0,
             cpu_threads: 16,
             rows: vec![

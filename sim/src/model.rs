@@ -1,0 +1,530 @@
+//! Modelled time: what a kernel's counted work would take on a reference GPU.
+//!
+//! Each resource a kernel uses gets a time, the work it was given over the rate it serves it at;
+//! the slowest one bounds the kernel, and a fixed launch overhead is added:
+//!
+//! | resource | work (from the simulator) | rate ([`GpuModel`]) |
+//! | --- | --- | --- |
+//! | DRAM | unique 32-byte sectors read + written in the launch (L2 holds a launch's reuse) | measured copy bandwidth |
+//! | L2 | sectors each block loads once (L1 holds a block's reuse), all stored sectors, atomics twice | L2 bandwidth |
+//! | L1 | 128-byte lines per global request, on the busiest SM | one line per cycle per SM |
+//! | shared memory | wavefronts, on the busiest SM | one wavefront per cycle per SM |
+//! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP | one per cycle per SMSP |
+//! | atomics | warp requests to the most-hit global address | one per cycle (they serialise at L2) |
+//! | latency | per wave of resident blocks, one warp's chain: dependent memory round trips, instructions, barriers | DRAM / L2 / L1 latency, ALU latency, barrier cost |
+//!
+//! "Busiest SM" is the one that runs ceil(blocks / SMs) blocks, which is where the tail of a
+//! partial last wave shows. Latency is Little's law seen from one warp: with few warps resident,
+//! or few loads in flight per warp, the memory system is not kept busy and a warp's round trips
+//! add up; the waves of resident blocks come from occupancy (threads, blocks, shared memory and
+//! registers per SM; registers estimated from the PTX, see `ptx`).
+
+pub(crate) mod issue;
+pub(crate) mod ptx;
+pub(crate) mod traffic;
+
+use crate::report::{Figures, LaunchReport};
+use serde::{Deserialize, Serialize};
+
+/// A reference GPU: every number the model uses, with where it comes from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuModel {
+    pub name: &'static str,
+    pub sms: u32,
+    pub smsps_per_sm: u32,
+    /// SM clock while running (Hz).
+    pub clock_hz: f64,
+    /// DRAM bandwidth a kernel can reach: a device-to-device copy's (read + write), not the
+    /// datasheet peak, which no kernel reaches.
+    pub dram_bytes_per_s: f64,
+    pub l2_bytes_per_s: f64,
+    pub l2_capacity_bytes: f64,
+    /// Latency of a load served by DRAM, by L2 and by L1, under load (seconds).
+    pub dram_latency_s: f64,
+    pub l2_latency_s: f64,
+    pub l1_latency_s: f64,
+    /// Cycles before a dependent arithmetic instruction can issue.
+    pub dependent_issue_cycles: f64,
+    /// Cycles a block-wide barrier costs once every warp has arrived.
+    pub barrier_cycles: f64,
+    /// Warp requests to one global address that L2 completes per second.
+    pub same_address_atomics_per_s: f64,
+    /// Kernel time, as events measure it, of a launch that does nothing (seconds).
+    pub launch_overhead_s: f64,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub registers_per_sm: u32,
+    /// Registers are given to a warp in units of this many.
+    pub register_allocation_unit: u32,
+    pub shared_bytes_per_sm: u32,
+    /// Shared memory the CUDA runtime keeps per block.
+    pub shared_reserved_per_block: u32,
+}
+
+impl GpuModel {
+    /// NVIDIA H100 SXM5 80 GB (sm_90).
+    pub fn h100() -> GpuModel {
+        GpuModel {
+            name: "H100 SXM",
+            // H100 whitepaper: 132 SMs in the SXM5 part, 4 SMSPs each.
+            sms: 132,
+            smsps_per_sm: 4,
+            // nvidia-smi's clocks.max.sm on the device machine (1980 MHz); event-timed kernels
+            // run at boost clock, unlike Nsight Compute, which locks the base clock.
+            clock_hz: 1.98e9,
+            // 3.35 TB/s peak HBM3; `runner bench` measures a device-to-device copy at about
+            // 2.9-3.0 TB/s (read + write) on this part.
+            dram_bytes_per_s: 2.95e12,
+            // Chips and Cheese's microbenchmarks of the H100 ("Nvidia's H100: Funny L2, and
+            // Tons of Bandwidth", 2023): about 5.5 TB/s of L2 read bandwidth.
+            l2_bytes_per_s: 5.5e12,
+            l2_capacity_bytes: 50e6,
+            // Pointer-chasing latency is about 480 ns unloaded (same source). 500 ns makes the
+            // model meet the vector add of scripts/gpu/results/size_sweep.md (H200, 2^23 to
+            // 2^26 elements: 35.8 to 242 µs measured, 35.5 to 258 modelled), where one float
+            // per thread leaves the latency term in charge.
+            dram_latency_s: 500e-9,
+            // About 260 cycles to L2 (far partition averaged in), about 35 to L1 (same source).
+            l2_latency_s: 260.0 / 1.98e9,
+            l1_latency_s: 35.0 / 1.98e9,
+            // FP32 and integer ALU dependent-issue latency on Volta and later (Jia et al.,
+            // "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018).
+            dependent_issue_cycles: 4.0,
+            // bar.sync with every warp arrived: about 20 cycles (same source, for Volta).
+            barrier_cycles: 20.0,
+            // One atomic per L2 cycle on one address: the L2 slice owning it serialises them.
+            same_address_atomics_per_s: 1.98e9,
+            // An event-timed launch of an empty kernel: about 2-3 µs.
+            launch_overhead_s: 2.5e-6,
+            // CUDA C++ Programming Guide, compute capability 9.0 limits.
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            registers_per_sm: 65536,
+            register_allocation_unit: 256,
+            shared_bytes_per_sm: 228 * 1024,
+            shared_reserved_per_block: 1024,
+        }
+    }
+
+    /// NVIDIA H200 SXM 141 GB: the H100's chip with HBM3e.
+    pub fn h200() -> GpuModel {
+        GpuModel {
+            name: "H200",
+            // 4.8 TB/s peak HBM3e; `runner bench` measured the copy at 4153 GB/s on the device
+            // machine's H200 (scripts/gpu/results/bench.md).
+            dram_bytes_per_s: 4.15e12,
+            ..GpuModel::h100()
+        }
+    }
+
+    /// The model for a device named like `NVIDIA H200 (sm_90)`; the H100 for any other.
+    pub fn for_device(name: &str) -> GpuModel {
+        if name.contains("H200") {
+            GpuModel::h200()
+        } else {
+            GpuModel::h100()
+        }
+    }
+
+    /// How many blocks of this shape an SM holds at once, and what stops it holding more.
+    pub fn occupancy(&self, shape: &KernelShape) -> Occupancy {
+        let warps_per_block = shape.threads_per_block.div_ceil(32).max(1);
+        let by_threads = self.max_threads_per_sm / (warps_per_block * 32);
+        let shared = shape.shared_bytes_per_block + self.shared_reserved_per_block;
+        let by_shared = self.shared_bytes_per_sm / shared;
+        let unit = self.register_allocation_unit;
+        let per_warp = (shape.registers_per_thread * 32).div_ceil(unit) * unit;
+        let by_registers = self.registers_per_sm / (per_warp * warps_per_block).max(1);
+        let limits = [
+            (self.max_blocks_per_sm, OccupancyLimit::Blocks),
+            (by_threads, OccupancyLimit::Threads),
+            (by_shared, OccupancyLimit::SharedMemory),
+            (by_registers, OccupancyLimit::Registers),
+        ];
+        let (blocks_per_sm, limited_by) = limits
+            .into_iter()
+            .min_by_key(|(n, _)| *n)
+            .expect("four limits");
+        let blocks_per_sm = blocks_per_sm.max(1);
+        let resident = (shape.blocks.div_ceil(self.sms as u64)).min(blocks_per_sm as u64) as u32;
+        Occupancy {
+            blocks_per_sm,
+            limited_by,
+            warps_per_sm: resident.max(1) * warps_per_block,
+            waves: shape
+                .blocks
+                .div_ceil(self.sms as u64 * blocks_per_sm as u64)
+                .max(1),
+        }
+    }
+
+    /// The modelled time of a launch from what the simulator counted.
+    pub fn time(&self, figures: &Figures, traffic: &Traffic, shape: &KernelShape) -> ModelledTime {
+        let occupancy = self.occupancy(shape);
+        let blocks = shape.blocks.max(1) as f64;
+        // The busiest SM's share of the per-block work.
+        let busiest = shape.blocks.div_ceil(self.sms as u64) as f64 / blocks;
+        let clock = self.clock_hz;
+        let sector = 32.0;
+
+        // DRAM: every sector once; where the footprint overflows L2, the re-reads that L2 can
+        // no longer hold go to DRAM too.
+        let footprint = sector * (traffic.dram_read_sectors + traffic.dram_write_sectors) as f64;
+        let rereads = traffic
+            .l2_load_sectors
+            .saturating_sub(traffic.dram_read_sectors) as f64;
+        let overflow = (1.0 - self.l2_capacity_bytes / footprint.max(1.0)).max(0.0);
+        let dram_bytes = footprint + sector * rereads * overflow;
+        let dram = dram_bytes / self.dram_bytes_per_s;
+
+        let l2_sectors = traffic.l2_load_sectors
+            + figures.global_store_sectors
+            + 2 * figures.global_atomic_sectors;
+        let l2 = sector * l2_sectors as f64 / self.l2_bytes_per_s;
+        let l1 = traffic.global_lines as f64 * busiest / clock;
+        let wavefronts = figures.shared_load_wavefronts
+            + figures.shared_store_wavefronts
+            + 2 * figures.shared_atomic_requests;
+        let shared = wavefronts as f64 * busiest / clock;
+        let issue = traffic.issue_cycles * busiest / self.smsps_per_sm as f64 / clock;
+        let atomics = traffic.hottest_atomic_requests as f64 / self.same_address_atomics_per_s;
+
+        // One warp's chain, for each wave of resident blocks. A batch of loads waits for its
+        // data; a warp keeps its stores' place in the memory system until they are written
+        // (measured: a store-only kernel runs at about one store round trip per wave).
+        let warps = blocks * shape.threads_per_block.div_ceil(32) as f64;
+        let loads = figures.global_load_sectors.max(1) as f64;
+        let from_dram = (traffic.dram_read_sectors as f64 / loads).min(1.0);
+        let from_l2 = ((traffic.l2_load_sectors as f64 / loads).min(1.0) - from_dram).max(0.0);
+        let load_latency = from_dram * self.dram_latency_s
+            + from_l2 * self.l2_latency_s
+            + (1.0 - from_dram - from_l2).max(0.0) * self.l1_latency_s;
+        let stores = figures.global_store_sectors.max(1) as f64;
+        let stores_to_dram = (traffic.dram_write_sectors as f64 / stores).min(1.0);
+        let store_latency =
+            stores_to_dram * self.dram_latency_s + (1.0 - stores_to_dram) * self.l2_latency_s;
+        let load_trips =
+            figures.global_load_requests as f64 / warps / shape.loads_in_flight.max(1.0);
+        let store_trips = (figures.global_store_requests + figures.global_atomic_requests) as f64
+            / warps
+            / shape.stores_in_flight.max(1.0);
+        let instructions = traffic.warp_instructions as f64 / warps;
+        let barriers = traffic.barriers as f64 / blocks;
+        let chain = load_trips * load_latency
+            + store_trips * store_latency
+            + instructions * self.dependent_issue_cycles / clock
+            + barriers * self.barrier_cycles / clock;
+        let latency = chain * occupancy.waves as f64;
+
+        let per_resource = ResourceTimes {
+            dram_us: dram * 1e6,
+            l2_us: l2 * 1e6,
+            l1_us: l1 * 1e6,
+            shared_memory_us: shared * 1e6,
+            issue_us: issue * 1e6,
+            atomics_us: atomics * 1e6,
+            latency_us: latency * 1e6,
+            launch_us: self.launch_overhead_s * 1e6,
+        };
+        let (bound_by, slowest) = per_resource.slowest();
+        ModelledTime {
+            gpu: self.name.to_string(),
+            microseconds: per_resource.launch_us + slowest,
+            bound_by,
+            per_resource,
+            dram_bytes,
+            dram_bytes_per_s: self.dram_bytes_per_s,
+            occupancy,
+            loads_in_flight: shape.loads_in_flight,
+        }
+    }
+}
+
+/// What the model needs to know of a launch besides its counts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelShape {
+    pub blocks: u64,
+    pub threads_per_block: u32,
+    /// Static plus dynamic shared memory.
+    pub shared_bytes_per_block: u32,
+    /// Estimated from the PTX (live values at once), since NVRTC's virtual registers overstate.
+    pub registers_per_thread: u32,
+    /// Global loads a warp has in flight before it needs the first (from the PTX).
+    pub loads_in_flight: f64,
+    /// Global stores a warp issues together (from the PTX).
+    pub stores_in_flight: f64,
+}
+
+/// Per-launch counts beyond the per-line figures, for the time model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Traffic {
+    /// Distinct 32-byte sectors read (loads and atomics) in the launch: DRAM reads when L2 holds
+    /// the launch's data (50 MB on an H100).
+    pub dram_read_sectors: u64,
+    /// Distinct sectors written (stores and atomics): DRAM writes.
+    pub dram_write_sectors: u64,
+    /// Sum over blocks of the distinct sectors each block loaded: L2 reads when L1 holds a
+    /// block's reuse.
+    pub l2_load_sectors: u64,
+    /// Sum over global requests of the distinct 128-byte lines each touched.
+    pub global_lines: u64,
+    /// Block-wide barriers completed, summed over blocks.
+    pub barriers: u64,
+    /// Warp atomic requests to the one global address they hit most.
+    pub hottest_atomic_requests: u64,
+    pub warp_instructions: u64,
+    /// SMSP cycles of the instructions executed, summed over warps (`issue`).
+    pub issue_cycles: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OccupancyLimit {
+    #[default]
+    Blocks,
+    Threads,
+    SharedMemory,
+    Registers,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    /// Blocks an SM can hold at once.
+    pub blocks_per_sm: u32,
+    pub limited_by: OccupancyLimit,
+    /// Warps resident on a busy SM in the first wave.
+    pub warps_per_sm: u32,
+    /// ceil(blocks / (SMs x blocks per SM)).
+    pub waves: u64,
+}
+
+/// The resource that bounds a kernel's modelled time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resource {
+    Dram,
+    L2,
+    L1,
+    SharedMemory,
+    Issue,
+    Atomics,
+    Latency,
+    #[default]
+    Launch,
+}
+
+impl std::fmt::Display for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Resource::Dram => "DRAM",
+            Resource::L2 => "L2",
+            Resource::L1 => "L1",
+            Resource::SharedMemory => "shared memory",
+            Resource::Issue => "instruction issue",
+            Resource::Atomics => "atomics",
+            Resource::Latency => "latency",
+            Resource::Launch => "launch overhead",
+        })
+    }
+}
+
+/// Each resource's time alone, in microseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceTimes {
+    pub dram_us: f64,
+    pub l2_us: f64,
+    pub l1_us: f64,
+    pub shared_memory_us: f64,
+    pub issue_us: f64,
+    pub atomics_us: f64,
+    pub latency_us: f64,
+    pub launch_us: f64,
+}
+
+impl ResourceTimes {
+    pub fn get(&self, r: Resource) -> f64 {
+        match r {
+            Resource::Dram => self.dram_us,
+            Resource::L2 => self.l2_us,
+            Resource::L1 => self.l1_us,
+            Resource::SharedMemory => self.shared_memory_us,
+            Resource::Issue => self.issue_us,
+            Resource::Atomics => self.atomics_us,
+            Resource::Latency => self.latency_us,
+            Resource::Launch => self.launch_us,
+        }
+    }
+
+    /// The slowest resource besides the launch, and its time; the launch where it is longer.
+    fn slowest(&self) -> (Resource, f64) {
+        use Resource::*;
+        let (r, t) = [Dram, L2, L1, SharedMemory, Issue, Atomics, Latency]
+            .into_iter()
+            .map(|r| (r, self.get(r)))
+            .fold((Launch, 0.0), |best, x| if x.1 > best.1 { x } else { best });
+        if t < self.launch_us {
+            (Launch, t)
+        } else {
+            (r, t)
+        }
+    }
+}
+
+/// A launch's modelled time on a reference GPU.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelledTime {
+    /// The GPU modelled.
+    pub gpu: String,
+    /// Launch overhead plus the slowest resource's time.
+    pub microseconds: f64,
+    pub bound_by: Resource,
+    pub per_resource: ResourceTimes,
+    pub dram_bytes: f64,
+    pub dram_bytes_per_s: f64,
+    pub occupancy: Occupancy,
+    pub loads_in_flight: f64,
+}
+
+impl ModelledTime {
+    /// One line: what bounds the kernel and why, e.g. "bound by DRAM: 2.1 MB unique traffic at
+    /// 3.0 TB/s".
+    pub fn explain(&self) -> String {
+        let o = &self.occupancy;
+        let why = match self.bound_by {
+            Resource::Dram => format!(
+                "{} unique traffic at {:.1} TB/s",
+                bytes(self.dram_bytes),
+                self.dram_bytes_per_s / 1e12
+            ),
+            Resource::L2 => "the sectors each block loads, and every store, through L2".into(),
+            Resource::L1 => "128-byte lines per request through L1 (uncoalesced accesses)".into(),
+            Resource::SharedMemory => "shared-memory wavefronts (bank conflicts count)".into(),
+            Resource::Issue => "warp instructions, one per cycle per SM sub-partition".into(),
+            Resource::Atomics => "atomics on one address, which L2 serialises".into(),
+            Resource::Latency => format!(
+                "{} warps per SM with {:.1} loads in flight each cannot hide memory latency ({} wave{})",
+                o.warps_per_sm,
+                self.loads_in_flight,
+                o.waves,
+                if o.waves == 1 { "" } else { "s" }
+            ),
+            Resource::Launch => "the kernel does too little to outlast its launch".into(),
+        };
+        format!(
+            "{:.1} µs on {}, bound by {}: {why}",
+            self.microseconds, self.gpu, self.bound_by
+        )
+    }
+}
+
+fn bytes(b: f64) -> String {
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} kB", b / 1e3)
+    }
+}
+
+impl LaunchReport {
+    /// This launch's modelled time on another GPU (`modelled` holds the H100's).
+    pub fn modelled_on(&self, gpu: &GpuModel) -> ModelledTime {
+        gpu.time(&self.figures, &self.traffic, &self.shape)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector_add(n: u64) -> (Figures, Traffic, KernelShape) {
+        let requests = n / 32;
+        let figures = Figures {
+            global_load_requests: 2 * requests,
+            global_load_sectors: 8 * requests,
+            global_store_requests: requests,
+            global_store_sectors: 4 * requests,
+            ..Default::default()
+        };
+        let traffic = Traffic {
+            dram_read_sectors: 8 * requests,
+            dram_write_sectors: 4 * requests,
+            l2_load_sectors: 8 * requests,
+            global_lines: 3 * requests,
+            warp_instructions: 15 * requests,
+            issue_cycles: 20.0 * requests as f64,
+            ..Default::default()
+        };
+        let shape = KernelShape {
+            blocks: n / 256,
+            threads_per_block: 256,
+            shared_bytes_per_block: 0,
+            registers_per_thread: 16,
+            loads_in_flight: 2.0,
+            stores_in_flight: 1.0,
+        };
+        (figures, traffic, shape)
+    }
+
+    #[test]
+    fn a_large_vector_add_is_bound_by_dram_at_the_copy_bandwidth() {
+        let (f, t, s) = vector_add(1 << 26);
+        let m = GpuModel::h100().time(&f, &t, &s);
+        assert_eq!(m.bound_by, Resource::Dram, "{m:?}");
+        let expected = 12.0 * (1 << 26) as f64 / 2.95e12 * 1e6;
+        assert!((m.per_resource.dram_us - expected).abs() < 0.01 * expected);
+        assert!(
+            m.explain()
+                .contains("bound by DRAM: 805.3 MB unique traffic at 3.0 TB/s"),
+            "{}",
+            m.explain()
+        );
+        let h200 = GpuModel::h200().time(&f, &t, &s);
+        assert!(h200.microseconds < m.microseconds);
+    }
+
+    #[test]
+    fn a_tiny_launch_is_bound_by_its_overhead() {
+        let (f, t, s) = vector_add(1024);
+        assert_eq!(GpuModel::h100().time(&f, &t, &s).bound_by, Resource::Launch);
+    }
+
+    #[test]
+    fn few_warps_per_sm_leave_memory_latency_exposed() {
+        let (f, t, mut s) = vector_add(1 << 23);
+        // The same work done by 132 blocks of 32 threads, each looping.
+        s.blocks = 132;
+        s.threads_per_block = 32;
+        let m = GpuModel::h100().time(&f, &t, &s);
+        assert_eq!(m.bound_by, Resource::Latency, "{m:?}");
+        assert_eq!(m.occupancy.warps_per_sm, 1);
+    }
+
+    #[test]
+    fn occupancy_is_limited_by_shared_memory_and_registers() {
+        let gpu = GpuModel::h100();
+        let mut s = KernelShape {
+            blocks: 10_000,
+            threads_per_block: 256,
+            shared_bytes_per_block: 48 * 1024,
+            registers_per_thread: 32,
+            loads_in_flight: 1.0,
+            stores_in_flight: 1.0,
+        };
+        let o = gpu.occupancy(&s);
+        assert_eq!(
+            (o.blocks_per_sm, o.limited_by),
+            (4, OccupancyLimit::SharedMemory)
+        );
+        s.shared_bytes_per_block = 0;
+        s.registers_per_thread = 128;
+        let o = gpu.occupancy(&s);
+        assert_eq!(
+            (o.blocks_per_sm, o.limited_by),
+            (2, OccupancyLimit::Registers)
+        );
+        s.registers_per_thread = 32;
+        assert_eq!(gpu.occupancy(&s).limited_by, OccupancyLimit::Threads);
+    }
+}
