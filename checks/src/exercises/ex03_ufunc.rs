@@ -74,7 +74,15 @@ fn diagnose(ev: &Evidence) -> Option<String> {
         // 1 / (1 + (int)e^(-x)): 1 where e^(-x) < 1, 0 where it is 1 or more.
         x[i].abs() < 1e-3 || ev.actual.f64_at(i) == if x[i] > 0.0 { 1.0 } else { 0.0 }
     });
-    if whole && fractions && as_integers {
+    let all_zero = (0..ev.len()).all(|i| ev.actual.f64_at(i) == 0.0);
+    if whole && fractions && as_integers && all_zero {
+        causes.push(
+            "y is 0 for every x: either y is never set, or an integer division made it 0 \
+             (1 / (1 + an int) is 0 or 1); write the constants as floats, 1.0f, and keep e^(-x) \
+             a float"
+                .to_string(),
+        );
+    } else if whole && fractions && as_integers {
         causes.push(
             "y is only ever 0 or 1: an integer division (1 / (1 + an int) is 0 or 1); write the \
              constants as floats, 1.0f, and keep e^(-x) a float"
@@ -141,8 +149,9 @@ mod diagnosis_tests {
         let case = case_of(1000);
         assert_eq!(cause(&case, |x| 1.0 / (1.0 + (-2.0 * x).exp())), "");
         assert_eq!(cause(&case, |x| x), "");
-        // Nothing written at all: not an integer division.
-        let zeros = cause(&case, |_| 0.0);
-        assert!(!zeros.contains("integer"), "{zeros}");
+        // 0 for one negative x: y never set is as likely as an integer division.
+        let zeros = cause(&case_of(1), |_| 0.0);
+        assert!(zeros.contains("never set"), "{zeros}");
+        assert_eq!(cause(&case, |_| 0.0), "");
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{size_label, timing_elements};
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;
@@ -29,6 +30,57 @@ fn case(name: String, values: Vec<i32>, threshold: i32) -> Case {
             )]
         })
         .bytes_moved(4 * n as u64 + 4)
+        .diagnose(diagnose)
+}
+
+/// Reads the wrong count against what each usual mistake counts: increments lost in a warp
+/// (the counter read by all its threads at once), every block counting the first block's
+/// values, values equal to the threshold counted.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let values = ev.case.i32s("values");
+    let threshold = match ev.case.scalar_value("threshold") {
+        Scalar::I32(t) => t,
+        _ => return None,
+    };
+    let actual = ev.actual.f64_at(0) as i64;
+    let expected = ev.expected.f64_at(0) as i64;
+    let launch = &ev.case.launch;
+    let (blocks, threads) = (launch.grid[0] as usize, launch.block[0] as usize);
+
+    let with_equal = values.iter().filter(|&&v| v >= threshold).count() as i64;
+    if actual == with_equal && with_equal != expected {
+        return Some(format!(
+            "the count includes the values equal to the threshold ({} of them): the task \
+             counts values above it, `>`, not `>=`",
+            with_equal - expected
+        ));
+    }
+    let first_block = count_above(&values[..threads.min(values.len())], threshold) as i64;
+    if blocks > 1 && actual == blocks as i64 * first_block {
+        return Some(format!(
+            "the count is {blocks} times the count of the first {threads} values, once per \
+             block: the index is threadIdx.x alone; add blockIdx.x * blockDim.x"
+        ));
+    }
+    let warps_above = values
+        .chunks(32)
+        .filter(|warp| warp.iter().any(|&v| v > threshold))
+        .count() as i64;
+    if actual == warps_above && actual < expected && threads % 32 == 0 {
+        return Some(format!(
+            "the count is {actual}, one per warp that met a value above the threshold, not one \
+             per value ({expected}): the 32 threads of a warp read the same old count and each \
+             writes back that count + 1, so the increments are lost; add with atomicAdd(count, 1)"
+        ));
+    }
+    if 0 < actual && actual < expected {
+        return Some(format!(
+            "the count is {actual} of {expected}: increments were lost, as when threads add to \
+             the counter at the same time without an atomic (*count += 1 is a read, an addition \
+             and a write); use atomicAdd(count, 1)"
+        ));
+    }
+    None
 }
 
 fn random_values(rng: &mut Rng, n: usize) -> Vec<i32> {
@@ -71,6 +123,48 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
+
+    fn cause(case: &Case, count: i32) -> String {
+        likely_cause_of(case, "count", HostData::I32(vec![count])).unwrap_or_default()
+    }
+
+    #[test]
+    fn lost_increments_are_named_by_warp_when_they_match_the_warps() {
+        let cases = cases(&CaseOptions::default());
+        let all_above = &cases[1];
+        let lost = cause(all_above, 4096 / 32);
+        assert!(
+            lost.contains("one per warp") && lost.contains("atomicAdd"),
+            "{lost}"
+        );
+        let fewer = cause(all_above, 1000);
+        assert!(
+            fewer.contains("1000 of 4096") && fewer.contains("atomicAdd"),
+            "{fewer}"
+        );
+        // More than expected is not a lost increment.
+        assert!(!cause(all_above, 5000).contains("atomicAdd"));
+    }
+
+    #[test]
+    fn every_block_counting_the_first_block_and_the_equal_values_are_named() {
+        let cases = cases(&CaseOptions::default());
+        let case = cases
+            .iter()
+            .find(|c| c.name.starts_with("n = 1000 ("))
+            .unwrap();
+        let values = case.i32s("values");
+        let threshold = match case.scalar_value("threshold") {
+            Scalar::I32(t) => t,
+            _ => unreachable!(),
+        };
+        let per_block = count_above(&values[..256], threshold);
+        let by_block = cause(case, 4 * per_block);
+        assert!(by_block.contains("threadIdx.x alone"), "{by_block}");
+        let equal = values.iter().filter(|&&v| v >= threshold).count() as i32;
+        assert!(cause(case, equal).contains(">="), "{}", cause(case, equal));
+    }
 
     #[test]
     fn counts_only_values_strictly_above() {

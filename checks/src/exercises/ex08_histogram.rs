@@ -3,6 +3,7 @@
 //! mix like text, beside uniformly random bytes.
 
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::Evidence;
 use crate::random::Rng;
 
 pub const BINS: usize = 256;
@@ -44,6 +45,61 @@ fn case(name: String, data: Vec<u8>, launch: Launch) -> Case {
         })
         .bytes_moved(n as u64 + 4 * BINS as u64)
         .for_timing(n == TIMING_BYTES)
+        .diagnose(diagnose)
+        .inputs_of(|_, _, bin| Some(format!("the bin of byte value {bin}")))
+}
+
+/// Reads the wrong bins against what each usual mistake counts: every block counting all the
+/// data, or the same bytes; one byte per thread with no loop; increments lost.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let HostData::U8(data) = ev.case.buffer("data") else {
+        return None;
+    };
+    let launch = &ev.case.launch;
+    let (blocks, threads) = (launch.grid[0] as usize, launch.block[0] as usize);
+    let grid_threads = blocks * threads;
+    let actual = |bin: usize| ev.actual.f64_at(bin) as u64;
+    let is = |bins: &[u32], times: u64| (0..BINS).all(|b| actual(b) == times * bins[b] as u64);
+
+    let expected = histogram(data);
+    if blocks > 1 && is(&expected, blocks as u64) {
+        return Some(format!(
+            "every bin holds {blocks} times its count, once per block: every block went over \
+             all the data (a loop that starts at threadIdx.x and steps by blockDim.x); start at \
+             blockIdx.x * blockDim.x + threadIdx.x and step by gridDim.x * blockDim.x"
+        ));
+    }
+    let first_threads: Vec<u8> = data
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % grid_threads < threads)
+        .map(|(_, &b)| b)
+        .collect();
+    if blocks > 1 && is(&histogram(&first_threads), blocks as u64) {
+        return Some(format!(
+            "the bins count the same bytes {blocks} times, once per block, and others not at \
+             all: the loop starts at threadIdx.x alone; start at blockIdx.x * blockDim.x + \
+             threadIdx.x"
+        ));
+    }
+    if data.len() > grid_threads && is(&histogram(&data[..grid_threads]), 1) {
+        return Some(format!(
+            "only the first {grid_threads} bytes were counted, one per thread: the grid has \
+             {grid_threads} threads for {} bytes; loop over the data with a grid-stride loop",
+            data.len()
+        ));
+    }
+    let counted: u64 = (0..BINS).map(actual).sum();
+    if counted < data.len() as u64 && (0..BINS).all(|b| actual(b) <= expected[b] as u64) {
+        return Some(format!(
+            "{} of the {} bytes were not counted: increments were lost, as when threads add to \
+             the same bin at once without an atomic (bins[v] += 1 is a read, an addition and a \
+             write); use atomicAdd",
+            data.len() as u64 - counted,
+            data.len()
+        ));
+    }
+    None
 }
 
 fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
@@ -106,6 +162,49 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
+
+    fn cause(case: &Case, bins: Vec<u32>) -> String {
+        likely_cause_of(case, "bins", HostData::U32(bins)).unwrap_or_default()
+    }
+
+    fn data(case: &Case) -> &[u8] {
+        match case.buffer("data") {
+            HostData::U8(d) => d,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn every_block_counting_everything_is_named_with_the_factor() {
+        for case in cases(&CaseOptions::default()) {
+            let times8 = histogram(data(&case)).iter().map(|c| 8 * c).collect();
+            let said = cause(&case, times8);
+            assert!(said.contains("8 times its count, once per block"), "{said}");
+            let times7 = histogram(data(&case)).iter().map(|c| 7 * c).collect();
+            assert!(!cause(&case, times7).contains("once per block"));
+        }
+    }
+
+    #[test]
+    fn no_loop_and_lost_increments_are_named() {
+        let case = cases(&CaseOptions::default()).remove(5);
+        let d = data(&case);
+        let said = cause(&case, histogram(&d[..2048]));
+        assert!(said.contains("first 2048 bytes"), "{said}");
+        let mut lost = histogram(d);
+        lost[3] -= 2;
+        lost[9] -= 1;
+        let said = cause(&case, lost);
+        assert!(
+            said.contains("3 of the") && said.contains("atomicAdd"),
+            "{said}"
+        );
+        let mut moved = histogram(d);
+        moved[3] -= 2;
+        moved[9] += 1;
+        assert_eq!(cause(&case, moved), "");
+    }
 
     #[test]
     fn every_byte_lands_in_its_own_bin() {

@@ -7,6 +7,7 @@
 //! standard deviations of pi, per-thread counts spread like a binomial, distinct streams).
 
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;
@@ -101,6 +102,60 @@ fn case(label: &str, threads: usize, samples: u32, seed: u64, timing: bool) -> C
         .reference(reference)
         .bytes_moved(4 * threads as u64 + 4)
         .for_timing(timing)
+        .diagnose(diagnose)
+}
+
+/// Reads the wrong hit counts against what each usual seeding mistake gives (the same stream
+/// for every thread, streams repeating per block, the generator restarted for every sample),
+/// and a wrong total against the lost additions of a non-atomic sum.
+fn diagnose(ev: &Evidence) -> Option<String> {
+    let (Scalar::U64(seed), Scalar::I32(samples)) = (
+        ev.case.scalar_value("seed"),
+        ev.case.scalar_value("samples_per_thread"),
+    ) else {
+        return None;
+    };
+    let samples = samples.max(0) as u32;
+    let actual = |t: usize| ev.actual.f64_at(t) as u64;
+    let expected = |t: usize| ev.expected.f64_at(t) as u64;
+    let threads = ev.len();
+    if ev.buffer == "total_hits" {
+        return (actual(0) < expected(0)).then(|| {
+            format!(
+                "total_hits is {} where the threads' hits add up to {}: additions were lost, as \
+                 when threads add to it at the same time without an atomic (*total_hits += \
+                 count is a read, an addition and a write); use atomicAdd(total_hits, count)",
+                actual(0),
+                expected(0)
+            )
+        });
+    }
+    let all = |f: &dyn Fn(usize) -> u64| (0..threads).all(|t| actual(t) == f(t));
+    let differ = (1..threads).any(|t| expected(t) != expected(0));
+    let first = thread_hits(seed, 0, samples) as u64;
+    if threads > 1 && differ && all(&|_| first) {
+        return Some(format!(
+            "every thread counted {first} hits, as thread 0 does: every thread drew the same \
+             numbers, from one stream; start each thread's generator on its own stream, \
+             pcg32_init(seed, t) with t the thread's global index"
+        ));
+    }
+    let block = ev.case.launch.block[0] as usize;
+    if threads > block && all(&|t| expected(t % block)) {
+        return Some(format!(
+            "the hit counts repeat every {block} threads: each block's threads drew the same \
+             numbers as block 0's; the stream must be the global index \
+             (blockIdx.x * blockDim.x + threadIdx.x), not threadIdx.x"
+        ));
+    }
+    if samples > 1 && all(&|t| samples as u64 * thread_hits(seed, t as u64, 1) as u64) {
+        return Some(format!(
+            "every thread counted either 0 or all {samples} of its samples: each sample drew the \
+             same point, because the generator was started again for every sample; start it \
+             once, before the loop"
+        ));
+    }
+    None
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {
@@ -124,7 +179,51 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
     use std::f64::consts::PI;
+
+    fn seed_and_samples(case: &Case) -> (u64, u32) {
+        match (
+            case.scalar_value("seed"),
+            case.scalar_value("samples_per_thread"),
+        ) {
+            (Scalar::U64(seed), Scalar::I32(samples)) => (seed, samples as u32),
+            _ => unreachable!(),
+        }
+    }
+
+    fn cause(case: &Case, hits: impl Fn(u64, u64, u32) -> u32) -> String {
+        let (seed, samples) = seed_and_samples(case);
+        let threads = case
+            .launch
+            .total_threads()
+            .min(case.buffer("hits").len() as u64);
+        let hits = (0..threads).map(|t| hits(seed, t, samples)).collect();
+        likely_cause_of(case, "hits", HostData::U32(hits)).unwrap_or_default()
+    }
+
+    #[test]
+    fn each_seeding_mistake_is_named_and_only_it() {
+        for case in &cases(&CaseOptions::default())[1..] {
+            let same = cause(case, |seed, _, samples| thread_hits(seed, 0, samples));
+            assert!(same.contains("the same numbers, from one stream"), "{same}");
+            let per_block = cause(case, |seed, t, samples| thread_hits(seed, t % 256, samples));
+            assert!(per_block.contains("repeat every 256"), "{per_block}");
+            if seed_and_samples(case).1 > 1 {
+                let restarted = cause(case, |seed, t, samples| samples * thread_hits(seed, t, 1));
+                assert!(restarted.contains("started again"), "{restarted}");
+            }
+            let other = cause(case, |seed, t, samples| thread_hits(seed + 1, t, samples));
+            assert_eq!(other, "", "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn a_total_short_of_the_hits_is_named() {
+        let case = &cases(&CaseOptions::default())[2];
+        let cause = likely_cause_of(case, "total_hits", HostData::U32(vec![28])).unwrap();
+        assert!(cause.contains("atomicAdd"), "{cause}");
+    }
 
     #[test]
     fn generator_is_pcg32_as_published() {

@@ -4,6 +4,7 @@
 
 use super::timing_elements;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
+use crate::compare::{rows_and_columns_swapped, Evidence};
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [32, 8];
@@ -61,6 +62,30 @@ fn matrix_case(rows: usize, cols: usize, name: String, rng: &mut Rng) -> Case {
             vec![("c".into(), HostData::F32(c))]
         })
         .bytes_moved(12 * n as u64)
+        .shape_2d("c", rows, cols)
+        .diagnose(swapped_rows_and_columns)
+        .inputs_of(|case, _, i| {
+            Some(format!(
+                "a = {}, b = {}",
+                case.f32s("a")[i],
+                case.f32s("b")[i]
+            ))
+        })
+}
+
+/// Row and column swapped in a kernel whose grid runs x over the columns and y over the rows,
+/// read from which elements it never reached. Exercises 11 and 12 launch the same way.
+pub(crate) fn swapped_rows_and_columns(ev: &Evidence) -> Option<String> {
+    rows_and_columns_swapped(ev).then(|| {
+        let launch = &ev.case.launch;
+        format!(
+            "row and column are swapped: the elements never written are those whose row is at \
+             least the {} threads the grid has in x, or whose column is at least the {} it has \
+             in y; the column comes from x (blockIdx.x * blockDim.x + threadIdx.x), the row from y",
+            launch.grid[0] * launch.block[0],
+            launch.grid[1] * launch.block[1]
+        )
+    })
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {
@@ -90,6 +115,60 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
+
+    /// What a kernel with row from x and column from y writes: the right sums where it reaches.
+    fn swapped_output(case: &Case, rows: usize, cols: usize) -> HostData {
+        let (a, b) = (case.f32s("a"), case.f32s("b"));
+        let launch = case.launch;
+        let mut c = HostData::F32(vec![0.0; rows * cols]).poisoned();
+        if let HostData::F32(c) = &mut c {
+            for row in 0..rows.min((launch.grid[0] * launch.block[0]) as usize) {
+                for col in 0..cols.min((launch.grid[1] * launch.block[1]) as usize) {
+                    c[row * cols + col] = a[row * cols + col] + b[row * cols + col];
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn swapped_row_and_column_are_named_and_wrong_elements_shown_at_row_and_col() {
+        for case in cases(&CaseOptions::default()) {
+            let (rows, cols) = match (case.scalar_value("rows"), case.scalar_value("cols")) {
+                (Scalar::I32(r), Scalar::I32(c)) => (r as usize, c as usize),
+                _ => unreachable!(),
+            };
+            let c = swapped_output(&case, rows, cols);
+            let expected = &case.expected()[0].1;
+            if crate::compare::compare("c", expected, &c, Default::default(), &case.launch).is_ok()
+            {
+                continue;
+            }
+            let cause = likely_cause_of(&case, "c", c.clone()).unwrap_or_default();
+            assert!(
+                cause.contains("row and column are swapped"),
+                "{}: {cause}",
+                case.name
+            );
+            let m = crate::compare::compare_case(&case, "c", expected, &c, Default::default())
+                .unwrap_err();
+            let first = &m.first_wrong[0];
+            assert_eq!(first.at, Some([first.index / cols, first.index % cols]));
+        }
+    }
+
+    #[test]
+    fn an_unwritten_bottom_is_not_taken_for_a_swap() {
+        let case = cases(&CaseOptions::default()).remove(4);
+        let mut c = case.expected().remove(0).1;
+        if let HostData::F32(v) = &mut c {
+            let poison = f32::from_bits(crate::case::POISON_F32_BITS);
+            v[37 * 96..].fill(poison);
+        }
+        let cause = likely_cause_of(&case, "c", c).unwrap_or_default();
+        assert!(!cause.contains("swapped"), "{cause}");
+    }
 
     #[test]
     fn the_grid_covers_columns_in_x_and_rows_in_y() {

@@ -4,6 +4,7 @@
 
 use super::ex10_matrix_add::launch_2d;
 use crate::case::{Case, CaseOptions, HostData, Scalar};
+use crate::compare::{any_of, Evidence, Tolerance};
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [16, 16];
@@ -56,6 +57,73 @@ pub fn matmul_case(case: Case, [m, n, k]: [usize; 3], rng: &mut Rng) -> Case {
         .bytes_moved(4 * (m * k + k * n + m * n) as u64)
         .flops(2 * (m * n * k) as u64)
         .sgemm_shape(m, n, k)
+        .shape_2d("c", m, n)
+        .diagnose(move |ev| diagnose(ev, [m, n, k]))
+        .inputs_of(move |case, _, i| Some(dot_inputs(case, [m, n, k], i / n, i % n)))
+}
+
+/// The first values of the row of A and the column of B behind element (row, col) of C.
+fn dot_inputs(case: &Case, [_, n, k]: [usize; 3], row: usize, col: usize) -> String {
+    let (a, b) = (case.f32s("a"), case.f32s("b"));
+    let show = |values: Vec<f32>| {
+        let more = if values.len() > 3 { ", ..." } else { "" };
+        let first: Vec<String> = values.iter().take(3).map(|v| v.to_string()).collect();
+        format!("{}{more}", first.join(", "))
+    };
+    format!(
+        "row {row} of a: {}; column {col} of b: {}",
+        show((0..k).map(|i| a[row * k + i]).collect()),
+        show((0..k).map(|i| b[i * n + col]).collect())
+    )
+}
+
+/// C computed with A or B read the wrong way, the sum accumulated in C itself (which starts as
+/// garbage), or row and column swapped.
+fn diagnose(ev: &Evidence, [m, n, k]: [usize; 3]) -> Option<String> {
+    if let Some(cause) = super::ex10_matrix_add::swapped_rows_and_columns(ev) {
+        return Some(cause);
+    }
+    let all_nan = (0..ev.len()).all(|i| {
+        ev.actual.f64_at(i).is_nan() && !ev.never_written(i) && ev.expected.f64_at(i).is_finite()
+    });
+    if all_nan {
+        return Some(
+            "every element of c is NaN: the sum was accumulated in c itself (c[...] += ...), \
+             which holds garbage until the kernel writes it; sum in a local variable that starts \
+             at 0.0f, and write c once"
+                .into(),
+        );
+    }
+    let (a, b) = (ev.case.f32s("a"), ev.case.f32s("b"));
+    let fits = Tolerance {
+        abs: 1e-4,
+        rel: 1e-3,
+    };
+    let product = |a_at: &dyn Fn(usize, usize) -> f32, b_at: &dyn Fn(usize, usize) -> f32| {
+        ev.every_element_is(
+            |e| {
+                let (row, col) = (e / n, e % n);
+                (0..k)
+                    .map(|i| a_at(row, i) as f64 * b_at(i, col) as f64)
+                    .sum()
+            },
+            fits,
+        )
+    };
+    let a_right = |row: usize, i: usize| a[row * k + i];
+    let b_right = |i: usize, col: usize| b[i * n + col];
+    let mut causes = Vec::new();
+    if product(&|row, i| a[i * m + row], &b_right) {
+        causes.push(
+            "A was read column by column, a[i * m + row]: row `row` of A is a[row * k + i]".into(),
+        );
+    }
+    if product(&a_right, &|i, col| b[col * k + i]) {
+        causes.push(
+            "B was read row by row, b[col * k + i]: column `col` of B is b[i * n + col]".into(),
+        );
+    }
+    any_of(causes)
 }
 
 pub fn cases(options: &CaseOptions) -> Vec<Case> {
@@ -82,6 +150,84 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
+
+    fn shape(case: &Case) -> [usize; 3] {
+        match (
+            case.scalar_value("m"),
+            case.scalar_value("n"),
+            case.scalar_value("k"),
+        ) {
+            (Scalar::I32(m), Scalar::I32(n), Scalar::I32(k)) => {
+                [m as usize, n as usize, k as usize]
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn cause_of(
+        case: &Case,
+        a_at: impl Fn(usize, usize) -> usize,
+        b_at: impl Fn(usize, usize) -> usize,
+    ) -> String {
+        let [m, n, k] = shape(case);
+        let (a, b) = (case.f32s("a"), case.f32s("b"));
+        let c = (0..m * n)
+            .map(|e| {
+                let (row, col) = (e / n, e % n);
+                (0..k).map(|i| a[a_at(row, i)] * b[b_at(i, col)]).sum()
+            })
+            .collect();
+        likely_cause_of(case, "c", HostData::F32(c)).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_or_b_read_the_wrong_way_is_named_and_only_it() {
+        for case in cases(&CaseOptions::default())
+            .iter()
+            .filter(|c| c.name.contains("random") || c.name.contains("33 x"))
+        {
+            let [m, n, k] = shape(case);
+            let a_wrong = cause_of(case, |row, i| i * m + row, |i, col| i * n + col);
+            assert!(
+                a_wrong.contains("a[i * m + row]") && !a_wrong.contains("; or"),
+                "{a_wrong}"
+            );
+            let b_wrong = cause_of(case, |row, i| row * k + i, |i, col| col * k + i);
+            assert!(
+                b_wrong.contains("b[col * k + i]") && !b_wrong.contains("; or"),
+                "{b_wrong}"
+            );
+            let both = cause_of(case, |row, i| i * m + row, |i, col| col * k + i);
+            assert_eq!(both, "");
+        }
+    }
+
+    #[test]
+    fn nan_everywhere_is_named_as_a_sum_in_c() {
+        let case = cases(&CaseOptions::default()).remove(0);
+        let cause = likely_cause_of(&case, "c", HostData::F32(vec![f32::NAN])).unwrap();
+        assert!(cause.contains("local variable"), "{cause}");
+        let case = cases(&CaseOptions::default()).remove(3);
+        let [m, n, _] = shape(&case);
+        let mut c = case.expected().remove(0).1;
+        if let HostData::F32(v) = &mut c {
+            v[0] = f32::NAN;
+        }
+        assert!(likely_cause_of(&case, "c", c).is_none_or(|c| !c.contains("local")));
+        assert_eq!(m * n, case.buffer("c").len());
+    }
+
+    #[test]
+    fn wrong_elements_show_the_row_and_column_behind_them() {
+        let case = cases(&CaseOptions::default()).remove(3);
+        let text = dot_inputs(&case, shape(&case), 2, 5);
+        assert!(
+            text.starts_with("row 2 of a: ") && text.contains("; column 5 of b: "),
+            "{text}"
+        );
+        assert!(text.ends_with(", ..."), "{text}");
+    }
 
     #[test]
     fn reference_multiplies_rows_by_columns() {

@@ -7,6 +7,7 @@
 
 use super::ex10_matrix_add::launch_2d;
 use crate::case::{Case, CaseOptions, HostData, Scalar};
+use crate::compare::{any_of, Evidence};
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [32, 8];
@@ -153,6 +154,118 @@ fn case(name: String, frame: Frame) -> Case {
     .bytes_moved(4 * n as u64)
     .flops(FLOPS_PER_STEP * image(&frame).iter().map(|&steps| steps as u64).sum::<u64>())
     .for_timing(n >= TIMING_PIXELS)
+    .shape_2d("iterations", frame.height, frame.width)
+    .diagnose(move |ev| diagnose(ev, &frame))
+    .inputs_of(move |_, _, i| {
+        let (cx, cy) = frame.point(i / frame.width.max(1), i % frame.width.max(1));
+        Some(format!("c = ({cx}, {cy})"))
+    })
+}
+
+/// The escape loop's usual slips, one at a time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slip {
+    /// `steps <= max_iterations`: points of the set take one step too many.
+    CapInclusive,
+    /// zx overwritten before zy is computed from it.
+    NoTemporary,
+    /// |z|^2 compared with 2, as if it were |z|.
+    RadiusNotSquared,
+    /// The pixel's point at its corner, not its centre.
+    PixelCorner,
+}
+
+impl Slip {
+    const ALL: [Slip; 4] = [
+        Slip::CapInclusive,
+        Slip::NoTemporary,
+        Slip::RadiusNotSquared,
+        Slip::PixelCorner,
+    ];
+
+    fn cause(self, max_iterations: i32) -> String {
+        match self {
+            Slip::CapInclusive => format!(
+                "the points of the set took {} steps, one more than the cap: the loop runs while \
+                 steps <= max_iterations; stop at steps < max_iterations",
+                max_iterations + 1
+            ),
+            Slip::NoTemporary => {
+                "zy was computed from the new zx: the update overwrites zx first; \
+                 keep the new zx in a temporary until zy is done (both come from the old values)"
+                    .into()
+            }
+            Slip::RadiusNotSquared => "points escape too early: zx * zx + zy * zy is |z|^2, and \
+                 |z| > 2 means |z|^2 > 4; compare with 4.0, not 2.0"
+                .into(),
+            Slip::PixelCorner => "each pixel was computed at its corner: its point is the centre \
+                 of its square, x_min + (col + 0.5) * pixel_size (and the same for y)"
+                .into(),
+        }
+    }
+
+    /// The image a kernel with this slip computes.
+    fn image(self, frame: &Frame) -> Vec<i32> {
+        let mut pixels = Vec::with_capacity(frame.width * frame.height);
+        for row in 0..frame.height {
+            for col in 0..frame.width {
+                let (cx, cy) = if self == Slip::PixelCorner {
+                    (
+                        frame.x_min + col as f64 * frame.pixel_size,
+                        frame.y_min + row as f64 * frame.pixel_size,
+                    )
+                } else {
+                    frame.point(row, col)
+                };
+                pixels.push(self.escape_time(cx, cy, frame.max_iterations));
+            }
+        }
+        pixels
+    }
+
+    fn escape_time(self, cx: f64, cy: f64, max_iterations: i32) -> i32 {
+        let limit = if self == Slip::RadiusNotSquared {
+            2.0
+        } else {
+            4.0
+        };
+        let cap = max_iterations + i32::from(self == Slip::CapInclusive);
+        let (mut zx, mut zy) = (0.0f64, 0.0f64);
+        let mut steps = 0;
+        while steps < cap && zx * zx + zy * zy <= limit {
+            if self == Slip::NoTemporary {
+                zx = zx * zx - zy * zy + cx;
+                zy = 2.0 * zx * zy + cy;
+            } else {
+                let next_zx = zx * zx - zy * zy + cx;
+                zy = 2.0 * zx * zy + cy;
+                zx = next_zx;
+            }
+            steps += 1;
+        }
+        steps
+    }
+}
+
+/// Names the slip whose image the kernel's output is: all but a few pixels (near the edge of
+/// the set, where rounding decides) equal to it, and far more than equal the right image.
+fn diagnose(ev: &Evidence, frame: &Frame) -> Option<String> {
+    if let Some(cause) = super::ex10_matrix_add::swapped_rows_and_columns(ev) {
+        return Some(cause);
+    }
+    let n = ev.len();
+    let causes = Slip::ALL
+        .iter()
+        .filter(|slip| {
+            let image = slip.image(frame);
+            let differ = (0..n)
+                .filter(|&i| ev.never_written(i) || ev.actual.f64_at(i) != image[i] as f64)
+                .count();
+            differ <= n / 200 && differ * 10 < ev.wrong.len()
+        })
+        .map(|slip| slip.cause(frame.max_iterations))
+        .collect();
+    any_of(causes)
 }
 
 const TIMING_PIXELS: usize = 2048 * 1536;
@@ -221,6 +334,53 @@ pub fn cases(options: &CaseOptions) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::likely_cause_of;
+
+    #[test]
+    fn each_slip_is_named_and_only_it() {
+        let options = CaseOptions::default();
+        for ((name, frame), case) in frames(&options).into_iter().zip(cases(&options)) {
+            let right = image(&frame);
+            for slip in Slip::ALL {
+                let output = slip.image(&frame);
+                if output == right {
+                    continue;
+                }
+                let cause = likely_cause_of(&case, "iterations", HostData::I32(output));
+                let cause = cause.unwrap_or_default();
+                assert!(
+                    cause.contains(&slip.cause(frame.max_iterations)),
+                    "{name}: {slip:?}"
+                );
+                // A frame of one row or column may fit two slips; a picture fits one.
+                if frame.width > 1 && frame.height > 1 {
+                    assert!(!cause.contains("; or"), "{name}: {slip:?}: {cause}");
+                }
+            }
+            // Every pixel one step short: no slip of these.
+            let short: Vec<i32> = right.iter().map(|&s| (s - 1).max(0)).collect();
+            if short != right {
+                assert_eq!(
+                    likely_cause_of(&case, "iterations", HostData::I32(short)),
+                    None
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn swapped_x_and_y_are_named() {
+        let options = CaseOptions::default();
+        let (_, frame) = frames(&options).remove(1);
+        let case = cases(&options).remove(1);
+        let mut output = HostData::I32(image(&frame)).poisoned();
+        if let HostData::I32(v) = &mut output {
+            // The single row: only columns below the grid's 8 threads in y are reached.
+            v[..8].copy_from_slice(&image(&frame)[..8]);
+        }
+        let cause = likely_cause_of(&case, "iterations", output).unwrap();
+        assert!(cause.contains("row and column are swapped"), "{cause}");
+    }
 
     #[test]
     fn points_inside_stay_and_points_outside_escape() {
