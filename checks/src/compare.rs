@@ -526,8 +526,8 @@ pub enum Predicted {
     Value(f64),
     /// Nothing: the mistake never writes the element.
     Unwritten,
-    /// Whatever memory held, such as a slot of shared memory no thread wrote (the simulator
-    /// fills shared memory with NaN, so a NaN there counts as agreeing).
+    /// A value taken from whatever memory held, such as a slot of shared memory no thread
+    /// wrote (the simulator fills shared memory with NaN, so a NaN there counts as telling).
     Garbage,
 }
 
@@ -560,8 +560,8 @@ impl Evidence<'_> {
             let agrees = match predicted {
                 Predicted::Unwritten => unwritten,
                 Predicted::Garbage => {
-                    telling |= actual.is_nan();
-                    true
+                    telling |= !unwritten && actual.is_nan();
+                    !unwritten
                 }
                 Predicted::Value(v) if integer => !unwritten && actual == v,
                 Predicted::Value(v) => {

@@ -136,9 +136,17 @@ fn diagnose(ev: &Evidence) -> Option<String> {
     let row_max = |i: usize| row_of(i).iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
     let actual = |i: usize| element_f64(ev.actual, i);
     let broken = |i: usize| {
-        !actual(i).is_finite() || (actual(i) == 0.0 && element_f64(ev.expected, i) > 0.0)
+        !ev.never_written(i)
+            && (!actual(i).is_finite() || (actual(i) == 0.0 && element_f64(ev.expected, i) > 0.0))
     };
-    if broken(first) && !ev.never_written(first) {
+    // The wrong elements of the first wrong row.
+    let row: Vec<usize> = ev
+        .wrong
+        .iter()
+        .copied()
+        .take_while(|&i| i / cols == first / cols)
+        .collect();
+    if row.iter().any(|&i| broken(i)) {
         let max = row_max(first);
         if max > EXP_OVERFLOW {
             return Some(format!(
@@ -155,7 +163,10 @@ fn diagnose(ev: &Evidence) -> Option<String> {
                 first / cols
             ));
         }
-        if actual(first).is_nan() {
+        if row
+            .iter()
+            .any(|&i| !ev.never_written(i) && actual(i).is_nan())
+        {
             return Some(
                 "NaN although the row's values are moderate: the threads do not agree on the \
                  row's max or sum. Every thread needs the block's result: __shfl_xor_sync leaves \
@@ -241,7 +252,11 @@ mod tests {
             out
         };
         assert_eq!(diagnosis("rows not a multiple", off), None);
-        let nan = |case: &Case| vec![f32::NAN; case.f32s("in").len()];
+        let nan = |case: &Case| {
+            let mut out = vec![f32::NAN; case.f32s("in").len()];
+            out[0] = 0.0;
+            out
+        };
         assert!(diagnosis("rows not a multiple", nan)
             .unwrap()
             .contains("every lane"));
