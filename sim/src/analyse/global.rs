@@ -54,6 +54,9 @@ struct Word {
 
 struct Page {
     number: u64,
+    /// The words this block touched lie in `[lo, hi)`.
+    lo: usize,
+    hi: usize,
     words: Box<[Word]>,
 }
 
@@ -123,10 +126,13 @@ impl GlobalShadow {
                 if s == self.pages.len() {
                     self.pages.push(Page {
                         number: page,
+                        lo: PAGE_WORDS,
+                        hi: 0,
                         words: vec![Word::default(); PAGE_WORDS].into_boxed_slice(),
                     });
                 } else {
-                    self.pages[s].number = page;
+                    let p = &mut self.pages[s];
+                    (p.number, p.lo, p.hi) = (page, PAGE_WORDS, 0);
                 }
                 self.index.insert(page, s as u32);
                 s
@@ -147,7 +153,10 @@ impl GlobalShadow {
             let Some(slot) = self.slot(word / PAGE_WORDS as u64) else {
                 return found;
             };
-            let g = &mut self.pages[slot].words[(word % PAGE_WORDS as u64) as usize];
+            let page = &mut self.pages[slot];
+            let i = (word % PAGE_WORDS as u64) as usize;
+            (page.lo, page.hi) = (page.lo.min(i), page.hi.max(i + 1));
+            let g = &mut page.words[i];
             let mask = if len >= 4 {
                 0xf
             } else {
@@ -193,32 +202,41 @@ impl GlobalShadow {
         };
         for s in slots {
             let page = &self.pages[s];
-            for (i, g) in page.words.iter().enumerate() {
+            for (i, g) in page.words[..page.hi].iter().enumerate().skip(page.lo) {
                 if g.block != self.block {
                     continue;
                 }
                 let base = (page.number * PAGE_WORDS as u64 + i as u64) << 2;
                 for (kind, mask) in [(READ, g.read), (ATOMIC, g.atomic), (PLAIN, g.plain)] {
+                    if mask == 0 {
+                        continue;
+                    }
                     let (site, tid, size) = if kind == READ {
                         (g.r_site, g.r_tid, g.r_size)
                     } else {
                         (g.w_site, g.w_tid, g.w_size)
                     };
-                    for b in 0..4u64 {
-                        if mask >> b & 1 == 0 {
+                    // Whole words (the usual case) extend a range by four bytes at once.
+                    let runs: &[(u64, u64)] = if mask == 0xf {
+                        &[(0, 4)]
+                    } else {
+                        &[(0, 1), (1, 2), (2, 3), (3, 4)]
+                    };
+                    for &(from, to) in runs {
+                        if mask != 0xf && mask >> from & 1 == 0 {
                             continue;
                         }
-                        let at = base + b;
+                        let (lo, hi) = (base + from, base + to);
                         let slot = &mut open[kind as usize];
                         match slot {
-                            Some(r) if r.hi == at && r.site == site => r.hi += 1,
+                            Some(r) if r.hi == lo && r.site == site => r.hi = hi,
                             _ => {
                                 if let Some(r) = slot.take() {
                                     flush(r, out);
                                 }
                                 *slot = Some(Range {
-                                    lo: at,
-                                    hi: at + 1,
+                                    lo,
+                                    hi,
                                     block: block_lin,
                                     site,
                                     tid,
