@@ -92,6 +92,14 @@ pub fn compare_case(
         return Ok(());
     }
     let mut mismatch = mismatch_of(buffer, expected, actual, &wrong, &case.launch);
+    // An output that holds what it held before the launch says more than where it is wrong; the
+    // exercise's own diagnosis, below, may still say why.
+    if mismatch.never_written == 0 && case.buffer(buffer) == actual && !actual.is_empty() {
+        mismatch.unchanged = true;
+        mismatch.likely_cause = Some(format!(
+            "`{buffer}` holds exactly what it held before the launch: the kernel changed nothing in it"
+        ));
+    }
     let shape = case.shape_of(buffer);
     for w in &mut mismatch.first_wrong {
         w.at = shape.map(|[_, cols]| [w.index / cols.max(1), w.index % cols.max(1)]);

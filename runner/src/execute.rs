@@ -32,6 +32,14 @@ impl Allocation {
     }
 }
 
+/// Whether an out-of-bounds message names one lane alone ("by lanes 7 of warp 0"): with one
+/// lane just past the end, the guard is there and off by one.
+fn one_lane(text: &str) -> bool {
+    text.split_once("by lanes ")
+        .and_then(|(_, rest)| rest.split_once(" of warp"))
+        .is_some_and(|(lanes, _)| lanes.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// What one run of a case gave back.
 pub struct CaseRun {
     pub outputs: Vec<(String, HostData)>,
@@ -145,10 +153,15 @@ impl Prepared {
             if let Some(b) = just_past {
                 text.push_str(&format!(
                     ". No thread may reach past the end of `{}`: guard the access with the array's \
-                     length, as in `if (i < n)` (the grid is rounded up to whole blocks), or keep the \
-                     index inside the array at its edges",
+                     length, as in `if (i < n)` or, in 2D, `if (row < rows && col < cols)` (the grid \
+                     is rounded up to whole blocks), or keep the index inside the array at its edges",
                     b.name
                 ));
+                if text.contains("0 byte(s) past the end") && one_lane(&text) {
+                    text.push_str(
+                        "; this access is exactly one element past the end: a `<=` where `<` belongs?",
+                    );
+                }
             }
             text
         };

@@ -74,11 +74,14 @@ fn cpu_threads() -> usize {
 }
 
 /// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
-pub fn verdict_of(kind: DiagnosticKind) -> Verdict {
-    match kind {
+pub fn verdict_of(d: &Diagnostic) -> Verdict {
+    match d.kind {
+        // Lanes left waiting in a shuffle for lanes that took the other side of a branch: the
+        // mask is what is wrong, not a loop that never ends.
+        DiagnosticKind::Deadlock if d.message.contains("warp-synchronous") => Verdict::BadMask,
         DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
         DiagnosticKind::Misaligned => Verdict::Misaligned,
-        DiagnosticKind::SharedRace => Verdict::Race,
+        DiagnosticKind::SharedRace | DiagnosticKind::GlobalRace => Verdict::Race,
         DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
         DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
         DiagnosticKind::InconsistentMask => Verdict::BadMask,
@@ -106,8 +109,8 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
                 )),
             }
         }
-        kind => BackendError::Stopped {
-            verdict: verdict_of(kind),
+        _ => BackendError::Stopped {
+            verdict: verdict_of(diagnostic),
             text,
         },
     }

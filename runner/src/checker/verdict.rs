@@ -34,7 +34,7 @@ pub(super) fn findings(case: &Case, diagnostics: &[sim::Diagnostic]) -> Vec<Find
                 }
             }
             Finding {
-                verdict: crate::backend::sim::verdict_of(d.kind),
+                verdict: crate::backend::sim::verdict_of(d),
                 case: case.name.clone(),
                 text,
             }
