@@ -396,9 +396,14 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
         format!(
             "race on global memory: {who} {} {what} {here} that {them} {} {there} in the same launch; nothing \
              orders threads of different blocks within a launch (not even __syncthreads()), so the threads should \
-             use different elements, or the second step needs a kernel launch of its own",
+             use different elements, or the second step needs a kernel launch of its own{}",
             verb(me.kind),
-            verb(other.kind)
+            verb(other.kind),
+            if me.site == other.site {
+                " (an update like `x += v` needs an atomic such as atomicAdd)"
+            } else {
+                ""
+            }
         )
     };
     let tid = l.thread_index(me.tid as u32);

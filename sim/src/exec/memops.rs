@@ -677,9 +677,15 @@ fn report_global_race(
         } else {
             "a __syncthreads() is missing"
         };
+        // One line that reads and writes the element is an update like `x += v`.
+        let update = if c.site == inst.site {
+            ", or an update like `x += v` needs an atomic such as atomicAdd"
+        } else {
+            ""
+        };
         format!(
             "race on global memory: {me} {verb} {what}{here} that {other} of the same block {their} {there}, with no \
-             barrier between ({missing}, or the threads should use different elements)"
+             barrier between ({missing}, or the threads should use different elements{update})"
         )
     };
     let d = cx.diagnostic(DiagnosticKind::GlobalRace, w, lane, inst.site, msg);
