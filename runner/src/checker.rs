@@ -52,7 +52,8 @@ enum Loaded {
 struct Ran<'c> {
     module: ModuleId,
     verdict: Verdict,
-    figures_case: Option<&'c Case>,
+    /// The case the simulator's figures come from, and its place among the cases.
+    figures_case: Option<(usize, &'c Case)>,
     timing_case: Option<(&'c Case, (Prepared, timing::Measured))>,
 }
 
@@ -154,6 +155,7 @@ impl Checker<'_> {
             cases: Vec::new(),
             gpu: None,
             sim: None,
+            reference_sim: None,
             targets: Vec::new(),
             diagnostics: Vec::new(),
             printf: String::new(),
@@ -291,7 +293,11 @@ impl Checker<'_> {
             timing_case: None,
         };
         let on_gpu = self.backend.kind() == "gpu";
-        for case in cases.iter().filter(|c| on_gpu || !c.for_timing) {
+        for (index, case) in cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| on_gpu || !c.for_timing)
+        {
             let outcome = self.run_one(module, case, exercise, time_limit);
             trace::mark(format!("case run and compared: {}", case.name));
             let mut case_verdict = outcome.result.verdict;
@@ -317,7 +323,7 @@ impl Checker<'_> {
             }
             if let Some(sim_report) = outcome.sim {
                 report.sim = Some(SimFigures::of(&case.name, sim_report));
-                ran.figures_case = Some(case);
+                ran.figures_case = Some((index, case));
             }
             // After a failure the rest says nothing new, and after a GPU fault the context is gone.
             if failed {
@@ -362,7 +368,9 @@ impl Checker<'_> {
             report.gpu = figures?;
         }
         let reference = match (ran.figures_case, &report.sim) {
-            (Some(case), Some(mine)) => self.reference_figures(exercise, case, text, mine)?,
+            (Some((index, case)), Some(mine)) => {
+                self.reference_figures(exercise, (index, case), text, mine)?
+            }
             _ => None,
         };
         report.targets = targets::evaluate(
@@ -371,6 +379,7 @@ impl Checker<'_> {
             reference.as_ref(),
             report.gpu.as_ref(),
         );
+        report.reference_sim = reference;
         if let Some(missed) = report.targets.iter().find(|t| !t.met) {
             report.verdict = Verdict::TargetsMissed;
             report.summary = format!(

@@ -52,8 +52,6 @@ pub struct Targets {
     pub max_global_sectors_vs_reference: Option<f64>,
     /// In the simulator: shared-memory wavefronts over the reference solution's, at most.
     pub max_shared_wavefronts_vs_reference: Option<f64>,
-    /// In the simulator: warp instructions issued over the reference solution's, at most.
-    pub max_warp_instructions_vs_reference: Option<f64>,
 }
 
 impl Targets {
@@ -61,7 +59,6 @@ impl Targets {
     pub fn needs_reference_figures(&self) -> bool {
         self.max_global_sectors_vs_reference.is_some()
             || self.max_shared_wavefronts_vs_reference.is_some()
-            || self.max_warp_instructions_vs_reference.is_some()
             || self.max_time_vs_reference.is_some()
     }
 }

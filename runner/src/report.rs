@@ -118,6 +118,9 @@ pub struct CheckReport {
     pub cases: Vec<CaseResult>,
     pub gpu: Option<GpuFigures>,
     pub sim: Option<SimFigures>,
+    /// The reference solution's simulator figures on the same case, where a target compares
+    /// with them.
+    pub reference_sim: Option<SimFigures>,
     pub targets: Vec<crate::targets::TargetCheck>,
     /// The bugs the simulator found, the one that decides the verdict first.
     pub diagnostics: Vec<Finding>,
@@ -168,6 +171,8 @@ pub struct SimFigures {
     pub kernel: sim::Figures,
     pub lines: Vec<sim::LineFigures>,
     pub warp_instructions: u64,
+    /// The launch's time modelled on a reference GPU from what the simulator counted.
+    pub modelled: sim::ModelledTime,
 }
 
 impl SimFigures {
@@ -178,7 +183,14 @@ impl SimFigures {
             kernel: report.figures,
             lines: report.lines,
             warp_instructions: report.warp_instructions,
+            modelled: report.modelled,
         }
+    }
+
+    /// The modelled time of the kernel's work, without the launch overhead that every kernel
+    /// pays alike (on the small cases the simulator runs, the overhead would hide the work).
+    pub fn modelled_work_us(&self) -> f64 {
+        (self.modelled.microseconds - self.modelled.per_resource.launch_us).max(0.0)
     }
 }
 
@@ -220,6 +232,7 @@ impl CheckReport {
         }
         if let Some(sim) = &self.sim {
             render_sim(&mut out, sim);
+            render_modelled(&mut out, sim, self.reference_sim.as_ref());
         }
         for t in &self.targets {
             let mark = if t.met { "✓".green() } else { "✗".red() };
@@ -405,6 +418,23 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
                 g.shared_load_wavefronts + g.shared_store_wavefronts
             ));
         }
+    }
+}
+
+fn render_modelled(out: &mut String, sim: &SimFigures, reference: Option<&SimFigures>) {
+    let m = &sim.modelled;
+    if m.microseconds <= 0.0 {
+        return;
+    }
+    out.push_str(&format!("  modelled time  {}\n", m.explain()));
+    if let Some(reference) = reference {
+        out.push_str(&format!(
+            "                 the reference solution: {:.1} µs, bound by {} (without the launch: yours {:.2} µs, the reference {:.2} µs)\n",
+            reference.modelled.microseconds,
+            reference.modelled.bound_by,
+            sim.modelled_work_us(),
+            reference.modelled_work_us()
+        ));
     }
 }
 

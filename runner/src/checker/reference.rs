@@ -13,10 +13,13 @@ impl Checker<'_> {
     /// Runs the exercise's solution on `case` in the simulator and returns its figures; `None`
     /// where the backend measures none (a GPU), the exercise has no target that needs them, or
     /// the case is retiled for a tuned reference (whose launch the solution does not take).
+    /// `case` is the kernel's figures case and its place among the exercise's cases: where the
+    /// exercise reads its launch from the file, the reference runs the case at the same place
+    /// made with its own launch.
     pub(super) fn reference_figures(
         &mut self,
         exercise: &Exercise,
-        case: &Case,
+        (index, case): (usize, &Case),
         text: &str,
         mine: &SimFigures,
     ) -> anyhow::Result<Option<SimFigures>> {
@@ -36,6 +39,21 @@ impl Checker<'_> {
             .compile(&path, &solution)
             .map_err(|e| anyhow::anyhow!("the reference solution does not compile: {e}"))?;
         let module = self.backend.load(&image).map_err(|e| anyhow::anyhow!(e))?;
+        let own_case;
+        let case = if exercise.declared.is_empty() {
+            case
+        } else {
+            let declared = self
+                .declared_values(module, exercise)
+                .map_err(|e| anyhow::anyhow!("the reference solution: {e}"))?;
+            let cases = checks::cases_for(&exercise.id, &self.case_options(declared))
+                .context("the exercise has no check")?;
+            own_case = cases
+                .into_iter()
+                .nth(index)
+                .context("the reference has fewer cases")?;
+            &own_case
+        };
         let limit = Duration::from_millis(exercise.time_limit_ms);
         let (run, prepared) = run_case(self.backend, module, case, limit)
             .map_err(|e| anyhow::anyhow!("the reference solution failed on {}: {e}", case.name))?;

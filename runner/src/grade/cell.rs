@@ -508,6 +508,7 @@ mod tests {
             cases,
             gpu: None,
             sim: None,
+            reference_sim: None,
             targets: Vec::new(),
             diagnostics: Vec::new(),
             printf: String::new(),
