@@ -35,9 +35,12 @@ pub struct SimArgs {
     /// Seed of the random buffer values.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Print one JSON object: kernel, figures, lines, diagnostics.
+    /// Print one JSON object: kernel, figures, lines, diagnostics, modelled time.
     #[arg(long)]
     pub json: bool,
+    /// The GPU whose time is modelled: h100 (the default) or h200.
+    #[arg(long, default_value = "h100")]
+    pub gpu_model: String,
 }
 
 #[derive(Serialize)]
@@ -47,6 +50,7 @@ struct SimOutput {
     lines: Vec<sim::LineFigures>,
     diagnostics: Vec<sim::Diagnostic>,
     printf: String,
+    modelled: sim::ModelledTime,
 }
 
 fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
@@ -192,10 +196,16 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         params,
         limits: sim::Limits::default(),
     };
+    let gpu = match args.gpu_model.as_str() {
+        "h100" => sim::GpuModel::h100(),
+        "h200" => sim::GpuModel::h200(),
+        other => bail!("--gpu-model {other}: expected h100 or h200"),
+    };
     let mut report = machine
         .launch(&module, &launch)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::backend::sim::relativise_paths(&mut report);
+    let modelled = report.modelled_on(&gpu);
     if args.json {
         let out = SimOutput {
             kernel: args.kernel,
@@ -203,6 +213,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             lines: report.lines,
             diagnostics: report.diagnostics,
             printf: report.printf,
+            modelled,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
@@ -212,8 +223,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         kernel: report.figures,
         lines: report.lines,
         warp_instructions: report.warp_instructions,
+        modelled: modelled.clone(),
     };
     print!("{}", crate::report::render_sim_text(&figures));
+    println!("  modelled time: {}", modelled.explain());
     for d in &report.diagnostics {
         println!("  {}", describe(d));
     }
