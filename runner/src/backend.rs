@@ -43,6 +43,9 @@ pub enum BackendError {
         verdict: crate::report::Verdict,
         text: String,
     },
+    /// The launch's shape is one no GPU takes (block too large, too much shared memory).
+    #[error("{0}")]
+    InvalidLaunch(String),
     #[error("{0}")]
     Fault(String),
     #[error("{0}")]

@@ -32,6 +32,9 @@ pub enum Verdict {
     BarrierDivergence,
     /// A shuffle or vote whose mask names lanes that were not taking part.
     BadMask,
+    /// The GPU refuses the launch (too many threads per block, too much shared memory, a grid
+    /// of zero blocks): where the student chooses the launch, a mistake of its own.
+    InvalidLaunch,
     /// The kernel ran past the exercise's time limit (or every thread waited for ever).
     Hang,
     /// The kernel stopped with an error (trap, assert, a fault).
@@ -56,6 +59,7 @@ impl Verdict {
             Verdict::Race => "Race.",
             Verdict::BarrierDivergence => "Barrier not reached by every thread.",
             Verdict::BadMask => "Bad warp mask.",
+            Verdict::InvalidLaunch => "Launch refused.",
             Verdict::Hang => "Hangs.",
             Verdict::Crashed => "Crashed.",
             Verdict::TargetsMissed => "Correct, not yet the technique or speed asked for.",
@@ -68,7 +72,7 @@ impl Verdict {
         Some(match self {
             Verdict::OutOfBounds => 0,
             Verdict::Misaligned => 1,
-            Verdict::Crashed => 2,
+            Verdict::Crashed | Verdict::InvalidLaunch => 2,
             Verdict::Hang => 3,
             Verdict::BarrierDivergence => 4,
             Verdict::BadMask => 5,

@@ -182,11 +182,9 @@ impl CudaBackend {
         }
         .map_err(|err| match err.0 {
             sys::CUresult::CUDA_ERROR_INVALID_VALUE
-            | sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => BackendError::Fault(format!(
-                "the launch {} was refused: {}",
-                l,
-                driver_message(err)
-            )),
+            | sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => BackendError::InvalidLaunch(
+                format!("the launch {} was refused: {}", l, driver_message(err)),
+            ),
             _ => launch_error(err),
         })
     }

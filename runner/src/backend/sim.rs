@@ -214,7 +214,13 @@ impl Backend for SimBackend {
         let mut report = self
             .machine
             .launch(&self.modules[module].0, &sim_launch)
-            .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
+            .map_err(|e| match e {
+                sim::SimError::InvalidLaunch(why) => BackendError::InvalidLaunch(format!(
+                    "the launch {} was refused, as a GPU would refuse it: {why}",
+                    launch.launch
+                )),
+                e => BackendError::Fault(format!("the simulator stopped: {e}")),
+            })?;
         relativise_paths(&mut report);
         if report.aborted {
             let first_fatal = report.diagnostics.iter().find(|d| d.kind.is_fatal());

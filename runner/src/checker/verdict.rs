@@ -15,6 +15,9 @@ pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
         }
         BackendError::Timeout { .. } => (Verdict::Hang, format!("Hang: {err}")),
         BackendError::Stopped { verdict, text } => (*verdict, text.clone()),
+        BackendError::InvalidLaunch(text) => {
+            (Verdict::InvalidLaunch, format!("Launch refused: {text}"))
+        }
         BackendError::Fault(detail) => (Verdict::Crashed, format!("The kernel failed: {detail}")),
         other => (Verdict::Crashed, other.to_string()),
     }

@@ -56,6 +56,9 @@ pub struct BenchArgs {
     /// The GPU the model stands for: h100 or h200; by default the one timed (else h100).
     #[arg(long)]
     pub gpu_model: Option<String>,
+    /// Also write the JSON object to this file (the table still goes to the terminal).
+    #[arg(long)]
+    pub save: Option<PathBuf>,
 }
 
 /// One kernel's figures on the timing case.
@@ -176,6 +179,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
             Err(e) => eprintln!("  {} could not be timed: {e:#}", exercise.id),
         }
+    }
+    if let Some(path) = &args.save {
+        std::fs::write(path, serde_json::to_string_pretty(&bench)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&bench)?);
