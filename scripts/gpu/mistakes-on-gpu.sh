@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every catalogued mistake (checks/mistakes/NN/mistakes.toml) checked on the GPU: the verdict the
+# GPU gives beside the one the simulator must give. Bugs only the simulator sees (races, masks,
+# barrier divergence, technique targets) pass or fail here by luck; the table shows which.
+#
+#   bash scripts/gpu/mistakes-on-gpu.sh        # prints the table, writes $OUT/mistakes-gpu.md
+source "$(dirname "$0")/env.sh"
+table=$OUT/mistakes-gpu.md
+{
+    echo "| fixture | simulator must say | GPU says |"
+    echo "| --- | --- | --- |"
+} >"$table"
+for toml in checks/mistakes/*/mistakes.toml; do
+    dir=$(dirname "$toml")
+    id=$(basename "$dir")
+    python3 - "$toml" <<'PY' | while IFS=$'\t' read -r file want; do
+import re, sys
+# The catalogue's own simple form: file = "..." then verdict = "..." in each [[mistake]].
+text = open(sys.argv[1]).read()
+for entry in text.split("[[mistake]]")[1:]:
+    file = re.search(r'^file = "(.*)"', entry, re.M).group(1)
+    verdict = re.search(r'^verdict = "(.*)"', entry, re.M).group(1)
+    print(f"{file}\t{verdict}")
+PY
+        got=$("$R" check "$id" --backend gpu --json --file "$dir/$file" 2>/dev/null |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null || echo "(no report)")
+        echo "| $id/$file | $want | $got |" >>"$table"
+    done
+done
+cat "$table"
+python3 - "$table" <<'PY'
+import sys
+rows = [l.split("|")[1:4] for l in open(sys.argv[1]) if l.startswith("| ") and "/" in l]
+same = sum(1 for _, want, got in rows if want.strip() == got.strip())
+passed = sum(1 for *_, got in rows if got.strip() == "passed")
+print(f"\n{len(rows)} fixtures: {same} get the simulator's verdict on the GPU, {passed} pass there")
+PY
