@@ -427,7 +427,7 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
 
 fn render_modelled(out: &mut String, sim: &SimFigures, reference: Option<&SimFigures>) {
     let m = &sim.modelled;
-    if m.microseconds <= 0.0 {
+    if m.microseconds <= 0.0 || sim.kernel.is_empty() {
         return;
     }
     out.push_str(&format!("  modelled time  {}\n", m.explain()));
