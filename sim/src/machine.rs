@@ -200,6 +200,7 @@ impl Machine {
             registers_per_thread: statics.registers,
             loads_in_flight: statics.loads_in_flight,
             stores_in_flight: statics.stores_in_flight,
+            shared_loads_in_flight: statics.shared_loads_in_flight,
         };
         report.modelled = report.modelled_on(&GpuModel::h100());
         Ok(report)

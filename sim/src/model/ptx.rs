@@ -25,6 +25,8 @@ pub(crate) struct KernelStatic {
     pub loads_in_flight: f64,
     /// Global stores a warp issues between two branches or labels, averaged over stores.
     pub stores_in_flight: f64,
+    /// Shared-memory loads in flight together, like global loads.
+    pub shared_loads_in_flight: f64,
 }
 
 impl Default for KernelStatic {
@@ -33,6 +35,7 @@ impl Default for KernelStatic {
             registers: 32,
             loads_in_flight: 1.0,
             stores_in_flight: 1.0,
+            shared_loads_in_flight: 1.0,
         }
     }
 }
@@ -66,8 +69,9 @@ pub(crate) fn analyse(ptx: &str) -> HashMap<String, KernelStatic> {
                 f.name.to_string(),
                 KernelStatic {
                     registers: (live + RESERVED_REGISTERS).clamp(MIN_REGISTERS, 255),
-                    loads_in_flight: in_flight(&f.body).0,
-                    stores_in_flight: in_flight(&f.body).1,
+                    loads_in_flight: in_flight(&f.body, "ld.global").0,
+                    stores_in_flight: in_flight(&f.body, "ld.global").1,
+                    shared_loads_in_flight: in_flight(&f.body, "ld.shared").0,
                 },
             )
         })
@@ -224,7 +228,7 @@ fn live_pressure(body: &[&str]) -> u32 {
 /// (stores) counted. ptxas schedules a basic block's independent loads ahead of the arithmetic
 /// that uses them, so a batch of loads ends only at a load whose address needs a pending load's
 /// value (pointer chasing), and any batch at a label, a branch or a barrier.
-fn in_flight(body: &[&str]) -> (f64, f64) {
+fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
     let widths = widths(body);
     let mut pending: Vec<&str> = Vec::new();
     let mut tainted: Vec<&str> = Vec::new();
@@ -261,7 +265,7 @@ fn in_flight(body: &[&str]) -> (f64, f64) {
             op
         };
         let regs = registers(op, &widths);
-        let is_load = op.starts_with("ld.global") || op.starts_with("ldu.global");
+        let is_load = op.starts_with(load) || op.starts_with(&format!("ldu{}", &load[2..]));
         // A register computed from a pending load's value is pending too: an address made from
         // it must wait for the load.
         let bracket = op.find('[').unwrap_or(op.len());

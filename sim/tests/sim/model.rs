@@ -7,7 +7,7 @@ use sim::{GpuModel, Machine, Resource};
 #[test]
 fn strided_reads_touch_each_sector_once_per_launch_but_more_per_request() {
     let m = module("coalescing");
-    let n = 1 << 16;
+    let n: i32 = 1 << 16;
     for (stride, unique_read) in [(1u64, n as u64 / 8), (8, n as u64)] {
         let mut gpu = Machine::new();
         let din = gpu.alloc(4 * n as u64 * stride);
@@ -16,7 +16,7 @@ fn strided_reads_touch_each_sector_once_per_launch_but_more_per_request() {
             Arg::Ptr(din),
             Arg::Ptr(dout),
             Arg::I32(stride as i32),
-            Arg::I32(n as i32),
+            Arg::I32(n),
         ];
         let r = launch(
             &mut gpu,
