@@ -9,10 +9,12 @@
 //! | L2 | sectors each block loads once (L1 holds a block's reuse), all stored sectors, atomics twice | L2 bandwidth |
 //! | L1 | 128-byte lines per global request, on the busiest SM | one line per cycle per SM |
 //! | shared memory | wavefronts, on the busiest SM | one wavefront per cycle per SM |
-//! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP | one per cycle per SMSP |
+//! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP | one per cycle per SMSP, less with fewer warps per SMSP than a dependent instruction's latency |
 //! | atomics | warp requests to the most-hit global address | one per cycle (they serialise at L2) |
-//! | latency | per wave of resident blocks, one warp's chain: dependent memory round trips, instructions, barriers | DRAM / L2 / L1 latency, ALU latency, barrier cost |
+//! | latency | per wave of resident blocks, one warp's chain: batches of global loads, stores, batches of shared loads, barriers, a wave's shared wavefronts | DRAM / L2 / L1 latency, shared latency, barrier cost |
 //!
+//! DRAM and latency are one queue seen two ways (Little's law), so they combine as a 3-norm;
+//! the rest as a maximum.
 //! "Busiest SM" is the one that runs ceil(blocks / SMs) blocks, which is where the tail of a
 //! partial last wave shows. Latency is Little's law seen from one warp: with few warps resident,
 //! or few loads in flight per warp, the memory system is not kept busy and a warp's round trips
