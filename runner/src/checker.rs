@@ -43,7 +43,7 @@ pub struct Checker<'a> {
 
 /// A file compiled and loaded with every entry point, or the report that ends the check.
 enum Loaded {
-    Ready(ModuleId, CheckReport),
+    Ready(ModuleId, Box<CheckReport>),
     Stopped(Box<CheckReport>),
 }
 
@@ -195,7 +195,7 @@ impl Checker<'_> {
         text: &str,
     ) -> anyhow::Result<CheckReport> {
         let (module, mut report) = match self.load(exercise, file, text)? {
-            Loaded::Ready(module, report) => (module, report),
+            Loaded::Ready(module, report) => (module, *report),
             Loaded::Stopped(report) => return Ok(*report),
         };
         let declared = match self.declared_values(module, exercise) {
@@ -252,7 +252,7 @@ impl Checker<'_> {
             report.summary = missing_kernel_advice(missing, &report.file, text);
             return Ok(Loaded::Stopped(Box::new(report)));
         }
-        Ok(Loaded::Ready(module, report))
+        Ok(Loaded::Ready(module, Box::new(report)))
     }
 
     /// The exercise's cases, made here or taken from those made ahead.
