@@ -167,7 +167,8 @@ fn forgotten_block_index_is_named_as_the_likely_mistake() {
     ]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
-        run.stdout.contains("add the threads of the blocks before, blockIdx.x * blockDim.x"),
+        run.stdout
+            .contains("add the threads of the blocks before, blockIdx.x * blockDim.x"),
         "{}",
         run.stdout
     );
