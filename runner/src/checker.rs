@@ -18,6 +18,7 @@ use checks::{compare_case, Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
+pub use verdict::add_simulator_findings;
 use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice};
 
 pub struct Checker<'a> {

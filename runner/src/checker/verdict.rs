@@ -87,3 +87,114 @@ pub(super) fn failure_summary(report: &CheckReport, exercise: &Exercise) -> Stri
         _ => format!("See the first failing case above. {hint}"),
     }
 }
+
+/// Folds the simulator's check of a kernel that passed on a GPU into the GPU's report: a bug it
+/// finds decides the verdict, and its targets on traffic (sectors, wavefronts, bank conflicts)
+/// join the GPU's on time. The GPU's own time stays the judge of time.
+pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
+    gpu.sim = sim.sim;
+    gpu.reference_sim = sim.reference_sim;
+    gpu.printf.push_str(&sim.printf);
+    if !matches!(sim.verdict, Verdict::Passed | Verdict::TargetsMissed) {
+        gpu.verdict = sim.verdict;
+        gpu.diagnostics = sim.diagnostics;
+        gpu.summary = format!(
+            "Every case came out right on the GPU, but the simulator, running the same cases, says: {} {}",
+            sim.verdict.headline(),
+            sim.summary
+        );
+        return;
+    }
+    let traffic = sim
+        .targets
+        .into_iter()
+        .filter(|t| t.name != "max_time_vs_reference");
+    gpu.targets.extend(traffic);
+    if let (Verdict::Passed, Some(missed)) = (gpu.verdict, gpu.targets.iter().find(|t| !t.met)) {
+        gpu.verdict = Verdict::TargetsMissed;
+        gpu.summary = format!(
+            "Every case is right, but {}. That is the lesson of this exercise.",
+            missed.explanation
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::targets::TargetCheck;
+
+    fn report(verdict: Verdict) -> CheckReport {
+        CheckReport {
+            schema_version: crate::report::SCHEMA_VERSION,
+            exercise: "19".into(),
+            title: "t".into(),
+            file: "f".into(),
+            backend: "gpu".into(),
+            device: "d".into(),
+            verdict,
+            summary: "s".into(),
+            compile: None,
+            cases: Vec::new(),
+            gpu: None,
+            sim: None,
+            reference_sim: None,
+            targets: Vec::new(),
+            diagnostics: Vec::new(),
+            printf: String::new(),
+            progress: None,
+        }
+    }
+
+    fn target(name: &str, met: bool) -> TargetCheck {
+        TargetCheck {
+            name: name.into(),
+            limit: 1.25,
+            actual: if met { 1.0 } else { 3.3 },
+            met,
+            explanation: format!("{name} explained"),
+        }
+    }
+
+    #[test]
+    fn a_bug_the_simulator_finds_fails_a_kernel_the_gpu_passed() {
+        let mut gpu = report(Verdict::Passed);
+        let mut sim = report(Verdict::Race);
+        sim.diagnostics.push(Finding {
+            verdict: Verdict::Race,
+            case: "n = 1".into(),
+            text: "race on shared memory".into(),
+        });
+        add_simulator_findings(&mut gpu, sim);
+        assert_eq!(gpu.verdict, Verdict::Race);
+        assert_eq!(gpu.diagnostics.len(), 1);
+        assert!(gpu.summary.contains("right on the GPU"), "{}", gpu.summary);
+    }
+
+    #[test]
+    fn traffic_targets_join_the_gpus_and_the_gpus_time_stays_the_judge_of_time() {
+        let mut gpu = report(Verdict::Passed);
+        gpu.targets.push(target("max_time_vs_reference", true));
+        let mut sim = report(Verdict::TargetsMissed);
+        sim.targets
+            .push(target("max_shared_wavefronts_vs_reference", false));
+        sim.targets.push(target("max_time_vs_reference", false));
+        add_simulator_findings(&mut gpu, sim);
+        assert_eq!(gpu.verdict, Verdict::TargetsMissed);
+        let names: Vec<&str> = gpu.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "max_time_vs_reference",
+                "max_shared_wavefronts_vs_reference"
+            ]
+        );
+        assert!(gpu
+            .summary
+            .contains("max_shared_wavefronts_vs_reference explained"));
+
+        let mut clean = report(Verdict::Passed);
+        add_simulator_findings(&mut clean, report(Verdict::Passed));
+        assert_eq!(clean.verdict, Verdict::Passed);
+    }
+}
