@@ -30,6 +30,15 @@ impl Checker<'_> {
             return Ok(None);
         }
         let path = self.course.solution_path(exercise);
+        if !path.exists() {
+            // A copy of the course without its solutions: the targets against them go unjudged,
+            // and the student is told so rather than passed in silence.
+            eprintln!(
+                "Warning: {} is missing, so the targets measured against the reference solution are not judged.",
+                self.course.display_name(&path)
+            );
+            return Ok(None);
+        }
         let solution = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read the reference solution {}", path.display()))?;
         if solution == text {
