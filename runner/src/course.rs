@@ -152,41 +152,100 @@ fn normalise_id(id: &str) -> String {
 /// Parses and validates the metadata; errors name the TOML line and the problem.
 fn parse_metadata(text: &str) -> anyhow::Result<Vec<Exercise>> {
     let metadata: Metadata = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::HashMap::new();
     for e in &metadata.exercise {
-        let line = line_of(text, &format!("id = \"{}\"", e.id));
-        if e.id.len() != 2 || !e.id.chars().all(|c| c.is_ascii_digit()) {
-            bail!(
-                "line {line}: exercise id {:?} must be two digits, like \"07\"",
-                e.id
-            );
-        }
-        if !seen.insert(e.id.clone()) {
+        // The n-th exercise with this id is at the n-th `id = "..."` line that names it.
+        let nth = seen.entry(e.id.clone()).or_insert(0usize);
+        *nth += 1;
+        let line = nth_line_of(text, &format!("id = \"{}\"", e.id), *nth);
+        if *nth > 1 {
             bail!("line {line}: exercise id {} appears twice", e.id);
         }
-        if e.entries.is_empty() {
-            bail!(
-                "line {line}: exercise {} names no kernel entry point (entries = [...])",
-                e.id
-            );
-        }
-        if e.hints.is_empty() {
-            bail!("line {line}: exercise {} has no hints", e.id);
-        }
-        if e.file.contains("..") || Path::new(&e.file).is_absolute() {
-            bail!(
-                "line {line}: exercise {}'s file must be a path inside exercises/",
-                e.id
-            );
-        }
+        check_exercise(e)
+            .map_err(|problem| anyhow::anyhow!("line {line}: exercise {}: {problem}", e.id))?;
     }
     Ok(metadata.exercise)
 }
 
-fn line_of(text: &str, needle: &str) -> usize {
+/// The longest time limit an exercise may set: a hang must still be stopped.
+const MAX_TIME_LIMIT_MS: u64 = 600_000;
+
+/// What is wrong with one exercise's metadata, naming the key.
+fn check_exercise(e: &Exercise) -> Result<(), String> {
+    if e.id.len() != 2 || !e.id.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("id {:?} must be two digits, like \"07\"", e.id));
+    }
+    if e.entries.is_empty() {
+        return Err("names no kernel entry point (entries = [...])".into());
+    }
+    if e.hints.is_empty() {
+        return Err("has no hints".into());
+    }
+    if e.file.trim().is_empty() || e.file.contains("..") || Path::new(&e.file).is_absolute() {
+        return Err(format!(
+            "file = {:?} must be a path inside exercises/",
+            e.file
+        ));
+    }
+    if !(100..=MAX_TIME_LIMIT_MS).contains(&e.time_limit_ms) {
+        return Err(format!(
+            "time_limit_ms = {} must be from 100 to {MAX_TIME_LIMIT_MS} (a launch longer than this is a hang)",
+            e.time_limit_ms
+        ));
+    }
+    for (key, value) in [
+        ("tolerance.abs", e.tolerance.abs),
+        ("tolerance.rel", e.tolerance.rel),
+    ] {
+        if !value.is_finite() || value < 0.0 {
+            return Err(format!(
+                "{key} = {value} must be a finite number, 0 or more"
+            ));
+        }
+    }
+    let t = &e.targets;
+    for (key, value) in [
+        ("targets.max_sectors_per_request", t.max_sectors_per_request),
+        ("targets.max_time_vs_reference", t.max_time_vs_reference),
+        (
+            "targets.max_global_sectors_vs_reference",
+            t.max_global_sectors_vs_reference,
+        ),
+        (
+            "targets.max_shared_wavefronts_vs_reference",
+            t.max_shared_wavefronts_vs_reference,
+        ),
+    ] {
+        if let Some(v) = value.filter(|v| !v.is_finite() || *v <= 0.0) {
+            return Err(format!("{key} = {v} must be a finite number above 0"));
+        }
+    }
+    // Text printed to a terminal must not carry escape sequences or other control characters.
+    let texts = [
+        ("name", &e.name),
+        ("title", &e.title),
+        ("chapter", &e.chapter),
+    ];
+    let hints = e.hints.iter().map(|h| ("hints", h));
+    if let Some((key, _)) = texts
+        .into_iter()
+        .chain(hints)
+        .find(|(_, text)| text.chars().any(|c| c.is_control()))
+    {
+        return Err(format!(
+            "{key} holds a control character (an escape sequence?)"
+        ));
+    }
+    Ok(())
+}
+
+/// The line of the `n`-th (from 1) line that contains `needle`, or 0.
+fn nth_line_of(text: &str, needle: &str, n: usize) -> usize {
     text.lines()
-        .position(|l| l.contains(needle))
-        .map_or(0, |i| i + 1)
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i + 1)
 }
 
 #[cfg(test)]
@@ -229,6 +288,66 @@ hints = ["h"]
             .to_string();
         assert!(
             err.contains("line 3") && err.contains("two digits"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn values_out_of_range_name_their_key_and_line() {
+        let cases = [
+            (
+                "points = 10",
+                "points = 10\ntime_limit_ms = 0",
+                "time_limit_ms = 0",
+            ),
+            (
+                "points = 10",
+                "points = 10\ntime_limit_ms = 99999999",
+                "time_limit_ms = 99999999",
+            ),
+            (
+                "points = 10",
+                "points = 10\ntolerance = { abs = nan }",
+                "tolerance.abs = NaN",
+            ),
+            (
+                "points = 10",
+                "points = 10\ntolerance = { rel = -1.0 }",
+                "tolerance.rel = -1",
+            ),
+            (
+                "points = 10",
+                "points = 10\ntolerance = { rel = inf }",
+                "tolerance.rel = inf",
+            ),
+            ("file = \"01_a/a.cu\"", "file = \"\"", "file = \"\""),
+            (
+                "hints = [\"h\"]",
+                "hints = [\"h\"]\n[exercise.targets]\nmax_time_vs_reference = -2.0",
+                "targets.max_time_vs_reference = -2",
+            ),
+            (
+                "title = \"A\"",
+                "title = \"A\\u001b[2J\"",
+                "title holds a control character",
+            ),
+        ];
+        for (from, to, says) in cases {
+            let text = ONE.replace(from, to);
+            let err = parse_metadata(&text).unwrap_err().to_string();
+            assert!(
+                err.contains(says) && err.starts_with("line 3:"),
+                "{to}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_duplicate_id_is_reported_where_it_repeats() {
+        let twice = format!("{ONE}{ONE}");
+        let err = parse_metadata(&twice).unwrap_err().to_string();
+        assert!(
+            err.starts_with("line 13:") && err.contains("appears twice"),
             "{err}"
         );
     }
