@@ -25,6 +25,9 @@ use colored::Colorize;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Output piped into `head` ends the command quietly, as for any Unix tool, instead of a
+    // panic at the first write after the reader has gone.
+    sigpipe::reset();
     trace::start();
     let cli = cli::Cli::parse();
     style::apply(cli.color);

@@ -224,6 +224,22 @@ fn untouched_find_the_bug_exercises_are_not_done() {
 }
 
 #[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    let course = TestCourse::new();
+    let mut command = course.command(&["list"]);
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    // The reader goes away before the runner writes a line, as `runner list | head -0` does.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(output.status.code(), Some(101), "{stderr}");
+}
+
+#[test]
 fn unknown_exercise_lists_the_known_ones() {
     let course = TestCourse::new();
     let run = course.run(&["check", "42"]);
