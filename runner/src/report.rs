@@ -283,9 +283,12 @@ fn render_case(out: &mut String, case: &CaseResult) {
         ));
     }
     if let Some(m) = &case.mismatch {
+        let verb = if m.wrong == 1 { "is" } else { "are" };
         out.push_str(&format!(
-            "      {} of {} elements of `{}` are wrong",
-            m.wrong, m.len, m.buffer
+            "      {} of {} of `{}` {verb} wrong",
+            m.wrong,
+            count(m.len as u64, "element"),
+            m.buffer
         ));
         if m.never_written > 0 {
             out.push_str(&format!(" ({} never written)", m.never_written));
@@ -414,12 +417,15 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
         for l in lines.iter().take(3) {
             let g = &l.figures;
             out.push_str(&format!(
-                "    {}:{}  {} sectors in {} requests, {} shared wavefronts\n",
+                "    {}:{}  {} in {}, {}\n",
                 l.file,
                 l.line,
-                g.global_load_sectors + g.global_store_sectors,
-                g.global_load_requests + g.global_store_requests,
-                g.shared_load_wavefronts + g.shared_store_wavefronts
+                count(g.global_load_sectors + g.global_store_sectors, "sector"),
+                count(g.global_load_requests + g.global_store_requests, "request"),
+                count(
+                    g.shared_load_wavefronts + g.shared_store_wavefronts,
+                    "shared wavefront"
+                )
             ));
         }
     }
@@ -439,6 +445,15 @@ fn render_modelled(out: &mut String, sim: &SimFigures, reference: Option<&SimFig
             sim.modelled_work_us(),
             reference.modelled_work_us()
         ));
+    }
+}
+
+/// `n` things, in the singular for one: "1 element", "2 elements".
+pub fn count(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
     }
 }
 

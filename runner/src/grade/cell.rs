@@ -293,9 +293,12 @@ fn describe_case(case: &CaseResult) -> String {
     let Some(m) = &case.mismatch else {
         return format!("{head}: wrong result.");
     };
+    let verb = if m.wrong == 1 { "is" } else { "are" };
     let mut text = format!(
-        "{head}: {} of {} elements of `{}` are wrong",
-        m.wrong, m.len, m.buffer
+        "{head}: {} of {} of `{}` {verb} wrong",
+        m.wrong,
+        crate::report::count(m.len as u64, "element"),
+        m.buffer
     );
     if m.never_written > 0 {
         text.push_str(&format!(" ({} never written)", m.never_written));
