@@ -224,6 +224,23 @@ fn untouched_find_the_bug_exercises_are_not_done() {
 }
 
 #[test]
+fn a_file_that_cannot_be_read_still_gets_a_json_answer() {
+    let course = TestCourse::new();
+    let missing = course.path("no_such_file.cu");
+    let run = course.run(&["check", "02", "--json", "--file", missing.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answer["schema_version"], 2);
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_file.cu"),
+        "{answer}"
+    );
+}
+
+#[test]
 fn output_to_a_closed_pipe_ends_quietly() {
     let course = TestCourse::new();
     let mut command = course.command(&["list"]);

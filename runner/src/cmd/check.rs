@@ -80,7 +80,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok()),
     };
-    let mut report = checker.check(&exercise, &path)?;
+    let mut report = match checker.check(&exercise, &path) {
+        Ok(report) => report,
+        // A script reading --json gets an object even when nothing could be checked.
+        Err(err) if json => {
+            let error = serde_json::json!({
+                "schema_version": crate::report::SCHEMA_VERSION,
+                "exercise": exercise.id,
+                "error": format!("{err:#}"),
+            });
+            println!("{error}");
+            eprintln!("{} {err:#}", "Error:".red().bold());
+            return Ok(ExitCode::from(2));
+        }
+        Err(err) => return Err(err),
+    };
     trace::mark("check done");
     // A GPU runs kernels but sees neither races nor masks nor the traffic behind a time: a
     // kernel it passes is checked again in the simulator, so every lesson is judged the same.
