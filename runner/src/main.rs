@@ -8,6 +8,7 @@ mod cmd;
 mod course;
 mod execute;
 mod grade;
+mod output;
 mod pristine;
 mod progress;
 mod report;

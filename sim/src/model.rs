@@ -6,17 +6,18 @@
 //! | resource | work (from the simulator) | rate ([`GpuModel`]) |
 //! | --- | --- | --- |
 //! | DRAM | unique 32-byte sectors read + written in the launch (L2 holds a launch's reuse) | measured copy bandwidth |
-//! | L2 | sectors each block loads once (L1 holds a block's reuse), all stored sectors, atomics twice | L2 bandwidth |
-//! | L1 | 128-byte lines per global request, on the busiest SM | one line per cycle per SM |
+//! | L2 | sectors each block loads once (L1 holds a block's reuse), all stored sectors, atomics twice; and one write request per line a store touches | L2 bandwidth; write requests per second |
+//! | L1 | 128-byte lines per global request, on the busiest SM (at least the busiest block's) | one line per cycle per SM |
 //! | shared memory | wavefronts, on the busiest SM | one wavefront per cycle per SM |
-//! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP | one per cycle per SMSP, less with fewer warps per SMSP than a dependent instruction's latency |
+//! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP (at least the busiest block's) | one per cycle per SMSP, less with fewer busy warps per SMSP than a dependent instruction's latency |
 //! | atomics | warp requests to the most-hit global address | one per cycle (they serialise at L2) |
-//! | latency | per wave of resident blocks, one warp's chain: batches of global loads, stores, batches of shared loads, barriers, a wave's shared wavefronts | DRAM / L2 / L1 latency, shared latency, barrier cost |
+//! | latency | per wave of resident blocks, one warp's chain: batches of global loads, stores, batches of shared loads, barriers, a wave's shared wavefronts; at least the busiest warp's loads and stores | DRAM / L2 / L1 latency, shared latency, barrier cost |
 //!
 //! DRAM and latency are one queue seen two ways (Little's law), so they combine as a 3-norm;
 //! the rest as a maximum.
 //! "Busiest SM" is the one that runs ceil(blocks / SMs) blocks, which is where the tail of a
-//! partial last wave shows. Latency is Little's law seen from one warp: with few warps resident,
+//! partial last wave shows; where blocks do unequal work (one thread per row, threads that
+//! return at once), it holds at least the busiest block, and only busy warps hide latency. Latency is Little's law seen from one warp: with few warps resident,
 //! or few loads in flight per warp, the memory system is not kept busy and a warp's round trips
 //! add up; the waves of resident blocks come from occupancy (threads, blocks, shared memory and
 //! registers per SM; registers estimated from the PTX, see `ptx`).
@@ -40,6 +41,9 @@ pub struct GpuModel {
     /// datasheet peak, which no kernel reaches.
     pub dram_bytes_per_s: f64,
     pub l2_bytes_per_s: f64,
+    /// L2 write requests (one per 128-byte line a store request touches, whatever its sectors)
+    /// served per second, on top of the sectors' bandwidth.
+    pub l2_write_requests_per_s: f64,
     pub l2_capacity_bytes: f64,
     /// Latency of a load served by DRAM, by L2 and by L1, under load (seconds).
     pub dram_latency_s: f64,
@@ -86,6 +90,13 @@ impl GpuModel {
             // Chips and Cheese's microbenchmarks of the H100 ("Nvidia's H100: Funny L2, and
             // Tons of Bandwidth", 2023): about 5.5 TB/s of L2 read bandwidth.
             l2_bytes_per_s: 5.5e12,
+            // Nsight Compute on the device machine's H100: the transpose that stores a column
+            // per warp (checks/mistakes/16/uncoalesced_write.cu) makes 8.4 M L2 write requests of
+            // one sector each and takes 148 µs; the struct-of-arrays kernel that stores every
+            // fourth float (checks/mistakes/14/chunk_per_thread.cu) makes 4.2 M of four sectors
+            // and 10 M sector reads in 208 µs. Both fit sectors at 5.5 TB/s plus a write request
+            // at 11 ps (88 G/s), the one figure taken from them.
+            l2_write_requests_per_s: 88e9,
             l2_capacity_bytes: 50e6,
             // Pointer-chasing latency is about 480 ns unloaded (same source). 500 ns makes the
             // model meet the vector add of scripts/gpu/results/size_sweep.md (H200, 2^23 to
@@ -195,8 +206,19 @@ impl GpuModel {
         let l2_sectors = traffic.l2_load_sectors
             + figures.global_store_sectors
             + 2 * figures.global_atomic_sectors;
-        let l2 = sector * l2_sectors as f64 / self.l2_bytes_per_s;
-        let l1 = traffic.global_lines as f64 * busiest / clock;
+        let l2 = sector * l2_sectors as f64 / self.l2_bytes_per_s
+            + traffic.store_lines as f64 / self.l2_write_requests_per_s;
+        // Where blocks do unequal work, the busiest SM holds at least the busiest block.
+        let share = |most: u64, all: u64| {
+            if all == 0 {
+                busiest
+            } else {
+                busiest.max(most as f64 / all as f64)
+            }
+        };
+        let l1 = traffic.global_lines as f64
+            * share(traffic.busiest_block_lines, traffic.global_lines)
+            / clock;
         let wavefronts = figures.shared_load_wavefronts
             + figures.shared_store_wavefronts
             + 2 * figures.shared_atomic_requests;
@@ -204,9 +226,26 @@ impl GpuModel {
         // With fewer warps per SMSP than a dependent instruction's latency in cycles, a warp
         // cannot issue every cycle (the PTX's instruction-level parallelism is not known, so one
         // dependent chain per warp is assumed).
-        let warps_per_smsp = occupancy.warps_per_sm as f64 / self.smsps_per_sm as f64;
+        // Only the warps that do a block's work hide each other's latency: a block's busy warps
+        // are its instructions over its busiest warp's (weighted by instructions).
+        let warps_per_block = shape.threads_per_block.div_ceil(32).max(1) as f64;
+        let busy = if traffic.warp_instructions > 0 && traffic.busy_warp_instructions > 0 {
+            (traffic.busy_warp_instructions as f64
+                / (traffic.warp_instructions as f64 * warps_per_block))
+                .min(1.0)
+        } else {
+            1.0
+        };
+        let warps_per_smsp = occupancy.warps_per_sm as f64 * busy / self.smsps_per_sm as f64;
         let dependency = (self.dependent_issue_cycles / warps_per_smsp).max(1.0);
-        let issue = traffic.issue_cycles * busiest / self.smsps_per_sm as f64 / clock * dependency;
+        let issue = traffic.issue_cycles
+            * share(
+                traffic.busiest_block_instructions,
+                traffic.warp_instructions,
+            )
+            / self.smsps_per_sm as f64
+            / clock
+            * dependency;
         let atomics = traffic.hottest_atomic_requests as f64 / self.same_address_atomics_per_s;
 
         // One warp's chain, for each wave of resident blocks. A batch of loads waits for its
@@ -245,7 +284,11 @@ impl GpuModel {
             + shared_loads * self.shared_latency_cycles / clock
             + barriers * self.barrier_cycles / clock
             + shared_per_wave;
-        let latency = chain * occupancy.waves as f64;
+        // The busiest warp's own round trips, where warps do unequal work.
+        let busiest_chain = traffic.busiest_warp_loads as f64 / shape.loads_in_flight.max(1.0)
+            * load_latency
+            + traffic.busiest_warp_stores as f64 / shape.stores_in_flight.max(1.0) * store_latency;
+        let latency = (chain * occupancy.waves as f64).max(busiest_chain);
 
         let per_resource = ResourceTimes {
             dram_us: dram * 1e6,
@@ -308,6 +351,25 @@ pub struct Traffic {
     pub warp_instructions: u64,
     /// SMSP cycles of the instructions executed, summed over warps (`issue`).
     pub issue_cycles: f64,
+    /// The most 128-byte lines one block's requests touched (blocks that do unequal work).
+    #[serde(default)]
+    pub busiest_block_lines: u64,
+    /// The most warp instructions one block executed.
+    #[serde(default)]
+    pub busiest_block_instructions: u64,
+    /// Sum over blocks of the block's warp instructions times its busy warps (the block's
+    /// instructions over those of its busiest warp): with `warp_instructions`, the share of a
+    /// block's warps that do its work.
+    #[serde(default)]
+    pub busy_warp_instructions: u64,
+    /// The most global load requests one warp made, and store and atomic requests.
+    #[serde(default)]
+    pub busiest_warp_loads: u64,
+    #[serde(default)]
+    pub busiest_warp_stores: u64,
+    /// Sum over store requests of the distinct 128-byte lines each touched: L2 write requests.
+    #[serde(default)]
+    pub store_lines: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -141,6 +141,23 @@ pub(crate) struct TrafficCounter {
     pub atomic_addresses: HashMap<u64, u64>,
     /// Executions of each instruction of the program (warp instructions), by index.
     pub executed: Vec<u64>,
+    /// Lines the current block's requests touched.
+    block_lines: u64,
+    /// Global load and store (and atomic) requests of each warp of the current block.
+    warp_loads: Vec<u64>,
+    warp_stores: Vec<u64>,
+    /// The most lines one block's requests touched.
+    pub busiest_block_lines: u64,
+    /// The most warp instructions one block executed.
+    pub busiest_block_instructions: u64,
+    /// Sum over blocks of the block's warp instructions times its busy warps (its instructions
+    /// over its busiest warp's).
+    pub busy_warp_instructions: u64,
+    /// The most global load requests, and store and atomic requests, one warp made.
+    pub busiest_warp_loads: u64,
+    pub busiest_warp_stores: u64,
+    /// Sum over store requests of the distinct 128-byte lines each touched.
+    pub store_lines: u64,
 }
 
 impl TrafficCounter {
@@ -154,6 +171,7 @@ impl TrafficCounter {
     /// One global request's distinct sectors (sorted or not) and lines.
     pub fn request(&mut self, sectors: &[u64], lines: u64, load: bool) {
         self.global_lines += lines;
+        self.block_lines += lines;
         if load {
             let mut last = u64::MAX;
             for &s in sectors {
@@ -182,7 +200,43 @@ impl TrafficCounter {
         }
     }
 
+    /// One warp request of warp `warp` of the block: a load, or a store or atomic.
+    pub fn warp_request(&mut self, warp: u32, load: bool) {
+        let counts = if load {
+            &mut self.warp_loads
+        } else {
+            &mut self.warp_stores
+        };
+        let w = warp as usize;
+        if counts.len() <= w {
+            counts.resize(w + 1, 0);
+        }
+        counts[w] += 1;
+    }
+
+    /// The warp instructions each warp of the finished block executed.
+    pub fn block_warps(&mut self, instructions: impl Iterator<Item = u64>) {
+        let (mut sum, mut most) = (0u64, 0u64);
+        for n in instructions {
+            sum += n;
+            most = most.max(n);
+        }
+        self.busiest_block_instructions = self.busiest_block_instructions.max(sum);
+        if most > 0 {
+            self.busy_warp_instructions += (sum as u128 * sum as u128 / most as u128) as u64;
+        }
+    }
+
     pub fn end_block(&mut self) {
+        self.busiest_block_lines = self.busiest_block_lines.max(self.block_lines);
+        self.block_lines = 0;
+        for (busiest, counts) in [
+            (&mut self.busiest_warp_loads, &mut self.warp_loads),
+            (&mut self.busiest_warp_stores, &mut self.warp_stores),
+        ] {
+            *busiest = (*busiest).max(counts.iter().copied().max().unwrap_or(0));
+            counts.clear();
+        }
         compact(&mut self.block_sectors);
         self.block_unique_load_sectors += self.block_sectors.len() as u64;
         self.block_sectors.clear();
