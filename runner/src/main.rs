@@ -8,7 +8,6 @@ mod cmd;
 mod course;
 mod execute;
 mod grade;
-mod output;
 mod pristine;
 mod progress;
 mod report;
