@@ -1,13 +1,23 @@
-//! The exercises' original files, kept so `runner reset` can bring one back.
+//! The exercises' original files, so `runner reset` can bring one back and a check can tell an
+//! untouched exercise from an attempt.
 //!
-//! The first time the runner sees a course it copies every exercise file into
-//! `.runner/pristine/`, before the student has edited anything; an exercise added later (a course
-//! update) is copied the first time it is seen.
+//! The originals of this course are embedded in the binary when it is built (`build.rs`), so the
+//! original is known whatever the student did before the first run. A course that differs from the
+//! one the binary was built with (a course updated since, or another course) falls back to the
+//! copies the runner keeps in `.runner/pristine/` the first time it sees each exercise file.
 
 use crate::compile::cache::write_atomically;
-use crate::course::{Course, Exercise};
+use crate::course::{Course, Exercise, METADATA};
 use anyhow::Context;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+/// The most the runner reads of an exercise file it keeps or backs up; a kernel is a few KB.
+const MAX_FILE_BYTES: u64 = 16 << 20;
 
 fn pristine_path(course: &Course, exercise: &Exercise) -> PathBuf {
     course
@@ -17,22 +27,48 @@ fn pristine_path(course: &Course, exercise: &Exercise) -> PathBuf {
         .join(&exercise.file)
 }
 
-/// Copies every exercise file not yet kept.
+/// The exercise's file as this course shipped it, when the course on disk is the one the binary
+/// was built with. That is decided by the metadata: the same `exercises.toml` (line endings aside)
+/// means the same exercises. Any other course, including this one after an update that changed
+/// its metadata, gets `None` and the kept snapshot decides.
+fn shipped(course: &Course, exercise: &Exercise) -> Option<&'static [u8]> {
+    let embedded = embedded::METADATA?;
+    let on_disk = std::fs::read_to_string(course.root.join(METADATA)).ok()?;
+    if on_disk.replace("\r\n", "\n") != embedded.replace("\r\n", "\n") {
+        return None;
+    }
+    embedded::FILES
+        .iter()
+        .find(|(file, _)| *file == exercise.file)
+        .map(|(_, bytes)| *bytes)
+}
+
+/// Keeps a copy of every exercise file not yet kept: the shipped original where the binary knows
+/// it, else the file as it is now. Anything but a regular file (a directory, a FIFO) is skipped,
+/// never opened.
 pub fn snapshot(course: &Course) -> anyhow::Result<()> {
     for exercise in &course.exercises {
         let kept = pristine_path(course, exercise);
         if kept.exists() {
             continue;
         }
-        if let Ok(bytes) = std::fs::read(course.exercise_path(exercise)) {
-            write_atomically(&kept, &bytes)
-                .with_context(|| format!("cannot keep a copy in {}", kept.display()))?;
-        }
+        let bytes = match shipped(course, exercise) {
+            Some(bytes) => bytes.to_vec(),
+            None => match read_regular(&course.exercise_path(exercise)) {
+                Ok(bytes) => bytes,
+                Err(_) => continue,
+            },
+        };
+        write_atomically(&kept, &bytes)
+            .with_context(|| format!("cannot keep a copy in {}", kept.display()))?;
     }
     Ok(())
 }
 
 pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>> {
+    if let Some(bytes) = shipped(course, exercise) {
+        return Ok(bytes.to_vec());
+    }
     let kept = pristine_path(course, exercise);
     std::fs::read(&kept).with_context(|| {
         format!(
@@ -41,6 +77,127 @@ pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>>
             kept.display()
         )
     })
+}
+
+/// What a path that is not a regular file is, in the student's words.
+pub fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_file() {
+        "a file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a regular file of at most `MAX_FILE_BYTES`. The type is checked before the file is
+/// opened, since opening a FIFO blocks until a writer comes, and again on the open file.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let not_regular = |metadata: &std::fs::Metadata| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {}, not a regular file", kind_of(metadata)),
+        )
+    };
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(not_regular(&metadata));
+    }
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(not_regular(&metadata));
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it is {} bytes, more than the {MAX_FILE_BYTES} an exercise file may be",
+            metadata.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Writes `bytes` to `path` atomically, with `permissions` (the student's file's, so a restored
+/// file keeps its mode) or, for a new file, the usual mode of a file the student creates.
+pub fn write_with_permissions(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    if let Some(permissions) = permissions.or_else(default_permissions) {
+        file.as_file().set_permissions(permissions)?;
+    }
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A new file's mode where the temporary file's own (0600) would not be: readable by all, as
+/// the shipped exercise files are.
+fn default_permissions() -> Option<std::fs::Permissions> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// The student's file's permissions, made readable and writable by the student: a restored file
+/// keeps its mode (a shared or executable bit stays) but is never left unreadable.
+pub fn owner_can_edit(permissions: &std::fs::Permissions) -> std::fs::Permissions {
+    let mut permissions = permissions.clone();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        permissions.set_mode(permissions.mode() | 0o600);
+    }
+    #[cfg(not(unix))]
+    permissions.set_readonly(false);
+    permissions
+}
+
+/// Keeps `bytes` (the student's version) as a new backup and reads it back to make sure it is
+/// there, readable and whole. Returns its path.
+pub fn keep_backup(
+    course: &Course,
+    exercise: &Exercise,
+    bytes: &[u8],
+    permissions: &std::fs::Permissions,
+) -> anyhow::Result<PathBuf> {
+    let backup = backup_path(course, exercise);
+    write_with_permissions(&backup, bytes, Some(owner_can_edit(permissions)))
+        .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+    let read_back = read_regular(&backup)
+        .with_context(|| format!("cannot read back the backup {}", backup.display()))?;
+    anyhow::ensure!(
+        read_back == bytes,
+        "the backup {} does not hold what was written",
+        backup.display()
+    );
+    Ok(backup)
 }
 
 /// A new backup path each time, so no reset overwrites an earlier backup.
@@ -54,4 +211,20 @@ pub fn backup_path(course: &Course, exercise: &Exercise) -> PathBuf {
         .join("backups")
         .join(format!("{stamp}"))
         .join(&exercise.file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exercise_of_the_course_is_embedded_as_shipped() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let course = Course::load(&root).unwrap();
+        for exercise in &course.exercises {
+            let shipped = shipped(&course, exercise)
+                .unwrap_or_else(|| panic!("exercise {} is not embedded", exercise.id));
+            assert!(!shipped.is_empty(), "exercise {}", exercise.id);
+        }
+    }
 }

@@ -1,8 +1,16 @@
 //! The student's progress: which exercises pass and how many hints each has shown. Kept in
 //! `.runner/progress.json` in the course, written atomically so no crash can leave half a file.
+//!
+//! Several runners may work on one course at once (`watch` in one terminal, `check` or `hint` in
+//! another, or checks run in parallel), so every change is a read-modify-write under an exclusive
+//! lock on `.runner/progress.lock`: the file is read again inside the lock, the one change is
+//! applied, and the result written before the lock is released. A change made in memory
+//! (`mark_done`) is queued and applied that way by `save`, so a process that loaded the progress
+//! long before never writes back what others changed since.
 
 use crate::compile::cache::write_atomically;
 use anyhow::Context;
+use colored::Colorize;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,13 +23,39 @@ pub struct Progress {
     pub hints_shown: BTreeMap<String, usize>,
     #[serde(skip)]
     path: PathBuf,
+    /// Changes made in memory since the load, applied to the file as it is then by `save`.
+    #[serde(skip)]
+    queued: Vec<(String, DoneRecord)>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DoneRecord {
     /// Seconds since the Unix epoch.
     pub at: u64,
     pub backend: String,
+}
+
+/// The exclusive lock on a course's progress, released when dropped.
+struct Lock {
+    _file: std::fs::File,
+}
+
+impl Lock {
+    fn take(course_root: &Path) -> anyhow::Result<Lock> {
+        let dir = course_root.join(".runner");
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join("progress.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+        Ok(Lock { _file: file })
+    }
 }
 
 impl Progress {
@@ -31,6 +65,25 @@ impl Progress {
 
     /// Loads the progress; a damaged file is kept aside (never deleted) and progress starts over.
     pub fn load(course_root: &Path) -> anyhow::Result<(Progress, Option<String>)> {
+        // A course the student cannot write (an instructor looking at a copy) is still read; the
+        // lock only keeps two runners from moving a damaged file aside at once.
+        let _lock = Lock::take(course_root).ok();
+        Progress::read(course_root)
+    }
+
+    /// Applies `change` to the progress as it is on disk, under the lock, and saves it.
+    pub fn update<T>(
+        course_root: &Path,
+        change: impl FnOnce(&mut Progress) -> T,
+    ) -> anyhow::Result<(T, Option<String>)> {
+        let _lock = Lock::take(course_root)?;
+        let (mut progress, warning) = Progress::read(course_root)?;
+        let value = change(&mut progress);
+        progress.write()?;
+        Ok((value, warning))
+    }
+
+    fn read(course_root: &Path) -> anyhow::Result<(Progress, Option<String>)> {
         let path = Progress::path_in(course_root);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -70,20 +123,42 @@ impl Progress {
         }
     }
 
-    pub fn save(&self) -> anyhow::Result<()> {
+    fn write(&self) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         write_atomically(&self.path, text.as_bytes())
             .with_context(|| format!("cannot save progress to {}", self.path.display()))
     }
 
+    /// Applies the changes made since the load to the progress on disk as it is now; afterwards
+    /// this holds the merged progress, others' changes included.
+    pub fn save(&mut self) -> anyhow::Result<()> {
+        let root = self
+            .path
+            .parent()
+            .and_then(Path::parent)
+            .context("the progress file has no course")?
+            .to_path_buf();
+        let queued = std::mem::take(&mut self.queued);
+        let (merged, warning) = Progress::update(&root, |progress| {
+            for (id, record) in queued {
+                progress.done.insert(id, record);
+            }
+            (progress.done.clone(), progress.hints_shown.clone())
+        })?;
+        if let Some(warning) = warning {
+            eprintln!("{} {warning}", "Warning:".yellow().bold());
+        }
+        (self.done, self.hints_shown) = merged;
+        Ok(())
+    }
+
     pub fn mark_done(&mut self, id: &str, backend: &str) {
-        self.done.insert(
-            id.to_string(),
-            DoneRecord {
-                at: now(),
-                backend: backend.to_string(),
-            },
-        );
+        let record = DoneRecord {
+            at: now(),
+            backend: backend.to_string(),
+        };
+        self.done.insert(id.to_string(), record.clone());
+        self.queued.push((id.to_string(), record));
     }
 
     pub fn is_done(&self, id: &str) -> bool {
@@ -117,7 +192,31 @@ mod tests {
         assert!(warning.unwrap().contains("damaged"));
         let kept = std::fs::read_dir(dir.path().join(".runner"))
             .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .to_string_lossy()
+                    .contains("damaged")
+            })
             .count();
         assert_eq!(kept, 1, "the damaged file is kept");
+    }
+
+    #[test]
+    fn a_save_keeps_what_others_changed_since_the_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut check, _) = Progress::load(dir.path()).unwrap();
+        Progress::update(dir.path(), |p| {
+            p.hints_shown.insert("03".into(), 2);
+            p.mark_done("01", "sim");
+        })
+        .unwrap();
+        check.mark_done("02", "sim");
+        check.save().unwrap();
+        assert!(check.is_done("01") && check.is_done("02"));
+        let (p, _) = Progress::load(dir.path()).unwrap();
+        assert!(p.is_done("01") && p.is_done("02"));
+        assert_eq!(p.hints_shown.get("03"), Some(&2));
     }
 }

@@ -1,10 +1,16 @@
 //! `runner list`: the exercises and the student's progress.
 
+use crate::output;
 use crate::progress::Progress;
 use crate::session::find_course;
 use colored::Colorize;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::process::ExitCode;
+
+/// The title column's widest, in characters: the column is as wide as the longest title up to
+/// this, and a longer title is cut short so the paths still line up.
+const MAX_TITLE_WIDTH: usize = 64;
 
 #[derive(Serialize)]
 struct Row<'a> {
@@ -17,6 +23,10 @@ struct Row<'a> {
 }
 
 pub fn run(json: bool) -> anyhow::Result<ExitCode> {
+    output::quiet_when_closed(list(json))
+}
+
+fn list(json: bool) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let (progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
@@ -37,25 +47,67 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
     let done = rows.iter().filter(|r| r.done).count();
     if json {
         let out = serde_json::json!({ "exercises": rows, "done": done, "total": rows.len() });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        output::print(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
         return Ok(ExitCode::SUCCESS);
     }
+    let width = rows
+        .iter()
+        .map(|r| r.title.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(MAX_TITLE_WIDTH);
+    let mut text = String::new();
     for row in &rows {
         let state = if row.done {
             "done   ".green()
         } else {
             "pending".yellow()
         };
-        println!(
-            "{}  {state}  {:<52} {}",
+        writeln!(
+            text,
+            "{}  {state}  {:<width$} {}",
             row.id.bold(),
-            row.title,
+            fit(row.title, width),
             row.file.dimmed()
-        );
+        )?;
     }
-    println!("\nProgress: {done}/{} exercises done.", rows.len());
+    writeln!(text, "\nProgress: {done}/{} exercises done.", rows.len())?;
     if let Some(next) = rows.iter().find(|r| !r.done) {
-        println!("Next: runner check {}", next.id);
+        writeln!(text, "Next: runner check {}", next.id)?;
     }
+    output::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `title` in at most `width` characters, on one line: cut short with an ellipsis, and control
+/// characters (a newline or an escape sequence in the metadata) shown as spaces, never sent to
+/// the terminal.
+fn fit(title: &str, width: usize) -> String {
+    let clean: Vec<char> = title
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if clean.len() <= width || width == 0 {
+        return clean.into_iter().collect();
+    }
+    let mut cut: String = clean[..width - 1]
+        .iter()
+        .collect::<String>()
+        .trim_end()
+        .to_string();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn titles_fit_their_column() {
+        assert_eq!(fit("Vector add", 12), "Vector add");
+        assert_eq!(fit("A title far too long", 10), "A title f…");
+        assert_eq!(fit("Red \u{1b}[31m", 20), "Red  [31m");
+        assert_eq!(fit(&"é".repeat(60), 52).chars().count(), 52);
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::cli::BackendChoice;
 use crate::course::Course;
+use crate::output;
 use crate::progress::Progress;
 use crate::session::find_course;
 use anyhow::Context;
@@ -18,17 +19,29 @@ pub fn run(
     manual: bool,
     choice: Option<BackendChoice>,
 ) -> anyhow::Result<ExitCode> {
+    output::quiet_when_closed(watch(id, manual, choice))
+}
+
+fn watch(
+    id: Option<String>,
+    manual: bool,
+    choice: Option<BackendChoice>,
+) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
+    let named = id.is_some();
     let mut current = match id {
         Some(id) => course.exercise(&id)?.id.clone(),
         None => match first_pending(&course)? {
             Some(id) => id,
             None => {
-                println!("Every exercise is done. `runner watch NN` watches one again.");
+                output::print("Every exercise is done. `runner watch NN` watches one again.\n")?;
                 return Ok(ExitCode::SUCCESS);
             }
         },
     };
+    // An exercise named on the command line that is already done is watched again, as asked:
+    // passing its first check does not move on. A pass after a save does.
+    let mut watch_again = named && Progress::load(&course.root)?.0.is_done(&current);
     let (events, receiver) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event {
@@ -45,22 +58,28 @@ pub fn run(
 
     loop {
         let passed = check_in_child(&course, &current, choice)?;
-        if passed {
-            if let Some(next) = first_pending(&course)? {
-                println!(
-                    "\n{} Now watching exercise {next}.",
+        if passed && watch_again {
+            output::print(&format!(
+                "\nExercise {current} was already done; still watching it \
+                 (`runner watch` goes on to the next one not done).\n"
+            ))?;
+        } else if passed {
+            if let Some(next) = next_pending(&course, &current)? {
+                output::print(&format!(
+                    "\n{} Now watching exercise {next}.\n",
                     "On to the next one.".green().bold()
-                );
+                ))?;
                 current = next;
                 continue;
             }
-            println!("\nEvery exercise is done. Well done!");
+            output::print("\nEvery exercise is done. Well done!\n")?;
             return Ok(ExitCode::SUCCESS);
         }
+        watch_again = false;
         let file = course.exercise_path(course.exercise(&current)?);
         match &lines {
             Some(lines) => {
-                println!("\nPress Enter to check again, q then Enter to quit.");
+                output::print("\nPress Enter to check again, q then Enter to quit.\n")?;
                 match lines.recv() {
                     Ok(line) if line.trim() == "q" => return Ok(ExitCode::SUCCESS),
                     Ok(_) => {}
@@ -68,10 +87,10 @@ pub fn run(
                 }
             }
             None => {
-                println!(
-                    "\nWatching {} — save it to check again (Ctrl-C stops).",
+                output::print(&format!(
+                    "\nWatching {} — save it to check again (Ctrl-C stops).\n",
                     course.display_name(&file)
-                );
+                ))?;
                 wait_for_save(&receiver, &file);
             }
         }
@@ -84,6 +103,23 @@ fn first_pending(course: &Course) -> anyhow::Result<Option<String>> {
         .exercises
         .iter()
         .find(|e| !progress.is_done(&e.id))
+        .map(|e| e.id.clone()))
+}
+
+/// The first exercise not done after `current` in the syllabus, coming round to the start: the
+/// one the student would open next, never one they skipped long ago.
+fn next_pending(course: &Course, current: &str) -> anyhow::Result<Option<String>> {
+    let (progress, _) = Progress::load(&course.root)?;
+    let at = course
+        .exercises
+        .iter()
+        .position(|e| e.id == current)
+        .unwrap_or(0);
+    let (before, after) = course.exercises.split_at(at);
+    Ok(after
+        .iter()
+        .chain(before)
+        .find(|e| e.id != current && !progress.is_done(&e.id))
         .map(|e| e.id.clone()))
 }
 
@@ -129,7 +165,7 @@ fn check_in_child(
                 "sim"
             });
     }
-    println!("{}", "─".repeat(72).dimmed());
+    output::print(&format!("{}\n", "─".repeat(72).dimmed()))?;
     let status = command.status().context("cannot start the check")?;
     Ok(status.success())
 }
