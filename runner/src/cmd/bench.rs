@@ -229,7 +229,8 @@ fn load(
     backend: &mut dyn Backend,
     path: &Path,
 ) -> anyhow::Result<ModuleId> {
-    let text = runner::kernel_file::read(path)?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let name = course.display_name(path);
     let image = compiler
         .compile(

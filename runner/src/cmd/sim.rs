@@ -146,7 +146,8 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
-    let text = runner::kernel_file::read(&args.file)?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let course_root = crate::session::find_course().ok().map(|c| c.root);
     let compiler = Compiler::new(course_root.as_deref())?;
     let name = args.file.display().to_string();
