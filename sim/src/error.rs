@@ -58,6 +58,11 @@ pub enum SimError {
     #[error("invalid launch configuration: {0}")]
     InvalidLaunch(String),
 
+    /// What ptxas (the GPU's own compiler, which the driver runs when it loads PTX) refuses: the
+    /// driver then fails with `CUDA_ERROR_INVALID_PTX` and this line in its log.
+    #[error("a GPU would not load this kernel: the driver's PTX compiler says `ptxas error   : {ptxas}` (CUDA_ERROR_INVALID_PTX); {advice}")]
+    TooManyResources { ptxas: String, advice: String },
+
     #[error("out of device memory: cannot allocate {requested} bytes ({in_use} in use, limit {limit}); allocate less")]
     OutOfMemory {
         requested: u64,

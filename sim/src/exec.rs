@@ -533,7 +533,9 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                     let text = collective::assert_message(w, cx, lane, msg, file, line, func);
                     return Err(cx.trap(w, exec, inst, text));
                 }
-                &Op::Printf { fmt, args, d } => collective::printf(w, cx, exec, fmt, args, d),
+                &Op::Printf { fmt, args, d } => {
+                    collective::printf(w, cx, inst, exec, (fmt, args, d))?
+                }
                 &Op::Activemask { d } => {
                     let active = w.active as u64;
                     write_lanes(r, exec, d, |_| active);

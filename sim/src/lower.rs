@@ -15,6 +15,8 @@ use std::collections::HashMap;
 /// A module-level `.global` or `.const` variable, placed in global memory per machine.
 #[derive(Clone, Debug)]
 pub(crate) struct GlobalVar {
+    /// A `__constant__` variable (`.const`), which a GPU holds in its 64 KiB constant bank.
+    pub constant: bool,
     pub name: String,
     pub size: u64,
     pub align: u32,
@@ -66,6 +68,7 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<(Vec<Program>, Vec<GlobalVar>), 
             Space::Global | Space::Const => {
                 global_index.insert(v.name.as_str(), globals.len());
                 globals.push(GlobalVar {
+                    constant: v.space == Space::Const,
                     name: v.name.clone(),
                     size: v.size_bytes().max(1),
                     align: v.align.max(1),

@@ -3,7 +3,7 @@
 
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
-use crate::ir::{ConstVal, Program};
+use crate::ir::{ConstVal, Op, Program};
 use crate::memory::GlobalMemory;
 use crate::model::issue::PipeCycles;
 use crate::model::traffic::SectorSet;
@@ -11,10 +11,22 @@ use crate::model::{GpuModel, KernelShape, Traffic};
 use crate::module::Module;
 use crate::report::{Figures, Launch, LaunchReport, LineFigures, SourceLocation};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Largest shared memory per block (sm_90, with the opt-in attribute).
+/// Largest shared memory per block, static plus dynamic: what sm_90 allows a kernel that opted in
+/// with `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`. The
+/// simulator takes every kernel as opted in; without the attribute a GPU stops at 48 KiB.
 const MAX_SHARED: u64 = 227 * 1024;
+/// Largest static `__shared__` data per block: ptxas refuses more, whatever the attribute.
+const MAX_STATIC_SHARED: u64 = 48 * 1024;
+/// Largest local memory per thread (CUDA C++ Programming Guide, "Features and Technical
+/// Specifications": 512 KB for every compute capability since 2.0).
+const MAX_LOCAL_PER_THREAD: u64 = 512 * 1024;
+/// `__constant__` memory of a module (the same table: 64 KB).
+const MAX_CONSTANT: u64 = 64 * 1024;
+/// Local memory the blocks running at once may need at most; fewer CPU threads run blocks of a
+/// kernel whose threads could touch more.
+const MAX_LOCAL_IN_FLIGHT: u64 = 1 << 30;
 
 pub struct Machine {
     mem: GlobalMemory,
@@ -40,7 +52,7 @@ impl Machine {
     /// spaced far apart so that any access outside a live allocation is caught.
     ///
     /// # Panics
-    /// When the simulated 16 GiB are used up; use [`Machine::try_alloc`] to get an error instead.
+    /// When the simulated 4 GiB are used up; use [`Machine::try_alloc`] to get an error instead.
     pub fn alloc(&mut self, bytes: u64) -> u64 {
         self.try_alloc(bytes)
             .expect("simulated device memory exhausted")
@@ -103,6 +115,7 @@ impl Machine {
                 name: launch.kernel.clone(),
                 available: module.programs.iter().map(|p| p.name.clone()).collect(),
             })?;
+        check_resources(module, prog)?;
         let params = param_buffer(prog, launch)?;
         let (threads, total_blocks) = check_dims(launch)?;
         let shared_size = if launch.dynamic_shared_bytes > 0 {
@@ -112,7 +125,11 @@ impl Machine {
         };
         if shared_size > MAX_SHARED {
             return Err(SimError::InvalidLaunch(format!(
-                "the kernel needs {shared_size} bytes of shared memory per block, more than the {MAX_SHARED} a GPU has"
+                "the kernel needs {shared_size} bytes of shared memory per block ({} static, {} dynamic), more \
+                 than the {MAX_SHARED} (227 KiB) an H100 allows even after cudaFuncSetAttribute(kernel, \
+                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); a GPU fails the launch with \
+                 CUDA_ERROR_INVALID_VALUE (\"invalid argument\"); use less shared memory per block",
+                prog.shared_static, launch.dynamic_shared_bytes
             )));
         }
         let addrs = self.module_addresses(module)?;
@@ -140,6 +157,10 @@ impl Machine {
             consts,
             max_warp_instructions: launch.limits.max_warp_instructions,
             remaining: AtomicU64::new(launch.limits.max_warp_instructions),
+            deadline: launch
+                .limits
+                .max_wall_time
+                .map(|t| std::time::Instant::now() + t),
             fatal_block: AtomicU64::new(u64::MAX),
             next_block: AtomicU64::new(0),
             total_blocks,
@@ -151,15 +172,24 @@ impl Machine {
                 .map(|(g, &a)| (a, g.name.clone()))
                 .collect(),
             sectors: SectorSet::new(self.mem.allocations()),
+            printf_bytes: AtomicU64::new(0),
+            printf_cut: AtomicBool::new(false),
         };
-        let workers = if prog.has_global_atomics {
+        let has_printf = prog.code.iter().any(|i| matches!(i.op, Op::Printf { .. }));
+        // Blocks at once whose threads could fill all their local memory within the bound.
+        let local_per_block = (prog.local_total as u64 * threads as u64).max(1);
+        let local_workers = (MAX_LOCAL_IN_FLIGHT / local_per_block).max(1) as usize;
+        // printf runs its blocks in order, so the output cut at the printf buffer's size is always
+        // the same.
+        let workers = if prog.has_global_atomics || has_printf {
             1
         } else if launch.limits.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
             launch.limits.threads
         }
-        .min(total_blocks as usize)
+        .min(total_blocks.min(usize::MAX as u64) as usize)
+        .min(local_workers)
         .max(1);
         let mut outs: Vec<WorkerOut> = if workers == 1 {
             let mut w = Worker::new(&l);
@@ -184,6 +214,7 @@ impl Machine {
         };
         crate::analyse::global::cross_block(&l, &mut outs);
         let mut report = merge(prog, outs, launch.limits.max_diagnostics);
+        cut_printf(&mut report.printf, l.printf_cut.load(Ordering::Relaxed));
         (
             report.traffic.dram_read_sectors,
             report.traffic.dram_write_sectors,
@@ -241,23 +272,97 @@ fn thread_indices([bx, by, bz]: [u32; 3]) -> [Vec<u64>; 3] {
     [x, y, z]
 }
 
+/// Keeps the first `printf::BUFFER_BYTES` of the output (whole lines where it can) and says so.
+fn cut_printf(text: &mut String, cut: bool) {
+    let max = crate::printf::BUFFER_BYTES;
+    if !cut && text.len() <= max {
+        return;
+    }
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(line_end) = text[..end].rfind('\n') {
+        end = line_end + 1;
+    }
+    text.truncate(end);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(crate::printf::CUT_NOTE);
+    text.push('\n');
+}
+
+/// What ptxas refuses when the driver loads the module (before any launch).
+fn check_resources(module: &Module, prog: &Program) -> Result<(), SimError> {
+    let name = &prog.name;
+    if prog.shared_static as u64 > MAX_STATIC_SHARED {
+        return Err(SimError::TooManyResources {
+            ptxas: format!(
+                "Entry function '{name}' uses too much shared data ({:#x} bytes, {MAX_STATIC_SHARED:#x} max)",
+                prog.shared_static
+            ),
+            advice: "static `__shared__` arrays hold at most 48 KiB per block; for more, declare the array \
+                     `extern __shared__`, pass its size as the launch's dynamic shared memory and raise the \
+                     kernel's limit with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                     bytes)"
+                .into(),
+        });
+    }
+    if prog.local_total as u64 > MAX_LOCAL_PER_THREAD {
+        return Err(SimError::TooManyResources {
+            ptxas: format!(
+                "Entry function '{name}' uses too much local data ({:#x} bytes, {MAX_LOCAL_PER_THREAD:#x} max)",
+                prog.local_total
+            ),
+            advice: "a thread has at most 512 KiB of local memory (its arrays and spilled registers); keep big \
+                     arrays in global memory (cudaMalloc) instead"
+                .into(),
+        });
+    }
+    let constant: u64 = module
+        .globals
+        .iter()
+        .filter(|g| g.constant)
+        .map(|g| g.size)
+        .sum();
+    if constant > MAX_CONSTANT {
+        return Err(SimError::TooManyResources {
+            ptxas: format!(
+                "File uses too much global constant data ({constant:#x} bytes, {MAX_CONSTANT:#x} max)"
+            ),
+            advice: "`__constant__` variables share 64 KiB; keep larger tables in global memory (a `const` \
+                     pointer parameter, read through `__ldg` or `const __restrict__`)"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// What a GPU refuses at launch: cuLaunchKernel's CUDA_ERROR_INVALID_VALUE, which the runtime's
+/// `<<<...>>>` reports as cudaErrorInvalidConfiguration.
+const BAD_CONFIGURATION: &str =
+    "a GPU fails the launch with CUDA_ERROR_INVALID_VALUE (`invalid configuration argument` from <<<...>>>)";
+
 fn check_dims(launch: &Launch) -> Result<(u32, u64), SimError> {
     let [bx, by, bz] = launch.block;
     let [gx, gy, gz] = launch.grid;
     if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
         return Err(SimError::InvalidLaunch(format!(
-            "grid ({gx},{gy},{gz}) and block ({bx},{by},{bz}) must be at least 1 in every dimension"
+            "grid ({gx},{gy},{gz}) and block ({bx},{by},{bz}) must be at least 1 in every dimension; {BAD_CONFIGURATION}"
         )));
     }
     let threads = bx as u64 * by as u64 * bz as u64;
     if threads > 1024 || bx > 1024 || by > 1024 || bz > 64 {
         return Err(SimError::InvalidLaunch(format!(
-            "a block of ({bx},{by},{bz}) = {threads} threads is too large: at most 1024 threads (x, y <= 1024, z <= 64)"
+            "a block of ({bx},{by},{bz}) = {threads} threads is too large: at most 1024 threads (x, y <= 1024, z <= 64); \
+             {BAD_CONFIGURATION}"
         )));
     }
-    if gy > 65535 || gz > 65535 {
+    if gx > i32::MAX as u32 || gy > 65535 || gz > 65535 {
         return Err(SimError::InvalidLaunch(format!(
-            "grid y and z must be at most 65535, got ({gx},{gy},{gz})"
+            "a grid of ({gx},{gy},{gz}) blocks is too large: x is at most 2^31 - 1 = 2147483647, y and z at most \
+             65535; {BAD_CONFIGURATION}"
         )));
     }
     Ok((threads as u32, gx as u64 * gy as u64 * gz as u64))

@@ -6,6 +6,7 @@
 //! for kernels that race on the GPU too.
 
 pub(crate) mod figures;
+pub(crate) mod local;
 
 use crate::error::SimError;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -19,8 +20,9 @@ pub(crate) const WINDOW_SIZE: u64 = 1 << 32;
 /// index running off one allocation never lands in the next.
 const GLOBAL_BASE: u64 = 0x0000_7000_0000_0000;
 const GAP: u64 = 1 << 20;
-/// A simulated device of 16 GiB.
-pub(crate) const MEMORY_LIMIT: u64 = 16 << 30;
+/// The simulated device holds at most 4 GiB: its memory is the host's, so a request the size of a
+/// real GPU's (80 GiB and more) would take the student's machine down instead of the kernel.
+pub(crate) const MEMORY_LIMIT: u64 = 4 << 30;
 
 pub(crate) struct Allocation {
     pub base: u64,
@@ -137,16 +139,21 @@ impl GlobalMemory {
 
     pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, SimError> {
         let size = bytes.max(1);
-        if self.in_use + size > MEMORY_LIMIT {
-            return Err(SimError::OutOfMemory {
-                requested: bytes,
-                in_use: self.in_use,
-                limit: MEMORY_LIMIT,
-            });
+        let out_of_memory = || SimError::OutOfMemory {
+            requested: bytes,
+            in_use: self.in_use,
+            limit: MEMORY_LIMIT,
+        };
+        if size > MEMORY_LIMIT - self.in_use {
+            return Err(out_of_memory());
         }
         let align = align.max(256);
         let base = self.next.div_ceil(align) * align;
-        let words = (0..size.div_ceil(4)).map(|_| AtomicU32::new(0)).collect();
+        let n = size.div_ceil(4) as usize;
+        let mut words = Vec::new();
+        words.try_reserve_exact(n).map_err(|_| out_of_memory())?;
+        words.extend((0..n).map(|_| AtomicU32::new(0)));
+        let words = words.into_boxed_slice();
         self.allocs.push(Allocation { base, size, words });
         self.next = (base + size + GAP).div_ceil(GAP) * GAP;
         self.in_use += size;

@@ -1,6 +1,18 @@
 //! Device `printf`: formats a C format string with the argument buffer `vprintf` receives, the way
 //! CUDA's printf does (arguments packed at their natural alignment, float promoted to double).
 
+/// Bytes of printf output a launch keeps: the size of the GPU's printf buffer, whose default
+/// (`cudaDeviceGetLimit(&size, cudaLimitPrintfFifoSize)`) is 1 MiB; the CUDA C++ Programming Guide,
+/// "Formatted Output", describes the buffer and `cudaDeviceSetLimit` to change it.
+pub(crate) const BUFFER_BYTES: usize = 1 << 20;
+
+/// What follows the output when it was cut at `BUFFER_BYTES`.
+pub(crate) const CUT_NOTE: &str =
+    "printf output cut after 1 MiB (the GPU's printf buffer holds 1 MiB too)";
+
+/// Widths and precisions past the buffer's size could only make output that is cut anyway.
+const MAX_FIELD: usize = BUFFER_BYTES;
+
 /// Formats `fmt`; `arg(size)` returns the next argument of `size` bytes, `string(addr)` reads a
 /// C string. Returns the text and the number of arguments consumed.
 pub(crate) fn format(
@@ -40,11 +52,11 @@ pub(crate) fn format(
             if w < 0 {
                 spec.left = true;
             }
-            spec.width = w.unsigned_abs() as usize;
+            spec.width = (w.unsigned_abs() as usize).min(MAX_FIELD);
             i += 1;
         } else {
             while let Some(d) = fmt.get(i).filter(|c| c.is_ascii_digit()) {
-                spec.width = spec.width * 10 + (d - b'0') as usize;
+                spec.width = (spec.width * 10 + (d - b'0') as usize).min(MAX_FIELD);
                 i += 1;
             }
         }
@@ -55,10 +67,10 @@ pub(crate) fn format(
                 let v = arg(4) as u32 as i32;
                 nargs += 1;
                 i += 1;
-                spec.precision = (v >= 0).then_some(v as usize);
+                spec.precision = (v >= 0).then_some((v as usize).min(MAX_FIELD));
             } else {
                 while let Some(d) = fmt.get(i).filter(|c| c.is_ascii_digit()) {
-                    p = p * 10 + (d - b'0') as usize;
+                    p = (p * 10 + (d - b'0') as usize).min(MAX_FIELD);
                     i += 1;
                 }
                 spec.precision = Some(p);

@@ -181,6 +181,9 @@ pub struct Limits {
     pub max_diagnostics: usize,
     /// CPU threads running blocks; 0 means one per core.
     pub threads: usize,
+    /// A backstop for kernels the budget undercounts: the launch also stops with a `Timeout`
+    /// diagnostic after this much wall time (which, unlike the budget, depends on the machine).
+    pub max_wall_time: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
@@ -189,6 +192,7 @@ impl Default for Limits {
             max_warp_instructions: 2_000_000_000,
             max_diagnostics: 20,
             threads: 0,
+            max_wall_time: None,
         }
     }
 }

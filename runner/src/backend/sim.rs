@@ -14,7 +14,7 @@ pub const SIM_ARCHITECTURE: u32 = 80;
 /// million measured on a 2-core CI machine for a warp spinning in a loop): turns an exercise's
 /// time limit into an instruction budget, so a hang is caught after about the same wall time,
 /// and at exactly the same point on every machine.
-const WARP_INSTRUCTIONS_PER_SECOND: u64 = 10_000_000;
+pub const WARP_INSTRUCTIONS_PER_SECOND: u64 = 10_000_000;
 
 #[derive(Default)]
 pub struct SimBackend {
@@ -170,7 +170,9 @@ impl Backend for SimBackend {
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
-        Ok(self.machine.alloc(bytes as u64))
+        self.machine
+            .try_alloc(bytes as u64)
+            .map_err(|e| BackendError::Device(e.to_string()))
     }
 
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError> {
@@ -219,6 +221,9 @@ impl Backend for SimBackend {
                     "the launch {} was refused, as a GPU would refuse it: {why}",
                     launch.launch
                 )),
+                e @ sim::SimError::TooManyResources { .. } => {
+                    BackendError::InvalidLaunch(e.to_string())
+                }
                 e => BackendError::Fault(format!("the simulator stopped: {e}")),
             })?;
         relativise_paths(&mut report);

@@ -2,7 +2,7 @@
 //! its memory figures per kernel and per source line: for the book's "try it" boxes, and for
 //! holding the simulator to a GPU's hardware counters.
 
-use crate::backend::sim::{describe, SIM_ARCHITECTURE};
+use crate::backend::sim::{describe, SIM_ARCHITECTURE, WARP_INSTRUCTIONS_PER_SECOND};
 use crate::compile::{Compiler, Source, Target};
 use crate::report::SimFigures;
 use anyhow::{bail, Context};
@@ -41,7 +41,16 @@ pub struct SimArgs {
     /// The GPU whose time is modelled: h100 (the default) or h200.
     #[arg(long, default_value = "h100")]
     pub gpu_model: String,
+    /// Stop the kernel after about this many seconds of simulation (a loop that never ends is
+    /// reported as a hang).
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
+    pub time_limit: f64,
 }
+
+/// Largest `--time-limit`: an hour.
+const MAX_TIME_LIMIT: f64 = 3600.0;
+/// Largest buffer an `--arg` may ask for: the simulator's memory holds 4 GiB in all.
+const MAX_BUFFER_BYTES: u64 = 4 << 30;
 
 #[derive(Serialize)]
 struct SimOutput {
@@ -51,6 +60,8 @@ struct SimOutput {
     diagnostics: Vec<sim::Diagnostic>,
     printf: String,
     modelled: sim::ModelledTime,
+    /// The kernel was stopped (a fatal diagnostic, or the time limit).
+    aborted: bool,
 }
 
 fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
@@ -82,8 +93,21 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
     };
     if let Some((ty, rest)) = spec.split_once('[') {
         let (count, fill) = rest.split_once(']').with_context(bad)?;
-        let n: usize = count.trim().parse().with_context(bad)?;
+        let n: u64 = count.trim().parse().with_context(bad)?;
         let fill = fill.strip_prefix('=').unwrap_or("random");
+        let elem_bytes = match ty {
+            "f32" | "i32" | "u32" => 4,
+            "f64" | "i64" => 8,
+            _ => bail!("{}", bad()),
+        };
+        let total = n.saturating_mul(elem_bytes);
+        if total > MAX_BUFFER_BYTES {
+            bail!(
+                "--arg {spec:?} asks for {total} bytes; the simulator holds at most {MAX_BUFFER_BYTES} bytes (4 GiB) \
+                 of device memory, so use a smaller buffer"
+            );
+        }
+        let n = n as usize;
         let value = |i: usize, rng: &mut Rng| -> f64 {
             match fill {
                 "zeros" => 0.0,
@@ -95,6 +119,9 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
             bail!("{}", bad());
         }
         let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(total as usize)
+            .map_err(|_| anyhow::anyhow!("--arg {spec:?}: not enough memory for {total} bytes"))?;
         for i in 0..n {
             let v = value(i, rng);
             let int = if fill == "random" {
@@ -146,6 +173,12 @@ fn parse_arg(spec: &str, rng: &mut Rng) -> anyhow::Result<ArgSpec> {
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    if !(args.time_limit > 0.0 && args.time_limit <= MAX_TIME_LIMIT) {
+        bail!(
+            "--time-limit {}: expected seconds above 0 and at most {MAX_TIME_LIMIT}",
+            args.time_limit
+        );
+    }
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let course_root = crate::session::find_course().ok().map(|c| c.root);
@@ -180,7 +213,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         match parse_arg(spec, &mut rng)? {
             ArgSpec::Scalar(bytes) => params.push(bytes),
             ArgSpec::Buffer(bytes) => {
-                let addr = machine.alloc(bytes.len() as u64);
+                let addr = machine
+                    .try_alloc(bytes.len() as u64)
+                    .map_err(|e| anyhow::anyhow!("--arg {spec:?}: {e}"))?;
                 machine
                     .write(addr, &bytes)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -194,7 +229,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         block: dims(&args.block)?,
         dynamic_shared_bytes: args.shared_bytes,
         params,
-        limits: sim::Limits::default(),
+        limits: sim::Limits {
+            max_warp_instructions: (args.time_limit * WARP_INSTRUCTIONS_PER_SECOND as f64) as u64,
+            // Kernels the budget undercounts (memory-bound loops on a slow machine) stop on time too.
+            max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * args.time_limit)),
+            ..sim::Limits::default()
+        },
     };
     let gpu = match args.gpu_model.as_str() {
         "h100" => sim::GpuModel::h100(),
@@ -214,9 +254,14 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             diagnostics: report.diagnostics,
             printf: report.printf,
             modelled,
+            aborted: report.aborted,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(if report.aborted {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     let figures = SimFigures {
         case: format!("{} <<<{}, {}>>>", args.kernel, args.grid, args.block),

@@ -9,13 +9,18 @@ use crate::memory::GlobalMemory;
 use crate::model::traffic::{SectorSet, TrafficCounter};
 use crate::report::{Diagnostic, DiagnosticKind, Figures, SourceLocation};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Uninitialised shared memory reads as 0xff bytes (NaN as float, -1 as int), so a kernel that
 /// reads shared memory nobody wrote gets visibly wrong results, as it would on a GPU.
 const SHARED_POISON: u8 = 0xff;
 /// Warp instructions a worker takes from the launch's budget at a time.
 const BUDGET_CHUNK: u64 = 1 << 16;
+/// What starting a block costs, in warp instructions per warp (clearing its registers, local and
+/// shared memory, shadows and counters), so that a huge grid of tiny blocks stops at the budget
+/// within its time too.
+const BLOCK_START_COST_PER_WARP: u64 = 8;
 
 /// What every block of a launch shares.
 pub(crate) struct LaunchCx<'a> {
@@ -32,6 +37,8 @@ pub(crate) struct LaunchCx<'a> {
     pub max_warp_instructions: u64,
     /// Warp instructions left in the launch's budget.
     pub remaining: AtomicU64,
+    /// When the launch stops whatever budget is left (`Limits::max_wall_time`).
+    pub deadline: Option<Instant>,
     /// Lowest block index that hit a fatal error (`u64::MAX`: none); later blocks are skipped.
     pub fatal_block: AtomicU64,
     pub next_block: AtomicU64,
@@ -42,6 +49,10 @@ pub(crate) struct LaunchCx<'a> {
     pub global_names: Vec<(u64, String)>,
     /// Sectors the launch reads and writes, for the time model's DRAM traffic.
     pub sectors: SectorSet,
+    /// Bytes of printf output so far; past `printf::BUFFER_BYTES` printf prints nothing.
+    pub printf_bytes: AtomicU64,
+    /// A printf found the buffer full.
+    pub printf_cut: AtomicBool,
 }
 
 impl LaunchCx<'_> {
@@ -52,6 +63,15 @@ impl LaunchCx<'_> {
             ((lin / gx) % gy) as u32,
             (lin / (gx * gy)) as u32,
         ]
+    }
+
+    /// The limit a launch that stopped ran past, for its message.
+    pub fn limit_text(&self) -> String {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            "time limit (it ran slower than the budget of warp instructions assumes)".to_string()
+        } else {
+            format!("limit of {} warp instructions", self.max_warp_instructions)
+        }
     }
 
     pub fn thread_index(&self, lin: u32) -> [u32; 3] {
@@ -144,28 +164,40 @@ impl BlockCx<'_> {
         Box::new(self.diagnostic(DiagnosticKind::Trap, w, lane, inst.site, message))
     }
 
+    /// Takes `n` warp instructions' worth of work (printf formatting, say) from the budget.
+    pub fn charge(&mut self, w: &Warp, inst: &Inst, mut n: u64) -> Result<(), Box<Diagnostic>> {
+        while n > *self.budget {
+            n -= *self.budget;
+            *self.budget = 0;
+            self.refill_budget(w, inst)?;
+        }
+        *self.budget -= n;
+        Ok(())
+    }
+
     pub fn refill_budget(&mut self, w: &Warp, inst: &Inst) -> Result<(), Box<Diagnostic>> {
-        let taken = self
-            .l
-            .remaining
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
-                (r > 0).then(|| r - r.min(BUDGET_CHUNK))
-            });
-        match taken {
-            Ok(r) => {
-                *self.budget = r.min(BUDGET_CHUNK);
+        match take_budget(self.l) {
+            Some(chunk) => {
+                *self.budget = chunk;
                 Ok(())
             }
-            Err(_) => {
+            None => {
                 let lane = w.active.trailing_zeros() as usize;
                 let at = self
                     .location(inst.site)
                     .map_or(String::new(), |l| format!(" at line {}", l.line));
-                let msg = format!(
-                    "the launch ran past its limit of {} warp instructions; warp {} was still running{at} \
-                     (PTX line {}), so it is probably stuck in a loop that never ends",
-                    self.l.max_warp_instructions, w.index, inst.ptx_line
-                );
+                let msg = if w.icount.saturating_mul(100) < self.l.max_warp_instructions {
+                    // This warp did little: the many blocks before it spent the budget.
+                    too_many_blocks(self.l, self.block_lin)
+                } else {
+                    format!(
+                        "the launch ran past its {}; warp {} was still running{at} (PTX line {}), so it is probably \
+                         stuck in a loop that never ends",
+                        self.l.limit_text(),
+                        w.index,
+                        inst.ptx_line
+                    )
+                };
                 Err(Box::new(self.diagnostic(
                     DiagnosticKind::Timeout,
                     w,
@@ -211,6 +243,33 @@ impl BlockCx<'_> {
     }
 }
 
+fn too_many_blocks(l: &LaunchCx, lin: u64) -> String {
+    let b = l.block_index(lin);
+    format!(
+        "the launch ran past its {} at block ({},{},{}) of its {} blocks: the grid is too large to simulate in \
+         the time allowed (or its blocks run too long); launch fewer blocks, for example with a grid-stride loop",
+        l.limit_text(),
+        b[0],
+        b[1],
+        b[2],
+        l.total_blocks
+    )
+}
+
+/// A chunk of the launch's remaining budget; `None` when it is spent.
+fn take_budget(l: &LaunchCx) -> Option<u64> {
+    if l.deadline.is_some_and(|d| Instant::now() >= d) {
+        l.remaining.store(0, Ordering::Relaxed);
+        return None;
+    }
+    l.remaining
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+            (r > 0).then(|| r - r.min(BUDGET_CHUNK))
+        })
+        .ok()
+        .map(|r| r.min(BUDGET_CHUNK))
+}
+
 /// Per CPU thread: reusable warps, shared memory and race shadow.
 pub(crate) struct Worker {
     warps: Vec<Warp>,
@@ -253,13 +312,35 @@ impl Worker {
             if b >= l.total_blocks || b > l.fatal_block.load(Ordering::Relaxed) {
                 break;
             }
-            if let Err(d) = self.run_block(l, b) {
+            if let Err(d) = self
+                .charge_block_start(l, b)
+                .and_then(|()| self.run_block(l, b))
+            {
                 l.fatal_block.fetch_min(b, Ordering::Relaxed);
                 if self.out.fatal.as_ref().is_none_or(|(fb, _)| b < *fb) {
                     self.out.fatal = Some((b, *d));
                 }
             }
         }
+    }
+
+    fn charge_block_start(&mut self, l: &LaunchCx, lin: u64) -> Result<(), Box<Diagnostic>> {
+        let mut n = BLOCK_START_COST_PER_WARP * l.warps_per_block as u64;
+        while n > self.budget {
+            n -= self.budget;
+            self.budget = take_budget(l).ok_or_else(|| {
+                let block = l.block_index(lin);
+                Box::new(Diagnostic {
+                    kind: DiagnosticKind::Timeout,
+                    block,
+                    thread: [0, 0, 0],
+                    location: None,
+                    message: too_many_blocks(l, lin),
+                })
+            })?;
+        }
+        self.budget -= n;
+        Ok(())
     }
 
     fn run_block(&mut self, l: &LaunchCx, lin: u64) -> Result<(), Box<Diagnostic>> {

@@ -6,6 +6,7 @@ use super::{lanes, Warp, FULL};
 use crate::ir::*;
 use crate::memory::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::report::{Diagnostic, DiagnosticKind};
+use std::sync::atomic::Ordering::Relaxed;
 
 pub(super) fn barrier(w: &mut Warp, cx: &mut BlockCx, inst: &Inst, exec: u32) {
     let Op::Bar {
@@ -257,8 +258,7 @@ pub(super) fn read_generic(
         if off + len as usize > per_lane {
             return None;
         }
-        let base = lane * per_lane + off;
-        return w.local.get(base..base + len as usize).map(<[u8]>::to_vec);
+        return Some(w.local.read(lane, off, len as usize));
     }
     let a = cx.l.mem.find(addr, len)?;
     Some(
@@ -281,10 +281,23 @@ pub(super) fn read_cstring(w: &Warp, cx: &BlockCx, lane: usize, addr: u64) -> Op
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
-pub(super) fn printf(w: &mut Warp, cx: &mut BlockCx, exec: u32, fmt: Slot, args: Slot, d: Slot) {
+pub(super) fn printf(
+    w: &mut Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    exec: u32,
+    (fmt, args, d): (Slot, Slot, Slot),
+) -> Result<(), Box<Diagnostic>> {
     let seq = w.printf_seq;
     w.printf_seq += 1;
+    let mut cost = 0u64;
     for l in lanes(exec) {
+        if cx.l.printf_bytes.load(Relaxed) >= crate::printf::BUFFER_BYTES as u64 {
+            // The buffer is full: the call costs no formatting, and prints nothing, as on a GPU.
+            cx.l.printf_cut.store(true, Relaxed);
+            w.regs[d as usize * 32 + l] = u32::MAX as u64;
+            continue;
+        }
         let fmt_addr = w.regs[fmt as usize * 32 + l];
         let args_addr = w.regs[args as usize * 32 + l];
         let text = match read_cstring(w, cx, l, fmt_addr) {
@@ -304,6 +317,8 @@ pub(super) fn printf(w: &mut Warp, cx: &mut BlockCx, exec: u32, fmt: Slot, args:
             }
             None => "<printf: unreadable format string>\n".to_string(),
         };
+        cost += PRINTF_LANE_COST + text.len() as u64 / PRINTF_BYTES_PER_INSTRUCTION;
+        cx.l.printf_bytes.fetch_add(text.len() as u64, Relaxed);
         cx.out.printf.push(PrintRecord {
             block: cx.block_lin,
             warp: w.index,
@@ -312,7 +327,13 @@ pub(super) fn printf(w: &mut Warp, cx: &mut BlockCx, exec: u32, fmt: Slot, args:
             text,
         });
     }
+    cx.charge(w, inst, cost)
 }
+
+/// Formatting is charged to the launch's budget like the warp instructions it stands for: a few
+/// per lane and one per 16 bytes of output.
+const PRINTF_LANE_COST: u64 = 4;
+const PRINTF_BYTES_PER_INSTRUCTION: u64 = 16;
 
 pub(super) fn assert_message(
     w: &Warp,

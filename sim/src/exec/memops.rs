@@ -960,25 +960,25 @@ fn local(
     if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "local") {
         return Err(d);
     }
-    let per_lane = cx.l.prog.local_total as usize;
     let eb = req.elem_bytes() as usize;
+    let mut stored = Ok(());
     for l in lanes(exec) {
-        let a = l * per_lane + addrs[l] as usize;
+        let a = addrs[l] as usize;
         match req.kind {
             Kind::Load => {
                 for k in 0..req.vec as usize {
-                    let v = read_le(&w.local[a + k * eb..a + (k + 1) * eb]);
+                    let v = w.local.load(l, a + k * eb, eb);
                     w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
                 }
             }
             Kind::Store => {
                 for k in 0..req.vec as usize {
                     let v = store_value(w, req, k, l);
-                    w.local[a + k * eb..a + (k + 1) * eb].copy_from_slice(&v.to_le_bytes()[..eb]);
+                    stored = stored.and(w.local.store(l, a + k * eb, eb, v));
                 }
             }
             Kind::Atom => {
-                let old = read_le(&w.local[a..a + eb]);
+                let old = w.local.load(l, a, eb);
                 let b = w.regs[req.b as usize * 32 + l];
                 let c = if req.c == NONE {
                     0
@@ -986,12 +986,26 @@ fn local(
                     w.regs[req.c as usize * 32 + l]
                 };
                 let new = atom_apply(req.atom, req.ty, old, b, c);
-                w.local[a..a + eb].copy_from_slice(&new.to_le_bytes()[..eb]);
+                stored = stored.and(w.local.store(l, a, eb, new));
                 if req.regs[0] != NONE {
                     w.regs[req.regs[0] as usize * 32 + l] = alu::ext(req.ty, old);
                 }
             }
         }
+    }
+    if stored.is_err() {
+        let lane = exec.trailing_zeros() as usize;
+        let msg = format!(
+            "the simulator ran out of host memory for the threads' local memory ({limit} bytes per thread); \
+             use smaller local arrays, or run the kernel on a GPU"
+        );
+        return Err(Box::new(cx.diagnostic(
+            DiagnosticKind::Trap,
+            w,
+            lane,
+            inst.site,
+            msg,
+        )));
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 
 use super::FULL;
 use crate::ir::*;
+use crate::memory::local::LocalMemory;
 
 /// One warp's state. Buffers are reused from block to block.
 pub(crate) struct Warp {
@@ -14,8 +15,8 @@ pub(crate) struct Warp {
     pub preds: Vec<u32>,
     /// Carry flag per lane (`add.cc` and friends).
     pub carry: u32,
-    /// Local memory, `local_total` bytes per lane, lane after lane.
-    pub local: Vec<u8>,
+    /// Local memory, `local_total` bytes per lane.
+    pub local: LocalMemory,
     pub pc: u32,
     /// The lanes running now, all at `pc`.
     pub active: u32,
@@ -78,7 +79,7 @@ impl Warp {
             regs,
             preds: vec![0; prog.n_preds as usize],
             carry: 0,
-            local: vec![0; prog.local_total as usize * 32],
+            local: LocalMemory::new(prog.local_total),
             pc: 0,
             active: 0,
             ready: 0,
@@ -101,7 +102,7 @@ impl Warp {
         self.preds.fill(0);
         self.preds[crate::lower::PRED_TRUE as usize] = FULL;
         self.carry = 0;
-        self.local.fill(0);
+        self.local.reset();
         self.pc = 0;
         self.active = valid;
         self.ready = 0;

@@ -244,7 +244,8 @@ fn infinite_loop_times_out_at_the_loop() {
         .contains(&line),
         "{d:#?}"
     );
-    assert!(r.warp_instructions >= 200_000 && r.warp_instructions < 300_000);
+    // Starting a block is charged too, so a little less than the budget is left for the warps.
+    assert!(r.warp_instructions >= 190_000 && r.warp_instructions < 300_000);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod common;
 mod diagnostics;
 mod figures;
 mod kernels;
+mod limits;
 mod model;
 mod ncu;
 mod parsing;
