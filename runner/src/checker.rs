@@ -174,7 +174,7 @@ impl Checker<'_> {
 
     /// Checks `file` as exercise `exercise`: load, make the cases, run them, conclude.
     pub fn check(&mut self, exercise: &Exercise, file: &Path) -> anyhow::Result<CheckReport> {
-        let text = std::fs::read_to_string(file).with_context(|| {
+        let text = runner::kernel_file::read(file).with_context(|| {
             format!(
                 "cannot read {}; `runner reset {}` restores the exercise's original file",
                 self.course.display_name(file),

@@ -1,13 +1,23 @@
 //! Compiling a kernel file with NVRTC, with a cache keyed by everything that changes the result,
 //! and compile errors shown against the student's own file and line.
+//!
+//! | module     | owns                                                                  |
+//! | ---------- | --------------------------------------------------------------------- |
+//! | `nvrtc`    | loading NVRTC and calling its C API                                   |
+//! | `child`    | running that call in a child process under a time and memory limit   |
+//! | `includes` | the files a compile reads besides the source, for the cache key       |
+//! | `cache`    | compiled modules on disk, each entry checked against its own checksum |
+//! | `errors`   | NVRTC's log rewritten against the student's file and line             |
 
 pub mod cache;
+pub mod child;
 pub mod errors;
+pub mod includes;
 pub mod nvrtc;
 
 use std::path::Path;
 
-pub use cache::Cache;
+pub use cache::{Cache, Lookup};
 pub use nvrtc::{Nvrtc, NvrtcError};
 
 /// What to compile for: PTX for a virtual architecture (the simulator, or a GPU the NVRTC cannot
@@ -95,31 +105,42 @@ impl Compiler {
         let options = target.options();
         let version = format!("nvrtc {}.{}", self.nvrtc.version.0, self.nvrtc.version.1);
         // NVRTC writes a relative name as an absolute path against the current folder into the
-        // line information, so the folder is part of what the output depends on.
-        let here = std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_default();
-        let key = Cache::key(&[
-            source.name,
-            source.text,
-            &options.join(" "),
-            &version,
-            &here,
-        ]);
+        // line information, and finds quoted includes from there, so the folder is part of what
+        // the output depends on.
+        let here = std::env::current_dir().unwrap_or_default();
+        let key = includes::fingerprint(source.name, source.text, &here).map(|included| {
+            Cache::key(&[
+                KEY_FORMAT,
+                source.name,
+                source.text,
+                &included,
+                &options.join(" "),
+                &version,
+                &here.display().to_string(),
+            ])
+        });
         let extension = if target.is_cubin() { "cubin" } else { "ptx" };
-        if let Some(bytes) = self.cache.get(&key, extension) {
-            return Ok(Image {
-                bytes,
-                target: target.clone(),
-                from_cache: true,
-            });
+        if let Some(key) = &key {
+            match self.cache.lookup(key, extension) {
+                Lookup::Hit(bytes) => {
+                    return Ok(Image {
+                        bytes,
+                        target: target.clone(),
+                        from_cache: true,
+                    })
+                }
+                Lookup::Missing => {}
+                Lookup::Damaged(why) => eprintln!(
+                    "Note: the compile cache's entry for {} was damaged ({why}); compiling it again.",
+                    source.name
+                ),
+            }
         }
-        match self
-            .nvrtc
-            .compile(source.text, source.name, &options, target.is_cubin())?
-        {
+        match self.compile_bounded(source, &options, target.is_cubin())? {
             Ok(compiled) => {
-                self.cache.put(&key, extension, &compiled.image);
+                if let Some(key) = &key {
+                    self.cache.put(key, extension, &compiled.image);
+                }
                 Ok(Image {
                     bytes: compiled.image,
                     target: target.clone(),
@@ -132,4 +153,53 @@ impl Compiler {
             ))),
         }
     }
+
+    /// NVRTC's answer, from a child process under the limits where this binary can run one.
+    fn compile_bounded(
+        &self,
+        source: &Source,
+        options: &[String],
+        cubin: bool,
+    ) -> Result<Result<nvrtc::Compiled, nvrtc::Rejected>, CompileError> {
+        if !child::enabled() {
+            return Ok(self
+                .nvrtc
+                .compile(source.text, source.name, options, cubin)?);
+        }
+        let limits = child::Limits::from_env();
+        let gave_up = |what: String| {
+            CompileError::Rejected(format!(
+                "{}: the compiler gave up {what}: a macro or template that expands without end?\n",
+                source.name
+            ))
+        };
+        match child::compile(
+            &self.nvrtc,
+            source.text,
+            source.name,
+            options,
+            cubin,
+            limits,
+        ) {
+            // NVRTC notices some allocation failures itself and says only "out of memory".
+            Ok(Err(mut rejected)) if rejected.log.contains("error: out of memory") => {
+                rejected.log.push_str(&format!(
+                    "The compiler ran out of its {} MiB of memory: a macro or template that \
+                     expands without end?\n",
+                    limits.memory_mb
+                ));
+                Ok(Err(rejected))
+            }
+            Ok(answer) => Ok(answer),
+            Err(child::Stopped::TimedOut) => Err(gave_up(format!("after {} s", limits.seconds))),
+            Err(child::Stopped::Crashed { how }) => Err(gave_up(format!(
+                "({how}), most likely at its memory limit of {} MiB",
+                limits.memory_mb
+            ))),
+            Err(child::Stopped::Nvrtc(e)) => Err(e.into()),
+        }
+    }
 }
+
+/// Changed whenever what a key covers changes, so that older entries are never looked up.
+const KEY_FORMAT: &str = "key 2: includes";

@@ -229,8 +229,7 @@ fn load(
     backend: &mut dyn Backend,
     path: &Path,
 ) -> anyhow::Result<ModuleId> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = runner::kernel_file::read(path)?;
     let name = course.display_name(path);
     let image = compiler
         .compile(

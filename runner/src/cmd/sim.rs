@@ -179,8 +179,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             args.time_limit
         );
     }
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let text = runner::kernel_file::read(&args.file)?;
     let course_root = crate::session::find_course().ok().map(|c| c.root);
     let compiler = Compiler::new(course_root.as_deref())?;
     let name = args.file.display().to_string();

@@ -1,4 +1,8 @@
-//! The compile cache: compiled modules stored under a hash of source, options and compiler version.
+//! The compile cache: compiled modules stored under a hash of everything the compile read
+//! (source, included files, options, compiler version).
+//!
+//! Each entry starts with a line holding the length and hash of the module after it, so a damaged
+//! entry (empty, cut short by a full disk, overwritten) is found and compiled again, never used.
 
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -6,6 +10,25 @@ use std::path::PathBuf;
 
 pub struct Cache {
     pub dir: Option<PathBuf>,
+}
+
+/// The first line's start: the format of an entry, changed whenever the format does.
+const ENTRY_HEADER: &str = "runner-cache-entry 1";
+
+/// What the cache holds for a key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    Hit(Vec<u8>),
+    Missing,
+    /// An entry that does not hold what was stored; why, in a few words.
+    Damaged(&'static str),
+}
+
+fn hash_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 impl Cache {
@@ -39,16 +62,32 @@ impl Cache {
         )
     }
 
-    pub fn get(&self, key: &str, extension: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.path(key, extension)?).ok()
+    /// The module stored under `key`, checked against its header. A damaged entry is removed,
+    /// so that it is reported once and then replaced.
+    pub fn lookup(&self, key: &str, extension: &str) -> Lookup {
+        let Some(path) = self.path(key, extension) else {
+            return Lookup::Missing;
+        };
+        let Ok(entry) = std::fs::read(&path) else {
+            return Lookup::Missing;
+        };
+        let found = open_entry(entry);
+        if matches!(found, Lookup::Damaged(_)) {
+            let _ = std::fs::remove_file(&path);
+        }
+        found
     }
 
-    /// Stores atomically, so a reader never sees half a module.
+    /// Stores atomically, so a reader never sees half a module; the header catches what
+    /// atomicity cannot (a disk that fills, another program writing there).
     pub fn put(&self, key: &str, extension: &str, bytes: &[u8]) {
         let Some(path) = self.path(key, extension) else {
             return;
         };
-        let _ = write_replacing(&path, bytes, false);
+        let mut entry =
+            format!("{ENTRY_HEADER} {} {}\n", bytes.len(), hash_hex(bytes)).into_bytes();
+        entry.extend_from_slice(bytes);
+        let _ = write_replacing(&path, &entry, false);
     }
 
     /// A small named value kept beside the modules, such as a device's measured bandwidth.
@@ -61,6 +100,36 @@ impl Cache {
             let _ = write_replacing(&dir.join("values").join(name), value.as_bytes(), false);
         }
     }
+}
+
+/// The module in an entry's bytes, if its header vouches for it.
+fn open_entry(mut entry: Vec<u8>) -> Lookup {
+    if entry.is_empty() {
+        return Lookup::Damaged("empty");
+    }
+    let Some(end) = entry.iter().take(200).position(|&b| b == b'\n') else {
+        return Lookup::Damaged("no header");
+    };
+    let header = String::from_utf8_lossy(&entry[..end]).into_owned();
+    let mut fields = header
+        .strip_prefix(ENTRY_HEADER)
+        .unwrap_or_default()
+        .split_whitespace();
+    let (Some(Ok(length)), Some(hash), None) = (
+        fields.next().map(str::parse::<usize>),
+        fields.next(),
+        fields.next(),
+    ) else {
+        return Lookup::Damaged("no header");
+    };
+    let body = entry.split_off(end + 1);
+    if body.len() != length {
+        return Lookup::Damaged("wrong length");
+    }
+    if hash_hex(&body) != hash {
+        return Lookup::Damaged("checksum mismatch");
+    }
+    Lookup::Hit(body)
 }
 
 /// Writes a file so that it either keeps its old content or has all of the new, even across a
@@ -81,4 +150,40 @@ fn write_replacing(path: &std::path::Path, bytes: &[u8], durable: bool) -> std::
     }
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_reads_back_and_any_damage_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache {
+            dir: Some(dir.path().to_path_buf()),
+        };
+        cache.put("k", "ptx", b"module body");
+        assert_eq!(
+            cache.lookup("k", "ptx"),
+            Lookup::Hit(b"module body".to_vec())
+        );
+        let path = cache.path("k", "ptx").unwrap();
+        let whole = std::fs::read(&path).unwrap();
+        let mut flipped = whole.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        for (damage, why) in [
+            (Vec::new(), "empty"),
+            (whole[..whole.len() - 3].to_vec(), "wrong length"),
+            (b"garbage".to_vec(), "no header"),
+            (flipped, "checksum mismatch"),
+        ] {
+            std::fs::write(&path, damage).unwrap();
+            assert_eq!(cache.lookup("k", "ptx"), Lookup::Damaged(why));
+            assert_eq!(
+                cache.lookup("k", "ptx"),
+                Lookup::Missing,
+                "removed once found"
+            );
+        }
+    }
 }

@@ -74,7 +74,7 @@ impl Nvrtc {
         })
     }
 
-    fn open(name: &str) -> Result<Nvrtc, NvrtcError> {
+    pub(super) fn open(name: &str) -> Result<Nvrtc, NvrtcError> {
         // SAFETY: loading NVRTC runs its initialisers, which have no preconditions.
         let library =
             unsafe { libloading::Library::new(name) }.map_err(|e| NvrtcError::Unusable {

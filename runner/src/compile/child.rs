@@ -1,0 +1,238 @@
+//! Compiling in a child process under a time and memory limit.
+//!
+//! NVRTC runs to the end of whatever it is given: a macro that expands without end keeps it busy
+//! for minutes and takes gigabytes. So the runner compiles in a copy of itself (`runner
+//! __compile`), which limits its own memory and CPU time before loading NVRTC and is killed when
+//! the wall-time limit passes. The contract between the two is versioned:
+//!
+//! - the one argument after the subcommand: a temporary file holding one JSON [`Request`] (a
+//!   file, not a pipe, so a child that dies early cannot hand the parent a broken pipe);
+//! - stdout: one line `runner-compile <version> <outcome>` (`image`, `rejected` or `failed`),
+//!   then the machine code or PTX, NVRTC's log, or the error's text, to the end.
+//!
+//! Only a binary that calls [`serve_if_asked`] first thing in `main` compiles this way; anything
+//! else linking the library (benchmarks, unit tests) compiles in its own process.
+
+use super::nvrtc::{Compiled, Nvrtc, NvrtcError, Rejected};
+use std::io::{Read, Write};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The hidden subcommand the child runs as.
+pub const SUBCOMMAND: &str = "__compile";
+
+const PROTOCOL: &str = "runner-compile 1";
+
+static SERVES_COMPILES: AtomicBool = AtomicBool::new(false);
+
+/// Call first thing in `main`: in a compile child this compiles and returns the exit code;
+/// otherwise it returns `None` and, from then on, compiles run in a child.
+pub fn serve_if_asked() -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == SUBCOMMAND) {
+        return Some(serve());
+    }
+    SERVES_COMPILES.store(true, Ordering::Relaxed);
+    None
+}
+
+/// Whether compiles go to a child: only in a binary that can answer them, and unless
+/// RUNNER_COMPILE_IN_PROCESS is set (to measure what the child costs, or to debug NVRTC).
+pub fn enabled() -> bool {
+    SERVES_COMPILES.load(Ordering::Relaxed)
+        && std::env::var_os("RUNNER_COMPILE_IN_PROCESS").is_none()
+}
+
+/// The limits a compile runs under; the environment may lower them (tests do).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub seconds: u64,
+    pub memory_mb: u64,
+}
+
+impl Limits {
+    pub fn from_env() -> Limits {
+        let read = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&v| v > 0)
+                .unwrap_or(default)
+        };
+        Limits {
+            seconds: read("RUNNER_COMPILE_TIME_LIMIT_S", 30),
+            memory_mb: read("RUNNER_COMPILE_MEMORY_LIMIT_MB", 4096),
+        }
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Request {
+    nvrtc: String,
+    name: String,
+    source: String,
+    options: Vec<String>,
+    cubin: bool,
+    limits_memory_mb: u64,
+    limits_seconds: u64,
+}
+
+/// How a compile in the child ended, when it did not end with NVRTC's answer.
+#[derive(Debug)]
+pub enum Stopped {
+    TimedOut,
+    /// Ended without an answer (a signal, an allocation failure): nearly always the memory
+    /// limit. `how` says what was seen, e.g. `signal: 6 (SIGABRT)`.
+    Crashed {
+        how: String,
+    },
+    Nvrtc(NvrtcError),
+}
+
+/// Compiles in a child process; `Ok` holds NVRTC's own answer.
+pub fn compile(
+    nvrtc: &Nvrtc,
+    source: &str,
+    name: &str,
+    options: &[String],
+    cubin: bool,
+    limits: Limits,
+) -> Result<Result<Compiled, Rejected>, Stopped> {
+    let api = |what: &str, e: std::io::Error| {
+        Stopped::Nvrtc(NvrtcError::Api(format!(
+            "cannot {what} the compiler's process: {e}"
+        )))
+    };
+    let request = serde_json::to_vec(&Request {
+        nvrtc: nvrtc.path.clone(),
+        name: name.into(),
+        source: source.into(),
+        options: options.to_vec(),
+        cubin,
+        limits_memory_mb: limits.memory_mb,
+        limits_seconds: limits.seconds,
+    })
+    .expect("a request serialises");
+    let mut request_file = tempfile::NamedTempFile::new().map_err(|e| api("write for", e))?;
+    request_file
+        .write_all(&request)
+        .map_err(|e| api("write for", e))?;
+    // The running program itself, even if its file has since been replaced (a rebuild, an
+    // upgrade during `runner watch`): the child must speak the same protocol.
+    let own = std::path::Path::new("/proc/self/exe");
+    let exe = if own.exists() {
+        own.to_path_buf()
+    } else {
+        std::env::current_exe().map_err(|e| api("find", e))?
+    };
+    let mut child = Command::new(exe)
+        .arg(SUBCOMMAND)
+        .arg(request_file.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| api("start", e))?;
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = (&mut stderr).take(64 << 10).read_to_end(&mut text);
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let (sender, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = stdout.read_to_end(&mut bytes);
+        let _ = sender.send(read.map(|_| bytes));
+    });
+    let output = match answer.recv_timeout(Duration::from_secs(limits.seconds)) {
+        Ok(output) => output,
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Stopped::TimedOut);
+        }
+    };
+    let status = child.wait().map_err(|e| api("wait for", e))?;
+    let stderr = errors.join().unwrap_or_default();
+    let output = output.map_err(|e| api("read from", e))?;
+    match parse_answer(&output) {
+        Some(answer) => answer,
+        None => Err(Stopped::Crashed {
+            how: match stderr.trim().lines().last() {
+                Some(last) => format!("{status}: {last}"),
+                None => status.to_string(),
+            },
+        }),
+    }
+}
+
+fn parse_answer(output: &[u8]) -> Option<Result<Result<Compiled, Rejected>, Stopped>> {
+    let end = output.iter().position(|&b| b == b'\n')?;
+    let head = std::str::from_utf8(&output[..end]).ok()?;
+    let body = &output[end + 1..];
+    let outcome = head.strip_prefix(PROTOCOL)?.trim();
+    let text = || String::from_utf8_lossy(body).into_owned();
+    Some(match outcome {
+        "image" => Ok(Ok(Compiled {
+            image: body.to_vec(),
+        })),
+        "rejected" => Ok(Err(Rejected { log: text() })),
+        "failed" if text().contains("OUT_OF_MEMORY") => Err(Stopped::Crashed { how: text() }),
+        "failed" => Err(Stopped::Nvrtc(NvrtcError::Api(text()))),
+        _ => return None,
+    })
+}
+
+/// The child's side: limits itself, compiles the request in the file named by its argument,
+/// answers on stdout.
+fn serve() -> ExitCode {
+    let request = std::env::args_os()
+        .nth(2)
+        .ok_or_else(|| "no request file given".to_string())
+        .and_then(|path| std::fs::read(path).map_err(|e| e.to_string()))
+        .and_then(|input| serde_json::from_slice::<Request>(&input).map_err(|e| e.to_string()));
+    let answer = request.and_then(|request| {
+        limit_self(&request)?;
+        let nvrtc = Nvrtc::open(&request.nvrtc).map_err(|e| e.to_string())?;
+        nvrtc
+            .compile(
+                &request.source,
+                &request.name,
+                &request.options,
+                request.cubin,
+            )
+            .map_err(|e| e.to_string())
+    });
+    let (outcome, body) = match answer {
+        Ok(Ok(compiled)) => ("image", compiled.image),
+        Ok(Err(rejected)) => ("rejected", rejected.log.into_bytes()),
+        Err(error) => ("failed", error.into_bytes()),
+    };
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{PROTOCOL} {outcome}")
+        .and_then(|_| out.write_all(&body))
+        .and_then(|_| out.flush());
+    if written.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Address space rather than data memory: NVRTC is one thread with no CUDA context, so what it
+/// maps is what it uses. CPU time backs up the parent's wall-time kill should the parent die.
+fn limit_self(request: &Request) -> Result<(), String> {
+    use rlimit::Resource;
+    let set = |resource: Resource, value: u64| {
+        let (_, hard) = rlimit::getrlimit(resource).map_err(|e| e.to_string())?;
+        let value = value.min(hard);
+        rlimit::setrlimit(resource, value, value).map_err(|e| e.to_string())
+    };
+    set(Resource::AS, request.limits_memory_mb << 20)?;
+    set(Resource::CPU, request.limits_seconds + 1)?;
+    set(Resource::CORE, 0)
+}

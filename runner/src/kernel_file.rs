@@ -1,0 +1,160 @@
+//! Reading a student's kernel file: a regular file of bounded size holding UTF-8 text.
+//!
+//! Whatever path a student (or a typo) gives, reading it must end quickly and in bounded memory:
+//! the file's type is looked at before it is opened, so a FIFO or a device is never opened at
+//! all, and no more than the size limit is ever read. The text is decoded as UTF-8 with a leading
+//! byte-order mark dropped (some Windows editors write one; the compiler would reject it as an
+//! invisible character), and binary content is refused in one line instead of being compiled.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest kernel file read: the longest exercise is a few KB, so anything near this is not
+/// a kernel file.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+const BYTE_ORDER_MARK: &str = "\u{feff}";
+
+/// Why a kernel file cannot be used; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum KernelFileError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path} is {kind}, not a regular file: give the path of a .cu file")]
+    NotAFile { path: String, kind: &'static str },
+    #[error(
+        "{path} is {size} bytes, over the {} MiB a kernel file may have: is it the right file?",
+        MAX_BYTES >> 20
+    )]
+    TooLarge { path: String, size: u64 },
+    #[error(
+        "{path} is not UTF-8 text (line {line}): save it as UTF-8 in your editor, or check that \
+         it is the right file"
+    )]
+    NotUtf8 { path: String, line: usize },
+    #[error(
+        "{path} holds binary content ({what} on line {line}), not CUDA source: \
+         check that it is the right file"
+    )]
+    Binary {
+        path: String,
+        what: String,
+        line: usize,
+    },
+}
+
+/// Reads the kernel file at `path` as text; see the module's comment for what is refused.
+pub fn read(path: &Path) -> Result<String, KernelFileError> {
+    let shown = path.display().to_string();
+    let io = |source| KernelFileError::Io {
+        path: shown.clone(),
+        source,
+    };
+    // `metadata` follows a symbolic link, so a link to a regular file is fine; what it points at
+    // is what would be opened.
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    check_type(&metadata, &shown)?;
+    let file = std::fs::File::open(path).map_err(io)?;
+    // The path may have been replaced since it was looked at: what was opened is what counts.
+    check_type(&file.metadata().map_err(io)?, &shown)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(KernelFileError::TooLarge {
+            path: shown,
+            size: metadata.len().max(bytes.len() as u64),
+        });
+    }
+    decode(bytes, &shown)
+}
+
+fn check_type(metadata: &std::fs::Metadata, shown: &str) -> Result<(), KernelFileError> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    let name = if kind.is_file() {
+        if metadata.len() > MAX_BYTES {
+            return Err(KernelFileError::TooLarge {
+                path: shown.into(),
+                size: metadata.len(),
+            });
+        }
+        return Ok(());
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(KernelFileError::NotAFile {
+        path: shown.into(),
+        kind: name,
+    })
+}
+
+/// The text of a kernel file's bytes: UTF-8 without a leading byte-order mark, and no control
+/// characters other than the whitespace ones (tab, line and page breaks).
+pub fn decode(bytes: Vec<u8>, shown: &str) -> Result<String, KernelFileError> {
+    let line_of = |bytes: &[u8], at: usize| bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    if let Some(at) = bytes.iter().position(|&b| is_binary(b)) {
+        let what = match bytes[at] {
+            0 => "a NUL byte".to_string(),
+            b => format!("the control byte 0x{b:02x}"),
+        };
+        return Err(KernelFileError::Binary {
+            path: shown.into(),
+            what,
+            line: line_of(&bytes, at),
+        });
+    }
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        KernelFileError::NotUtf8 {
+            path: shown.into(),
+            line: line_of(e.as_bytes(), at),
+        }
+    })?;
+    if text.starts_with(BYTE_ORDER_MARK) {
+        text.drain(..BYTE_ORDER_MARK.len());
+    }
+    Ok(text)
+}
+
+fn is_binary(byte: u8) -> bool {
+    byte < 0x20 && !matches!(byte, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_and_only_at_the_start() {
+        let text = decode("\u{feff}int x;\u{feff}".as_bytes().to_vec(), "k.cu").unwrap();
+        assert_eq!(text, "int x;\u{feff}");
+    }
+
+    #[test]
+    fn binary_content_is_refused_with_its_line() {
+        let err = decode(b"int x;\nint \0y;".to_vec(), "k.cu").unwrap_err();
+        assert!(
+            matches!(err, KernelFileError::Binary { line: 2, .. }),
+            "{err}"
+        );
+        let err = decode(b"a\n\xff\xfe".to_vec(), "k.cu").unwrap_err();
+        assert!(
+            matches!(err, KernelFileError::NotUtf8 { line: 2, .. }),
+            "{err}"
+        );
+        assert!(decode(b"a\tb\r\n\x0c".to_vec(), "k.cu").is_ok());
+    }
+}
