@@ -95,7 +95,8 @@ pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> S
         if addr >= a.base && addr < a.base + a.size {
             let past = addr + len - (a.base + a.size);
             return format!(
-                "{past} byte(s) past the end of the {}-byte allocation at {:#x} (offset {} of it)",
+                "{} past the end of the {}-byte allocation at {:#x} (offset {} of it)",
+                count(past, "byte"),
                 a.size,
                 a.base,
                 addr - a.base
@@ -104,13 +105,18 @@ pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> S
         let after = addr - (a.base + a.size);
         if after < GAP {
             let len = len.max(1);
+            let distance = if after == 0 {
+                "just".to_string()
+            } else {
+                count(after, "byte")
+            };
             return format!(
-                "{after} byte(s) past the end of the {}-byte allocation at {:#x} (element {} of an array that holds {} \
-                 elements of {len} bytes)",
+                "{distance} past the end of the {}-byte allocation at {:#x} (element {} of an array that holds {} \
+                 of {len} bytes)",
                 a.size,
                 a.base,
                 (addr - a.base) / len,
-                a.size / len
+                count(a.size / len, "element")
             );
         }
     }
@@ -125,6 +131,15 @@ pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> S
         }
     }
     "an address that belongs to no allocation".to_string()
+}
+
+/// `n` things, in the singular for one.
+fn count(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
 }
 
 impl GlobalMemory {

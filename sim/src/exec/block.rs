@@ -401,7 +401,7 @@ fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagn
             let lane = w.sync_wait.trailing_zeros() as usize;
             let site = cx.l.prog.code[w.lane_pc[lane] as usize].site;
             let msg = format!(
-                "every thread of the block is waiting: lanes {} of warp {} wait in a warp-synchronous operation \
+                "every thread of the block is waiting: {} of warp {} wait in a warp-synchronous operation \
                  for lanes of their mask that wait at a barrier or exited",
                 lane_list(w.sync_wait),
                 w.index
@@ -516,7 +516,7 @@ fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
     cx.out.traffic.barriers += 1;
 }
 
-/// "0-15" style list of lanes.
+/// The lanes of a mask in words: "lane 3", "lanes 0-15,20".
 pub(crate) fn lane_list(m: u32) -> String {
     let mut out = Vec::new();
     let mut l = 0;
@@ -535,5 +535,6 @@ pub(crate) fn lane_list(m: u32) -> String {
             format!("{}-{}", start, l - 1)
         });
     }
-    out.join(",")
+    let word = if m.count_ones() == 1 { "lane" } else { "lanes" };
+    format!("{word} {}", out.join(","))
 }

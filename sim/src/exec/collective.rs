@@ -77,14 +77,14 @@ pub(super) fn warp_sync_op(
             "are waiting at a different warp operation"
         };
         Some(format!(
-            "the mask {mask:#010x} names lanes {} of warp {} which {why}; every lane in a `_sync` mask must \
+            "the mask {mask:#010x} names {} of warp {} which {why}; every lane in a `_sync` mask must \
              execute the same call (use __activemask() or a mask of the lanes that are really here)",
             lane_list(missing),
             w.index
         ))
     } else if exec & !mask != 0 {
         Some(format!(
-            "lanes {} of warp {} executed a `_sync` operation whose mask {mask:#010x} does not include them",
+            "{} of warp {} executed a `_sync` operation whose mask {mask:#010x} does not include them",
             lane_list(exec & !mask),
             w.index
         ))

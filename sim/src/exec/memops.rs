@@ -225,7 +225,7 @@ fn misaligned(
     }
     let lane = bad.trailing_zeros() as usize;
     let msg = format!(
-        "misaligned {n}-byte {} of {space} memory at address {:#x} (not a multiple of {n}) by lanes {} of warp {}; \
+        "misaligned {n}-byte {} of {space} memory at address {:#x} (not a multiple of {n}) by {} of warp {}; \
          a vector or wide access needs an address aligned to its size",
         what(req),
         addrs[lane],
@@ -364,7 +364,7 @@ fn global(
             let l = bad.trailing_zeros() as usize;
             let a = addrs[l];
             let msg = format!(
-                "out-of-bounds {len}-byte {} of global memory at address {a:#x} by lanes {} of warp {}: {}",
+                "out-of-bounds {len}-byte {} of global memory at address {a:#x} by {} of warp {}: {}",
                 what(req),
                 super::block::lane_list(bad),
                 w.index,
@@ -773,7 +773,7 @@ fn shared(
         let lane = bad.trailing_zeros() as usize;
         let a = addrs[lane];
         let msg = format!(
-            "out-of-bounds {len}-byte {} of shared memory at offset {a} by lanes {} of warp {}: the block has {size} \
+            "out-of-bounds {len}-byte {} of shared memory at offset {a} by {} of warp {}: the block has {size} \
              bytes of shared memory{}",
             what(req),
             super::block::lane_list(bad),
@@ -942,7 +942,7 @@ fn local(
     if bad != 0 {
         let lane = bad.trailing_zeros() as usize;
         let msg = format!(
-            "out-of-bounds {len}-byte {} of local memory at offset {} by lanes {} of warp {}: the thread's local \
+            "out-of-bounds {len}-byte {} of local memory at offset {} by {} of warp {}: the thread's local \
              arrays take {limit} bytes (an index past the end of a local array)",
             what(req),
             addrs[lane] as i64,
