@@ -78,6 +78,16 @@ pub enum Command {
         /// Check when Enter is pressed instead of on file events (for file systems that send none).
         #[arg(long)]
         manual_run: bool,
+        /// Measure instead of watching: the first check and N checks after a save, each in a
+        /// process of its own and through the worker, on a copy of the exercise's solution.
+        #[arg(long, hide = true, value_name = "N")]
+        bench: Option<usize>,
+        #[command(flatten)]
+        backend: BackendArgs,
+    },
+    /// The worker behind `watch`: answers check requests on stdin, one JSON report each.
+    #[command(name = "__serve", hide = true)]
+    Serve {
         #[command(flatten)]
         backend: BackendArgs,
     },

@@ -8,6 +8,7 @@ pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod reset;
+pub mod serve;
 pub mod sim;
 pub mod watch;
 
@@ -22,9 +23,17 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Reset { id } => reset::run(&id),
         Command::Watch {
             id,
+            bench: Some(times),
+            backend,
+            ..
+        } => watch::bench(id, times, backend.backend),
+        Command::Watch {
+            id,
             manual_run,
+            bench: None,
             backend,
         } => watch::run(id, manual_run, backend.backend),
+        Command::Serve { backend } => serve::run(backend.backend),
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),

@@ -4,14 +4,15 @@ use crate::backend::cuda::CudaBackend;
 use crate::backend::sim::SimBackend;
 use crate::checker::{add_simulator_findings, case_options, Checker};
 use crate::cli::{BackendChoice, CheckArgs};
-use crate::course::Exercise;
+use crate::course::{Course, Exercise};
 use crate::pristine;
 use crate::progress::Progress;
-use crate::report::Verdict;
+use crate::report::{CheckReport, Verdict};
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
 use checks::{Case, CaseOptions};
 use colored::Colorize;
+use std::path::Path;
 use std::process::ExitCode;
 
 type CasesAhead = std::thread::JoinHandle<Option<(CaseOptions, Vec<Case>)>>;
@@ -60,13 +61,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         backend.describe()
     ));
     let premade = premade.and_then(|making| making.join().ok()).flatten();
-    let (mut progress, warning) = Progress::load(&course.root)?;
-    if let Some(warning) = warning {
-        eprintln!("{} {warning}", "Warning:".yellow().bold());
-    }
     let own_file = file.is_none();
     let path = file.unwrap_or_else(|| course.exercise_path(&exercise));
-    let mut checker = Checker {
+    let checker = Checker {
         course: &course,
         compiler: &compiler,
         backend: backend.as_mut(),
@@ -80,7 +77,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok()),
     };
-    let mut report = match checker.check(&exercise, &path) {
+    let mut report = match check_everywhere(checker, &exercise, &path) {
         Ok(report) => report,
         // A script reading --json gets an object even when nothing could be checked.
         Err(err) if json => {
@@ -95,9 +92,30 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         Err(err) => return Err(err),
     };
+    record(&course, &exercise, &mut report, own_file)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.render());
+    }
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Checks `path` as `exercise` with `checker`, then, where that ran on a GPU and passed, again in
+/// the simulator: a GPU runs kernels but sees neither races nor masks nor the traffic behind a
+/// time, so every lesson is judged the same. `runner check` and `runner watch`'s worker both
+/// check this way.
+pub fn check_everywhere(
+    mut checker: Checker,
+    exercise: &Exercise,
+    path: &Path,
+) -> anyhow::Result<CheckReport> {
+    let mut report = checker.check(exercise, path)?;
     trace::mark("check done");
-    // A GPU runs kernels but sees neither races nor masks nor the traffic behind a time: a
-    // kernel it passes is checked again in the simulator, so every lesson is judged the same.
     if checker.backend.kind() == "gpu"
         && matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed)
     {
@@ -109,12 +127,28 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             premade: None,
             ..checker
         };
-        let seen = in_simulator.check(&exercise, &path)?;
+        let seen = in_simulator.check(exercise, path)?;
         add_simulator_findings(&mut report, seen);
         trace::mark("checked again in the simulator");
     }
+    Ok(report)
+}
+
+/// What follows a check of `exercise`, in `runner check` and `runner watch` alike: a pass of the
+/// exercise's own file (`own_file`) is recorded, the summary names the exercise to do next, and
+/// the report carries the progress.
+pub fn record(
+    course: &Course,
+    exercise: &Exercise,
+    report: &mut CheckReport,
+    own_file: bool,
+) -> anyhow::Result<()> {
+    let (mut progress, warning) = Progress::load(&course.root)?;
+    if let Some(warning) = warning {
+        eprintln!("{} {warning}", "Warning:".yellow().bold());
+    }
     if report.passed() && own_file {
-        progress.mark_done(&exercise.id, backend.kind());
+        progress.mark_done(&exercise.id, &report.backend);
         progress.save()?;
         let next = course.exercises.iter().find(|e| !progress.is_done(&e.id));
         report.summary.push_str(&match next {
@@ -128,14 +162,5 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .filter(|e| progress.is_done(&e.id))
         .count();
     report.progress = Some((done, course.exercises.len()));
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", report.render());
-    }
-    Ok(if report.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(())
 }

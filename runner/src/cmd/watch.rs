@@ -1,18 +1,28 @@
-//! `runner watch`: checks the current exercise whenever its file is saved. Each check runs in a
-//! child process, so a kernel that hangs or wrecks the GPU context never takes the watcher down.
+//! `runner watch`: checks the current exercise whenever its file is saved. The checks run in a
+//! worker process (`runner __serve`) that keeps NVRTC loaded and the backend open between them,
+//! so a check after a save costs only the check; a worker that crashes, hangs or wrecks the GPU
+//! context is replaced, and never takes the watcher down.
+
+mod bench;
+mod worker;
 
 use crate::cli::BackendChoice;
+use crate::cmd::check::record;
 use crate::course::Course;
 use crate::output;
+use crate::pristine;
 use crate::progress::Progress;
 use crate::session::find_course;
 use anyhow::Context;
+pub use bench::bench;
 use colored::Colorize;
 use notify::{RecursiveMode, Watcher};
 use std::io::BufRead;
-use std::process::{Command, ExitCode};
+use std::path::Path;
+use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
+use worker::{check_limit, Lost, Worker};
 
 pub fn run(
     id: Option<String>,
@@ -28,6 +38,7 @@ fn watch(
     choice: Option<BackendChoice>,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
+    pristine::snapshot(&course)?;
     let named = id.is_some();
     let mut current = match id {
         Some(id) => course.exercise(&id)?.id.clone(),
@@ -55,9 +66,14 @@ fn watch(
         .watch(&course.root.join("exercises"), RecursiveMode::Recursive)
         .context("cannot watch exercises/; try `runner watch --manual-run`")?;
     let lines = manual.then(stdin_lines);
+    let mut checks = Checks {
+        root: course.root.clone(),
+        choice,
+        worker: None,
+    };
 
     loop {
-        let passed = check_in_child(&course, &current, choice)?;
+        let passed = checks.check(&course, &current)?;
         if passed && watch_again {
             output::print(&format!(
                 "\nExercise {current} was already done; still watching it \
@@ -135,37 +151,89 @@ fn stdin_lines() -> mpsc::Receiver<String> {
     receive
 }
 
-/// Blocks until `file` is written, then waits for the burst of events an editor's save makes to
-/// settle.
-fn wait_for_save(receiver: &mpsc::Receiver<Vec<std::path::PathBuf>>, file: &std::path::Path) {
+/// Blocks until `file` is written, then until the burst of events an editor's save makes (write,
+/// rename, change of mode) has been quiet for a moment.
+fn wait_for_save(receiver: &mpsc::Receiver<Vec<std::path::PathBuf>>, file: &Path) {
     let name = file.file_name();
     while let Ok(paths) = receiver.recv() {
         if paths.iter().any(|p| p.file_name() == name) {
             break;
         }
     }
-    std::thread::sleep(Duration::from_millis(150));
-    while receiver.try_recv().is_ok() {}
+    while receiver.recv_timeout(Duration::from_millis(40)).is_ok() {}
 }
 
-fn check_in_child(
-    course: &Course,
-    id: &str,
+/// The checks of one watch: a worker, started again whenever it has gone.
+struct Checks {
+    root: std::path::PathBuf,
     choice: Option<BackendChoice>,
-) -> anyhow::Result<bool> {
-    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
-    let mut command = Command::new(exe);
-    command.current_dir(&course.root).arg("check").arg(id);
-    if let Some(choice) = choice {
-        command
-            .arg("--backend")
-            .arg(if choice == BackendChoice::Gpu {
-                "gpu"
-            } else {
-                "sim"
-            });
+    worker: Option<Worker>,
+}
+
+impl Checks {
+    fn worker(&mut self) -> anyhow::Result<&mut Worker> {
+        if !self.worker.as_mut().is_some_and(Worker::alive) {
+            self.restart()?;
+        }
+        Ok(self.worker.as_mut().expect("just started"))
     }
-    output::print(&format!("{}\n", "─".repeat(72).dimmed()))?;
-    let status = command.status().context("cannot start the check")?;
-    Ok(status.success())
+
+    /// Lets the worker go and starts another at once, so it is ready by the next save. The old
+    /// one is reaped on a thread of its own: a GPU context can take a moment to tear down.
+    fn restart(&mut self) -> anyhow::Result<()> {
+        if let Some(old) = self.worker.take() {
+            std::thread::spawn(move || drop(old));
+        }
+        self.worker = Some(Worker::start(&self.root, self.choice)?);
+        Ok(())
+    }
+
+    /// Checks exercise `id` in the worker, records a pass as `runner check` does and shows the
+    /// report; whether it passed.
+    fn check(&mut self, course: &Course, id: &str) -> anyhow::Result<bool> {
+        let exercise = course.exercise(id)?.clone();
+        output::print(&format!("{}\n", "─".repeat(72).dimmed()))?;
+        let limit = check_limit(&exercise);
+        let mut asked = self.worker()?.check(id, None, limit);
+        if let Err(Lost::Ended(_)) = asked {
+            // Killed before it read the request, maybe: one more try in a new worker. A kernel
+            // that ends the worker itself ends the second one too, and is reported.
+            self.restart()?;
+            asked = self.worker()?.check(id, None, limit);
+        }
+        let reply = match asked {
+            Ok(reply) => reply,
+            Err(lost) => {
+                self.restart()?;
+                let why = match lost {
+                    Lost::Ended(how) => format!("the process checking it ended ({how})"),
+                    Lost::TimedOut(limit) => format!(
+                        "it was still running after {} s and was stopped",
+                        limit.as_secs_f64()
+                    ),
+                };
+                eprintln!(
+                    "{} The check of {id} did not finish: {why}. Your file is as you saved it; \
+                     save it again to check again.",
+                    "Error:".red().bold()
+                );
+                return Ok(false);
+            }
+        };
+        if reply.ending {
+            self.restart()?;
+        }
+        match (reply.report, reply.error) {
+            (Some(mut report), _) => {
+                record(course, &exercise, &mut report, true)?;
+                output::print(&report.render())?;
+                Ok(report.passed())
+            }
+            (None, error) => {
+                let error = error.unwrap_or_else(|| "the worker gave no report".into());
+                eprintln!("{} {error}", "Error:".red().bold());
+                Ok(false)
+            }
+        }
+    }
 }

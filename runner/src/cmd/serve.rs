@@ -1,0 +1,146 @@
+//! `runner __serve` (hidden): the worker behind `runner watch`. It keeps NVRTC loaded and the
+//! backend open (on a GPU, the context) from one check to the next, so that a check after a save
+//! pays for neither again; `watch` runs it as a child and starts another when it ends, so a kernel
+//! that hangs or wrecks the context never takes the watcher down.
+//!
+//! The contract between the two is versioned ([`PROTOCOL`]):
+//!
+//! - stdin: one JSON [`Request`] a line;
+//! - stdout: for each request, one line `MARKER` + a JSON [`Reply`]. Anything else on stdout is the
+//!   kernel's own `printf` (a GPU prints it on the process's stdout) and is passed on as it is.
+//!
+//! On a GPU, a check that found a bug (a fault, a hang, an access out of bounds) may have left the
+//! context unusable: the worker answers, says it is ending, and ends.
+
+use crate::backend::Backend;
+use crate::checker::Checker;
+use crate::cli::BackendChoice;
+use crate::cmd::check::check_everywhere;
+use crate::compile::Compiler;
+use crate::pristine;
+use crate::report::CheckReport;
+use crate::session::{compiler_and_backend, find_course};
+use crate::trace;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The hidden subcommand the worker runs as.
+pub const SUBCOMMAND: &str = "__serve";
+
+/// Raised whenever [`Request`] or [`Reply`] changes.
+pub const PROTOCOL: u32 = 1;
+
+/// What starts a reply line: a record separator, which neither JSON nor a student's `printf` of
+/// text puts at the start of a line, then the protocol's name and version.
+pub const MARKER: &str = "\u{1e}runner-serve 1 ";
+
+/// One check to make.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Request {
+    pub protocol: u32,
+    pub exercise: String,
+    /// A file to check instead of the exercise's own (as `runner check --file`).
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+}
+
+/// The answer to one [`Request`]: the report, or why no check could be made.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Reply {
+    pub protocol: u32,
+    pub report: Option<Box<CheckReport>>,
+    pub error: Option<String>,
+    /// The worker ends after this reply: its GPU context may be unusable.
+    pub ending: bool,
+}
+
+pub fn run(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+    let course = find_course()?;
+    let (compiler, mut backend) = compiler_and_backend(&course, choice, false)?;
+    trace::mark(format!(
+        "worker ready: NVRTC loaded and backend opened: {}",
+        backend.describe()
+    ));
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Ok(request) if request.protocol == PROTOCOL => {
+                answer(&compiler, backend.as_mut(), &request)
+            }
+            Ok(request) => failed(format!(
+                "protocol {} asked for, this worker speaks {PROTOCOL}",
+                request.protocol
+            )),
+            Err(err) => failed(format!("a request that is not one: {err}")),
+        };
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{MARKER}{}", serde_json::to_string(&reply)?)?;
+        out.flush()?;
+        if reply.ending {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn failed(error: String) -> Reply {
+    Reply {
+        protocol: PROTOCOL,
+        report: None,
+        error: Some(error),
+        ending: false,
+    }
+}
+
+/// Checks as `runner check` does, with the course read again (metadata edited since the last
+/// check counts) and the compiler and backend kept.
+fn answer(compiler: &Compiler, backend: &mut dyn Backend, request: &Request) -> Reply {
+    let on_gpu = backend.kind() == "gpu";
+    let checked = find_course().and_then(|course| {
+        let exercise = course.exercise(&request.exercise)?.clone();
+        let path = request
+            .file
+            .clone()
+            .unwrap_or_else(|| course.exercise_path(&exercise));
+        let checker = Checker {
+            course: &course,
+            compiler,
+            backend: &mut *backend,
+            seed: None,
+            extra_sizes: Vec::new(),
+            timing: true,
+            save_outputs: None,
+            retile: false,
+            premade: None,
+            original: pristine::original(&course, &exercise)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok()),
+        };
+        check_everywhere(checker, &exercise, &path)
+    });
+    match checked {
+        Ok(report) => {
+            // A bug found on the device may have been a fault or a kernel abandoned there; past
+            // one, a GPU context is trusted no more. (The simulator's findings say nothing of it.)
+            let bug = report
+                .cases
+                .iter()
+                .any(|case| case.error.is_some() || case.verdict.severity() != u8::MAX);
+            Reply {
+                protocol: PROTOCOL,
+                report: Some(Box::new(report)),
+                error: None,
+                ending: on_gpu && bug,
+            }
+        }
+        Err(err) => Reply {
+            ending: on_gpu,
+            ..failed(format!("{err:#}"))
+        },
+    }
+}
