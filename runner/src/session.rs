@@ -64,7 +64,7 @@ fn choose_backend(
             if !quiet && compiler.cache.get_value(key).is_none() {
                 eprintln!(
                     "{} {why}\nRunning in the simulator: results are the same, and it shows memory figures a GPU \
-                     cannot; kernel times need a GPU. (`--backend sim` picks it without this note.)\n",
+                     cannot; kernel times are modelled for an H100, not measured. (`--backend sim` picks it without this note.)\n",
                     "Note:".yellow().bold()
                 );
                 compiler.cache.put_value(key, "yes");
