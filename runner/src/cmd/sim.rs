@@ -64,6 +64,20 @@ struct SimOutput {
     aborted: bool,
 }
 
+/// The kernel a user means by `wanted`: the name itself, or the one kernel whose C++ (Itanium)
+/// mangled name is `_Z<length><wanted>...` (a `__global__` function without `extern "C"`).
+fn entry_name(wanted: &str, names: &[String]) -> Option<String> {
+    if names.iter().any(|n| n == wanted) {
+        return Some(wanted.to_string());
+    }
+    let prefix = format!("_Z{}{wanted}", wanted.len());
+    let mut mangled = names.iter().filter(|n| n.starts_with(&prefix));
+    match (mangled.next(), mangled.next()) {
+        (Some(only), None) => Some(only.clone()),
+        _ => None,
+    }
+}
+
 fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
     let parts: Vec<u32> = text
         .split(',')
@@ -196,15 +210,16 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let module = sim::Module::parse(image.ptx_text().unwrap_or_default())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    if module.kernel(&args.kernel).is_none() {
-        let names: Vec<String> = module.kernels().into_iter().map(|k| k.name).collect();
+    let names: Vec<String> = module.kernels().into_iter().map(|k| k.name).collect();
+    let Some(kernel) = entry_name(&args.kernel, &names) else {
         bail!(
             "{} has no kernel `{}`; it has: {}",
             name,
             args.kernel,
             names.join(", ")
         );
-    }
+    };
+    let args = SimArgs { kernel, ..args };
     let mut machine = sim::Machine::new();
     let mut rng = Rng::new(args.seed);
     let mut params = Vec::new();
@@ -282,4 +297,23 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_without_extern_c_is_found_by_its_own_name() {
+        let names = vec!["_Z5scalePffi".to_string(), "fill".to_string()];
+        assert_eq!(entry_name("fill", &names).as_deref(), Some("fill"));
+        assert_eq!(entry_name("scale", &names).as_deref(), Some("_Z5scalePffi"));
+        assert_eq!(entry_name("scal", &names), None);
+        let overloads = vec!["_Z5scalePfi".to_string(), "_Z5scalePdi".to_string()];
+        assert_eq!(
+            entry_name("scale", &overloads),
+            None,
+            "an overload is ambiguous"
+        );
+    }
 }
