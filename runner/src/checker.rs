@@ -17,6 +17,7 @@ use anyhow::Context;
 use checks::{compare_case, Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 pub use verdict::add_simulator_findings;
 use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice};
@@ -35,11 +36,60 @@ pub struct Checker<'a> {
     /// Launch the cases as the file's `tuned_*` declarations ask (tuned references only: an
     /// exercise's launch is part of what the student is taught).
     pub retile: bool,
-    /// Cases made ahead (while the GPU was being opened) with these options; used only when
-    /// they are the options the check needs.
-    pub premade: Option<(CaseOptions, Vec<Case>)>,
+    /// Cases made ahead (while the GPU was being opened, or by the last check in `watch`'s
+    /// worker), used only when made for this exercise with the options the check needs. The
+    /// check leaves here what it made or reused, for the next check to reuse.
+    pub premade: Option<Premade>,
     /// The exercise's original file: a failing file that is still the original is "not done".
     pub original: Option<String>,
+}
+
+/// An exercise's cases made with some options, their CPU reference's outputs as far as they have
+/// been computed, and the reference solution as loaded on this backend: what a check of the same
+/// exercise with the same options may take from the last one rather than make again. Cases
+/// depend on nothing but the exercise and the options, and outputs on nothing but the case.
+#[derive(Clone)]
+pub struct Premade {
+    pub exercise: String,
+    pub options: CaseOptions,
+    pub cases: Arc<Vec<Case>>,
+    /// Each case's CPU reference outputs, with the time the reference took to compute them.
+    expected: KnownOutputs,
+    /// The reference solution's text and its module, loaded on the backend that checks.
+    reference: Option<(String, ModuleId)>,
+}
+
+type Expected = (Arc<Vec<(String, checks::HostData)>>, Duration);
+type KnownOutputs = Arc<Vec<OnceLock<Expected>>>;
+
+impl Premade {
+    pub fn new(exercise: &str, options: CaseOptions, cases: Vec<Case>) -> Premade {
+        Premade {
+            exercise: exercise.to_string(),
+            options,
+            expected: Arc::new(cases.iter().map(|_| OnceLock::new()).collect()),
+            cases: Arc::new(cases),
+            reference: None,
+        }
+    }
+
+    /// Makes the cases of `exercise` with `options`.
+    pub fn make(exercise: &str, options: CaseOptions) -> anyhow::Result<Premade> {
+        let cases = checks::cases_for(exercise, &options)
+            .with_context(|| format!("exercise {exercise} has no check in checks/ yet"))?;
+        Ok(Premade::new(exercise, options, cases))
+    }
+}
+
+/// The kernel file to check, read as the checks read it.
+pub fn read_kernel(course: &Course, exercise: &Exercise, file: &Path) -> anyhow::Result<String> {
+    runner::kernel_file::read(file).with_context(|| {
+        format!(
+            "cannot read {}; `runner reset {}` restores the exercise's original file",
+            course.display_name(file),
+            exercise.id
+        )
+    })
 }
 
 /// A file compiled and loaded with every entry point, or the report that ends the check.
@@ -174,15 +224,19 @@ impl Checker<'_> {
 
     /// Checks `file` as exercise `exercise`: load, make the cases, run them, conclude.
     pub fn check(&mut self, exercise: &Exercise, file: &Path) -> anyhow::Result<CheckReport> {
-        let text = runner::kernel_file::read(file).with_context(|| {
-            format!(
-                "cannot read {}; `runner reset {}` restores the exercise's original file",
-                self.course.display_name(file),
-                exercise.id
-            )
-        })?;
-        let mut report = self.check_text(exercise, file, &text)?;
-        if report.verdict != Verdict::Passed && self.is_untouched(&text) {
+        let text = read_kernel(self.course, exercise, file)?;
+        self.check_source(exercise, file, &text)
+    }
+
+    /// Checks `text`, read from `file`, as exercise `exercise`.
+    pub fn check_source(
+        &mut self,
+        exercise: &Exercise,
+        file: &Path,
+        text: &str,
+    ) -> anyhow::Result<CheckReport> {
+        let mut report = self.check_text(exercise, file, text)?;
+        if report.verdict != Verdict::Passed && self.is_untouched(text) {
             report.verdict = Verdict::NotDone;
             report.summary = failure_summary(&report, exercise);
         }
@@ -207,8 +261,14 @@ impl Checker<'_> {
                 return Ok(report);
             }
         };
-        let cases = self.cases(module, exercise, declared)?;
-        let ran = self.run_cases(module, exercise, &cases, &mut report);
+        let (cases, expected) = self.cases(module, exercise, declared)?;
+        let ran = self.run_cases(
+            module,
+            exercise,
+            &cases,
+            expected.as_ref().map(|e| e.as_slice()),
+            &mut report,
+        );
         self.conclude(exercise, text, &mut report, ran)?;
         Ok(report)
     }
@@ -256,26 +316,39 @@ impl Checker<'_> {
         Ok(Loaded::Ready(module, Box::new(report)))
     }
 
-    /// The exercise's cases, made here or taken from those made ahead.
+    /// The exercise's cases, made here or taken from those made ahead, with their CPU
+    /// reference's outputs where known (not for retiled cases).
     fn cases(
         &mut self,
         module: ModuleId,
         exercise: &Exercise,
         declared: BTreeMap<String, i64>,
-    ) -> anyhow::Result<Vec<Case>> {
+    ) -> anyhow::Result<(Arc<Vec<Case>>, Option<KnownOutputs>)> {
         let options = self.case_options(declared);
-        let mut cases = match self.premade.take() {
-            Some((made_with, cases)) if made_with == options => cases,
-            _ => checks::cases_for(&exercise.id, &options)
-                .with_context(|| format!("exercise {} has no check in checks/ yet", exercise.id))?,
+        let premade = match self.premade.take() {
+            Some(premade) if premade.exercise == exercise.id && premade.options == options => {
+                premade
+            }
+            // The reference solution stays loaded on this backend whatever the cases.
+            other => {
+                let mut premade = Premade::make(&exercise.id, options)?;
+                premade.reference = other
+                    .filter(|o| o.exercise == exercise.id)
+                    .and_then(|o| o.reference);
+                premade
+            }
         };
+        let mut cases = premade.cases.clone();
+        let mut expected = Some(premade.expected.clone());
+        self.premade = Some(premade);
         if self.retile {
             if let Some(retiling) = Retiling::read(self.backend, module) {
-                cases = cases.iter().map(|case| retiling.apply(case)).collect();
+                cases = Arc::new(cases.iter().map(|case| retiling.apply(case)).collect());
+                expected = None;
             }
         }
-        trace::mark(format!("{} cases made", cases.len()));
-        Ok(cases)
+        trace::mark(format!("{} cases made or reused", cases.len()));
+        Ok((cases, expected))
     }
 
     /// Runs the cases until one fails, gathering results, findings and the simulator's figures.
@@ -284,6 +357,7 @@ impl Checker<'_> {
         module: ModuleId,
         exercise: &Exercise,
         cases: &'c [Case],
+        expected: Option<&[OnceLock<Expected>]>,
         report: &mut CheckReport,
     ) -> Ran<'c> {
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
@@ -299,7 +373,8 @@ impl Checker<'_> {
             .enumerate()
             .filter(|(_, c)| on_gpu || !c.for_timing)
         {
-            let outcome = self.run_one(module, case, exercise, time_limit);
+            let known = expected.and_then(|e| e.get(index));
+            let outcome = self.run_one(module, case, known, exercise, time_limit);
             trace::mark(format!("case run and compared: {}", case.name));
             let mut case_verdict = outcome.result.verdict;
             if let Some(sim_report) = &outcome.sim {
@@ -406,6 +481,7 @@ impl Checker<'_> {
         &mut self,
         module: ModuleId,
         case: &Case,
+        known: Option<&OnceLock<Expected>>,
         exercise: &Exercise,
         time_limit: Duration,
     ) -> CaseOutcome {
@@ -419,9 +495,16 @@ impl Checker<'_> {
         };
         // The CPU reference runs on another thread while the kernel runs: for a large case
         // both take tens of milliseconds, and a student waits for the slower only.
+        // Computed once per case and options in a worker, then kept (`known`).
         let reference = || {
-            let started = Instant::now();
-            (case.expected(), started.elapsed())
+            let compute = || {
+                let started = Instant::now();
+                (Arc::new(case.expected()), started.elapsed())
+            };
+            match known {
+                Some(known) => known.get_or_init(compute).clone(),
+                None => compute(),
+            }
         };
         let (ran, (expected, cpu_reference)) = std::thread::scope(|scope| {
             let cpu = std::thread::Builder::new().spawn_scoped(scope, reference);
@@ -435,6 +518,7 @@ impl Checker<'_> {
             };
             (ran, cpu)
         });
+        trace::mark("case run on the backend, CPU reference ready");
         let (run, prepared) = match ran {
             Ok(done) => done,
             Err(err) => {
@@ -458,9 +542,12 @@ impl Checker<'_> {
         };
         result.passed = true;
         result.verdict = Verdict::Passed;
-        for (name, want) in &expected {
+        for (name, want) in expected.iter() {
             let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
             let got = got.expect("every expected output was read back");
+            if identical_and_accepted(want, got, exercise.tolerance) {
+                continue;
+            }
             if let Err(mismatch) = compare_case(case, name, want, got, exercise.tolerance) {
                 result.passed = false;
                 result.verdict = Verdict::WrongOutput;
@@ -473,6 +560,54 @@ impl Checker<'_> {
             sim: run.details,
             kept: Some((prepared, measured)),
         }
+    }
+}
+
+/// A quick pass for the common case, never a different verdict: outputs that are bit for bit
+/// the reference's, with no poison value and (floats) every element finite, are what
+/// `compare_case` accepts too (|x - x| = 0 is within any tolerance of non-negative bounds).
+/// Anything else goes to `compare_case`, which explains what is wrong. Large outputs are scanned
+/// on several threads: an 8M-element output takes `compare_case` tens of milliseconds.
+fn identical_and_accepted(
+    want: &checks::HostData,
+    got: &checks::HostData,
+    tolerance: checks::Tolerance,
+) -> bool {
+    use checks::case::{POISON_U32, POISON_U8};
+    use checks::HostData as D;
+    if tolerance.abs < 0.0 || tolerance.rel < 0.0 || want.as_bytes().len() != got.as_bytes().len() {
+        return false;
+    }
+    fn all<T: Sync>(want: &[T], got: &[T], fine: impl Fn(&[T], &[T]) -> bool + Sync) -> bool {
+        const CHUNK: usize = 1 << 20;
+        if want.len() <= CHUNK {
+            return fine(want, got);
+        }
+        std::thread::scope(|scope| {
+            let fine = &fine;
+            let parts: Vec<_> = want
+                .chunks(CHUNK)
+                .zip(got.chunks(CHUNK))
+                .map(|(w, g)| scope.spawn(move || fine(w, g)))
+                .collect();
+            parts.into_iter().all(|p| p.join().unwrap_or(false))
+        })
+    }
+    match (want, got) {
+        (D::F32(w), D::F32(g)) => all(w, g, |w, g| {
+            w.iter().zip(g).all(|(a, b)| a.to_bits() == b.to_bits())
+                && g.iter().all(|x| x.is_finite())
+        }),
+        (D::F64(w), D::F64(g)) => all(w, g, |w, g| {
+            w.iter().zip(g).all(|(a, b)| a.to_bits() == b.to_bits())
+                && g.iter().all(|x| x.is_finite())
+        }),
+        (D::I32(w), D::I32(g)) => all(w, g, |w, g| {
+            w == g && g.iter().all(|&x| x as u32 != POISON_U32)
+        }),
+        (D::U32(w), D::U32(g)) => all(w, g, |w, g| w == g && g.iter().all(|&x| x != POISON_U32)),
+        (D::U8(w), D::U8(g)) => all(w, g, |w, g| w == g && g.iter().all(|&x| x != POISON_U8)),
+        _ => false,
     }
 }
 
@@ -508,7 +643,7 @@ mod tests {
     use crate::compile::nvrtc::Nvrtc;
 
     /// Checks the solution of 02 in the simulator with `premade` cases.
-    fn check_with(premade: Option<(CaseOptions, Vec<Case>)>) -> CheckReport {
+    fn check_with(premade: Option<Premade>) -> CheckReport {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let course = Course::find(root).unwrap();
         let compiler = Compiler {
@@ -535,6 +670,42 @@ mod tests {
     }
 
     #[test]
+    fn the_quick_pass_accepts_only_identical_finite_unpoisoned_outputs() {
+        use checks::HostData as D;
+        let tol = checks::Tolerance::default();
+        let big: Vec<f32> = (0..3_000_000).map(|i| i as f32 * 0.5).collect();
+        assert!(identical_and_accepted(
+            &D::F32(big.clone()),
+            &D::F32(big.clone()),
+            tol
+        ));
+        let mut off = big.clone();
+        off[2_500_000] += 1.0;
+        assert!(!identical_and_accepted(
+            &D::F32(big.clone()),
+            &D::F32(off),
+            tol
+        ));
+        let nan = vec![f32::NAN; 4];
+        assert!(!identical_and_accepted(
+            &D::F32(nan.clone()),
+            &D::F32(nan),
+            tol
+        ));
+        let poison = vec![checks::case::POISON_U32; 4];
+        assert!(!identical_and_accepted(
+            &D::U32(poison.clone()),
+            &D::U32(poison),
+            tol
+        ));
+        assert!(!identical_and_accepted(
+            &D::U32(vec![1]),
+            &D::I32(vec![1]),
+            tol
+        ));
+    }
+
+    #[test]
     fn cases_made_ahead_are_used_only_when_made_with_the_checks_options() {
         let all = check_with(None).cases.len();
         assert!(all > 1);
@@ -542,8 +713,12 @@ mod tests {
         let for_gpu = case_options(None, &[], true, BTreeMap::new());
         let mut cases = checks::cases_for("02", &for_gpu).unwrap();
         cases.truncate(1);
-        assert_eq!(check_with(Some((for_gpu, cases.clone()))).cases.len(), all);
+        let made =
+            |options: &CaseOptions, id: &str| Premade::new(id, options.clone(), cases.clone());
+        assert_eq!(check_with(Some(made(&for_gpu, "02"))).cases.len(), all);
         let for_sim = case_options(None, &[], false, BTreeMap::new());
-        assert_eq!(check_with(Some((for_sim, cases))).cases.len(), 1);
+        assert_eq!(check_with(Some(made(&for_sim, "02"))).cases.len(), 1);
+        // Cases are made for one exercise: another's are not used.
+        assert_eq!(check_with(Some(made(&for_sim, "01"))).cases.len(), all);
     }
 }

@@ -88,15 +88,19 @@ pub enum CompileError {
     Nvrtc(#[from] NvrtcError),
 }
 
+#[derive(Clone)]
 pub struct Compiler {
     pub nvrtc: Nvrtc,
     pub cache: Cache,
 }
 
 impl Compiler {
+    /// Loads NVRTC; the compile children [`child::keep_warm`] asked for start loading it too.
     pub fn new(course_root: Option<&Path>) -> Result<Compiler, NvrtcError> {
+        let nvrtc = Nvrtc::find(course_root)?;
+        child::warm_up(&nvrtc);
         Ok(Compiler {
-            nvrtc: Nvrtc::find(course_root)?,
+            nvrtc,
             cache: Cache::open(),
         })
     }

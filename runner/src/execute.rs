@@ -227,6 +227,7 @@ pub fn run_case(
     time_limit: Duration,
 ) -> Result<(CaseRun, Prepared), BackendError> {
     let prepared = Prepared::new(backend, case)?;
+    crate::trace::mark("buffers allocated and copied in");
     let details = match backend.launch(module, &prepared.launch_of(case, time_limit)) {
         Ok(details) => details,
         Err(err) => {
@@ -235,6 +236,7 @@ pub fn run_case(
             return Err(err);
         }
     };
+    crate::trace::mark("kernel run");
     let (outputs, copy_out) = match prepared.read_outputs(backend) {
         Ok(read) => read,
         Err(err) => {

@@ -88,12 +88,22 @@ impl Checker<'_> {
     }
 
     /// The course's reference solution, loaded for timing beside the student's kernel; None
-    /// when the course does not ship it or it does not compile.
+    /// when the course does not ship it or it does not compile. Loaded once per text of the
+    /// solution where the cases are kept from one check to the next (`watch`'s worker).
     fn reference_module(&mut self, exercise: &Exercise) -> Option<ModuleId> {
         let path = self.course.solution_path(exercise);
         let text = std::fs::read_to_string(&path).ok()?;
+        if let Some(Some((loaded, module))) = self.premade.as_ref().map(|p| &p.reference) {
+            if *loaded == text {
+                return Some(*module);
+            }
+        }
         let image = self.compile(&path, &text).ok()?;
-        self.backend.load(&image).ok()
+        let module = self.backend.load(&image).ok()?;
+        if let Some(premade) = &mut self.premade {
+            premade.reference = Some((text, module));
+        }
+        Some(module)
     }
 
     /// The device's copy bandwidth, measured once per device and driver and then cached.

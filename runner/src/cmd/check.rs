@@ -2,7 +2,7 @@
 
 use crate::backend::cuda::CudaBackend;
 use crate::backend::sim::SimBackend;
-use crate::checker::{add_simulator_findings, case_options, Checker};
+use crate::checker::{add_simulator_findings, case_options, read_kernel, Checker, Premade};
 use crate::cli::{BackendChoice, CheckArgs};
 use crate::course::{Course, Exercise};
 use crate::pristine;
@@ -10,12 +10,11 @@ use crate::progress::Progress;
 use crate::report::{CheckReport, Verdict};
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
-use checks::{Case, CaseOptions};
 use colored::Colorize;
 use std::path::Path;
 use std::process::ExitCode;
 
-type CasesAhead = std::thread::JoinHandle<Option<(CaseOptions, Vec<Case>)>>;
+type CasesAhead = std::thread::JoinHandle<Option<Premade>>;
 
 /// Starts making the cases a GPU check will need, on another thread: a GPU's timing case takes
 /// tens of milliseconds to make, and opening the GPU takes a quarter of a second in which this
@@ -34,9 +33,9 @@ fn make_cases_ahead(
     let options = case_options(seed, sizes, true, Default::default());
     let id = exercise.id.clone();
     Some(std::thread::spawn(move || {
-        let cases = checks::cases_for(&id, &options)?;
+        let premade = Premade::make(&id, options).ok()?;
         trace::mark("cases made ahead");
-        Some((options, cases))
+        Some(premade)
     }))
 }
 
@@ -55,6 +54,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
     let premade = make_cases_ahead(&exercise, seed, &sizes, backend.backend);
+    // The compile children start (and load NVRTC) while the GPU is being opened: on a GPU one
+    // for it and one for the simulator's re-check.
+    let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
+    crate::compile::child::keep_warm(if gpu_likely { 2 } else { 1 }, false);
     let (compiler, mut backend) = compiler_and_backend(&course, backend.backend, json)?;
     trace::mark(format!(
         "NVRTC loaded and backend opened: {}",
@@ -63,7 +66,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let premade = premade.and_then(|making| making.join().ok()).flatten();
     let own_file = file.is_none();
     let path = file.unwrap_or_else(|| course.exercise_path(&exercise));
-    let checker = Checker {
+    let mut checker = Checker {
         course: &course,
         compiler: &compiler,
         backend: backend.as_mut(),
@@ -77,7 +80,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok()),
     };
-    let mut report = match check_everywhere(checker, &exercise, &path) {
+    let mut report = match check_everywhere(&mut checker, &exercise, &path) {
         Ok(report) => report,
         // A script reading --json gets an object even when nothing could be checked.
         Err(err) if json => {
@@ -109,27 +112,55 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
 /// the simulator: a GPU runs kernels but sees neither races nor masks nor the traffic behind a
 /// time, so every lesson is judged the same. `runner check` and `runner watch`'s worker both
 /// check this way.
+///
+/// On a GPU the simulator's check starts at once on a thread of its own, with its own compile,
+/// beside the GPU's: the report waits for the slower of the two rather than for both. It counts
+/// only where the GPU's check passed; otherwise it is left to finish unseen (it holds nothing the
+/// GPU's check needs), so a kernel that hangs is reported when the GPU stops it.
 pub fn check_everywhere(
-    mut checker: Checker,
+    checker: &mut Checker,
     exercise: &Exercise,
     path: &Path,
 ) -> anyhow::Result<CheckReport> {
-    let mut report = checker.check(exercise, path)?;
-    trace::mark("check done");
-    if checker.backend.kind() == "gpu"
-        && matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed)
-    {
-        let mut simulator = SimBackend::new();
-        let mut in_simulator = Checker {
-            backend: &mut simulator,
-            timing: false,
-            save_outputs: None,
-            premade: None,
-            ..checker
+    let text = read_kernel(checker.course, exercise, path)?;
+    let in_simulator = (checker.backend.kind() == "gpu").then(|| {
+        let course = Course {
+            root: checker.course.root.clone(),
+            exercises: checker.course.exercises.clone(),
         };
-        let seen = in_simulator.check(exercise, path)?;
-        add_simulator_findings(&mut report, seen);
-        trace::mark("checked again in the simulator");
+        let compiler = checker.compiler.clone();
+        let (seed, extra_sizes) = (checker.seed, checker.extra_sizes.clone());
+        let (original, retile) = (checker.original.clone(), checker.retile);
+        let (exercise, path, text) = (exercise.clone(), path.to_path_buf(), text.clone());
+        std::thread::spawn(move || {
+            let mut simulator = SimBackend::new();
+            let seen = Checker {
+                course: &course,
+                compiler: &compiler,
+                backend: &mut simulator,
+                seed,
+                extra_sizes,
+                timing: false,
+                save_outputs: None,
+                retile,
+                premade: None,
+                original,
+            }
+            .check_source(&exercise, &path, &text);
+            trace::mark("checked again in the simulator");
+            seen
+        })
+    });
+    let mut report = checker.check_source(exercise, path, &text)?;
+    trace::mark("check done");
+    if let Some(in_simulator) = in_simulator {
+        if matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed) {
+            let seen = in_simulator
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            add_simulator_findings(&mut report, seen);
+            trace::mark("the simulator's re-check joined");
+        }
     }
     Ok(report)
 }

@@ -13,7 +13,7 @@
 //! context unusable: the worker answers, says it is ending, and ends.
 
 use crate::backend::Backend;
-use crate::checker::Checker;
+use crate::checker::{Checker, Premade};
 use crate::cli::BackendChoice;
 use crate::cmd::check::check_everywhere;
 use crate::compile::Compiler;
@@ -58,11 +58,17 @@ pub struct Reply {
 
 pub fn run(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
+    // A check compiles twice at once on a GPU (for it and for the simulator's re-check), each in
+    // a child: two wait ready.
+    crate::compile::child::keep_warm(2, true);
     let (compiler, mut backend) = compiler_and_backend(&course, choice, false)?;
     trace::mark(format!(
         "worker ready: NVRTC loaded and backend opened: {}",
         backend.describe()
     ));
+    // What the last check made (its cases, their CPU reference's outputs, the reference solution
+    // loaded), for the next check of the same exercise to reuse.
+    let mut kept = None;
     for line in std::io::stdin().lock().lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -70,7 +76,7 @@ pub fn run(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
         }
         let reply = match serde_json::from_str::<Request>(&line) {
             Ok(request) if request.protocol == PROTOCOL => {
-                answer(&compiler, backend.as_mut(), &request)
+                answer(&compiler, backend.as_mut(), &request, &mut kept)
             }
             Ok(request) => failed(format!(
                 "protocol {} asked for, this worker speaks {PROTOCOL}",
@@ -99,7 +105,12 @@ fn failed(error: String) -> Reply {
 
 /// Checks as `runner check` does, with the course read again (metadata edited since the last
 /// check counts) and the compiler and backend kept.
-fn answer(compiler: &Compiler, backend: &mut dyn Backend, request: &Request) -> Reply {
+fn answer(
+    compiler: &Compiler,
+    backend: &mut dyn Backend,
+    request: &Request,
+    kept: &mut Option<Premade>,
+) -> Reply {
     let on_gpu = backend.kind() == "gpu";
     let checked = find_course().and_then(|course| {
         let exercise = course.exercise(&request.exercise)?.clone();
@@ -107,7 +118,7 @@ fn answer(compiler: &Compiler, backend: &mut dyn Backend, request: &Request) -> 
             .file
             .clone()
             .unwrap_or_else(|| course.exercise_path(&exercise));
-        let checker = Checker {
+        let mut checker = Checker {
             course: &course,
             compiler,
             backend: &mut *backend,
@@ -116,12 +127,14 @@ fn answer(compiler: &Compiler, backend: &mut dyn Backend, request: &Request) -> 
             timing: true,
             save_outputs: None,
             retile: false,
-            premade: None,
+            premade: kept.take(),
             original: pristine::original(&course, &exercise)
                 .ok()
                 .and_then(|bytes| String::from_utf8(bytes).ok()),
         };
-        check_everywhere(checker, &exercise, &path)
+        let checked = check_everywhere(&mut checker, &exercise, &path);
+        *kept = checker.premade.take();
+        checked
     });
     match checked {
         Ok(report) => {

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::PathBuf;
 
+#[derive(Clone)]
 pub struct Cache {
     pub dir: Option<PathBuf>,
 }

@@ -10,13 +10,20 @@
 //! - stdout: one line `runner-compile <version> <outcome>` (`image`, `rejected` or `failed`),
 //!   then the machine code or PTX, NVRTC's log, or the error's text, to the end.
 //!
+//! A child can also be started ahead (`runner __compile --warm <memory MiB> <seconds> <nvrtc>`,
+//! see [`keep_warm`]): it limits itself and loads NVRTC at once, then waits for the path of its
+//! request file on stdin (a line; end of input ends it). It still makes one compile and ends,
+//! under the same limits, so nothing a compile leaves behind reaches the next; a long-lived
+//! process (`runner watch`'s worker) so pays neither the start nor NVRTC's load on a compile.
+//!
 //! Only a binary that calls [`serve_if_asked`] first thing in `main` compiles this way; anything
 //! else linking the library (benchmarks, unit tests) compiles in its own process.
 
 use super::nvrtc::{Compiled, Nvrtc, NvrtcError, Rejected};
 use std::io::{Read, Write};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The hidden subcommand the child runs as.
@@ -45,7 +52,7 @@ pub fn enabled() -> bool {
 }
 
 /// The limits a compile runs under; the environment may lower them (tests do).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     pub seconds: u64,
     pub memory_mb: u64,
@@ -118,22 +125,25 @@ pub fn compile(
     request_file
         .write_all(&request)
         .map_err(|e| api("write for", e))?;
-    // The running program itself, even if its file has since been replaced (a rebuild, an
-    // upgrade during `runner watch`): the child must speak the same protocol.
-    let own = std::path::Path::new("/proc/self/exe");
-    let exe = if own.exists() {
-        own.to_path_buf()
-    } else {
-        std::env::current_exe().map_err(|e| api("find", e))?
+    let mut child = match take_warm(&nvrtc.path, limits) {
+        // A child that died while it waited takes no request; a fresh one does.
+        Some(mut warm) => match writeln!(warm.stdin, "{}", request_file.path().display()) {
+            Ok(()) => {
+                drop(warm.stdin);
+                warm.child
+            }
+            Err(_) => {
+                let _ = warm.child.kill();
+                let _ = warm.child.wait();
+                spawn(&[request_file.path().as_os_str()]).map_err(|e| api("start", e))?
+            }
+        },
+        None => spawn(&[request_file.path().as_os_str()]).map_err(|e| api("start", e))?,
     };
-    let mut child = Command::new(exe)
-        .arg(SUBCOMMAND)
-        .arg(request_file.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| api("start", e))?;
+    // The next compile finds a child ready too.
+    if REFILL.load(Ordering::Relaxed) {
+        fill_pool(&nvrtc.path, limits);
+    }
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let errors = std::thread::spawn(move || {
@@ -170,6 +180,103 @@ pub fn compile(
     }
 }
 
+/// A copy of this program as a compile child, with `args` after the subcommand.
+fn spawn(args: &[&std::ffi::OsStr]) -> std::io::Result<Child> {
+    // The running program itself, even if its file has since been replaced (a rebuild, an
+    // upgrade during `runner watch`): the child must speak the same protocol.
+    let own = std::path::Path::new("/proc/self/exe");
+    let exe = if own.exists() {
+        own.to_path_buf()
+    } else {
+        std::env::current_exe()?
+    };
+    Command::new(exe)
+        .arg(SUBCOMMAND)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+}
+
+/// A child started ahead, limited and with NVRTC loaded, waiting for its request.
+struct Warm {
+    child: Child,
+    stdin: ChildStdin,
+    nvrtc: String,
+    limits: Limits,
+}
+
+/// How many children to keep started ahead (none unless [`keep_warm`] asks), and whether to
+/// start another each time one is taken.
+static WANTED: AtomicUsize = AtomicUsize::new(0);
+static REFILL: AtomicBool = AtomicBool::new(false);
+static POOL: Mutex<Vec<Warm>> = Mutex::new(Vec::new());
+
+/// Have `count` compile children started ahead (for compiles that may run side by side), and,
+/// with `refill` (a long-lived process), another started whenever one is taken; [`warm_up`]
+/// starts the first ones. Only where compiles go to a child at all.
+pub fn keep_warm(count: usize, refill: bool) {
+    WANTED.store(count, Ordering::Relaxed);
+    REFILL.store(refill, Ordering::Relaxed);
+}
+
+/// Starts the children [`keep_warm`] asked for, for this NVRTC and the limits of now.
+pub fn warm_up(nvrtc: &Nvrtc) {
+    fill_pool(&nvrtc.path, Limits::from_env());
+}
+
+fn fill_pool(nvrtc: &str, limits: Limits) {
+    let wanted = WANTED.load(Ordering::Relaxed);
+    if wanted == 0 || !enabled() {
+        return;
+    }
+    let mut pool = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Children of another NVRTC or other limits, or that have ended, serve no compile.
+    pool.retain_mut(|warm| {
+        let usable = warm.nvrtc == nvrtc
+            && warm.limits == limits
+            && matches!(warm.child.try_wait(), Ok(None));
+        if !usable {
+            let _ = warm.child.kill();
+            let _ = warm.child.wait();
+        }
+        usable
+    });
+    while pool.len() < wanted {
+        let started = spawn(&[
+            "--warm".as_ref(),
+            limits.memory_mb.to_string().as_ref(),
+            limits.seconds.to_string().as_ref(),
+            nvrtc.as_ref(),
+        ]);
+        let Ok(mut child) = started else { return };
+        let Some(stdin) = child.stdin.take() else {
+            return;
+        };
+        pool.push(Warm {
+            child,
+            stdin,
+            nvrtc: nvrtc.to_string(),
+            limits,
+        });
+    }
+}
+
+fn take_warm(nvrtc: &str, limits: Limits) -> Option<Warm> {
+    let mut pool = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    loop {
+        let at = pool
+            .iter()
+            .position(|w| w.nvrtc == nvrtc && w.limits == limits)?;
+        let mut warm = pool.swap_remove(at);
+        if matches!(warm.child.try_wait(), Ok(None)) {
+            return Some(warm);
+        }
+        let _ = warm.child.wait();
+    }
+}
+
 fn parse_answer(output: &[u8]) -> Option<Result<Result<Compiled, Rejected>, Stopped>> {
     let end = output.iter().position(|&b| b == b'\n')?;
     let head = std::str::from_utf8(&output[..end]).ok()?;
@@ -187,26 +294,23 @@ fn parse_answer(output: &[u8]) -> Option<Result<Result<Compiled, Rejected>, Stop
     })
 }
 
-/// The child's side: limits itself, compiles the request in the file named by its argument,
-/// answers on stdout.
+/// The child's side: limits itself, compiles the request in the file named by its argument
+/// (or, started ahead with `--warm`, by the line on stdin), answers on stdout.
 fn serve() -> ExitCode {
-    let request = std::env::args_os()
-        .nth(2)
-        .ok_or_else(|| "no request file given".to_string())
-        .and_then(|path| std::fs::read(path).map_err(|e| e.to_string()))
-        .and_then(|input| serde_json::from_slice::<Request>(&input).map_err(|e| e.to_string()));
-    let answer = request.and_then(|request| {
-        limit_self(&request)?;
-        let nvrtc = Nvrtc::open(&request.nvrtc).map_err(|e| e.to_string())?;
-        nvrtc
-            .compile(
-                &request.source,
-                &request.name,
-                &request.options,
-                request.cubin,
-            )
-            .map_err(|e| e.to_string())
-    });
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
+    let answer = if args.first().is_some_and(|a| a == "--warm") {
+        match serve_warm(&args[1..]) {
+            Some(answer) => answer,
+            // Its parent ended, or never needed it.
+            None => return ExitCode::SUCCESS,
+        }
+    } else {
+        read_request(args.first()).and_then(|request| {
+            limit_self(request.limits_memory_mb, request.limits_seconds)?;
+            let nvrtc = Nvrtc::open(&request.nvrtc).map_err(|e| e.to_string())?;
+            compile_request(&nvrtc, &request)
+        })
+    };
     let (outcome, body) = match answer {
         Ok(Ok(compiled)) => ("image", compiled.image),
         Ok(Err(rejected)) => ("rejected", rejected.log.into_bytes()),
@@ -223,16 +327,74 @@ fn serve() -> ExitCode {
     }
 }
 
+type Answer = Result<Result<Compiled, Rejected>, String>;
+
+/// A child started ahead: limits, NVRTC, then the request named on stdin; `None` when stdin
+/// ends with no request.
+fn serve_warm(args: &[std::ffi::OsString]) -> Option<Answer> {
+    let number = |at: usize| {
+        args.get(at)
+            .and_then(|a| a.to_str())
+            .and_then(|a| a.parse::<u64>().ok())
+            .ok_or_else(|| "a warm compile child needs its limits".to_string())
+    };
+    let prepared = number(0).and_then(|memory_mb| {
+        let seconds = number(1)?;
+        limit_self(memory_mb, seconds)?;
+        let path = args
+            .get(2)
+            .and_then(|a| a.to_str())
+            .ok_or("no NVRTC given")?;
+        let nvrtc = Nvrtc::open(path).map_err(|e| e.to_string())?;
+        Ok((nvrtc, memory_mb, seconds))
+    });
+    let mut line = String::new();
+    match std::io::stdin().read_line(&mut line) {
+        Ok(0) | Err(_) => return None,
+        Ok(_) => {}
+    }
+    let request_file = std::ffi::OsString::from(line.trim_end_matches('\n'));
+    Some(prepared.and_then(|(nvrtc, memory_mb, seconds)| {
+        let request = read_request(Some(&request_file))?;
+        if request.nvrtc != nvrtc.path
+            || request.limits_memory_mb != memory_mb
+            || request.limits_seconds != seconds
+        {
+            return Err(
+                "a warm compile child was sent a request for another NVRTC or other limits".into(),
+            );
+        }
+        compile_request(&nvrtc, &request)
+    }))
+}
+
+fn read_request(path: Option<&std::ffi::OsString>) -> Result<Request, String> {
+    let path = path.ok_or_else(|| "no request file given".to_string())?;
+    let input = std::fs::read(path).map_err(|e| e.to_string())?;
+    serde_json::from_slice::<Request>(&input).map_err(|e| e.to_string())
+}
+
+fn compile_request(nvrtc: &Nvrtc, request: &Request) -> Answer {
+    nvrtc
+        .compile(
+            &request.source,
+            &request.name,
+            &request.options,
+            request.cubin,
+        )
+        .map_err(|e| e.to_string())
+}
+
 /// Address space rather than data memory: NVRTC is one thread with no CUDA context, so what it
 /// maps is what it uses. CPU time backs up the parent's wall-time kill should the parent die.
-fn limit_self(request: &Request) -> Result<(), String> {
+fn limit_self(memory_mb: u64, seconds: u64) -> Result<(), String> {
     use rlimit::Resource;
     let set = |resource: Resource, value: u64| {
         let (_, hard) = rlimit::getrlimit(resource).map_err(|e| e.to_string())?;
         let value = value.min(hard);
         rlimit::setrlimit(resource, value, value).map_err(|e| e.to_string())
     };
-    set(Resource::AS, request.limits_memory_mb << 20)?;
-    set(Resource::CPU, request.limits_seconds + 1)?;
+    set(Resource::AS, memory_mb << 20)?;
+    set(Resource::CPU, seconds + 1)?;
     set(Resource::CORE, 0)
 }

@@ -30,9 +30,11 @@ pub enum NvrtcError {
     Api(String),
 }
 
-/// A loaded NVRTC library.
+/// A loaded NVRTC library; a clone shares the library (compiles from several threads at once
+/// are safe in NVRTC).
+#[derive(Clone)]
 pub struct Nvrtc {
-    library: libloading::Library,
+    library: std::sync::Arc<libloading::Library>,
     pub path: String,
     pub version: (i32, i32),
 }
@@ -82,7 +84,7 @@ impl Nvrtc {
                 reason: e.to_string(),
             })?;
         let mut nvrtc = Nvrtc {
-            library,
+            library: std::sync::Arc::new(library),
             path: name.into(),
             version: (0, 0),
         };
