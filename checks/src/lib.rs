@@ -10,5 +10,7 @@ pub mod exercises;
 pub mod random;
 
 pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
-pub use compare::{compare, compare_case, Evidence, Mismatch, Tolerance, WrongElement};
+pub use compare::{
+    compare, compare_case, identical_and_accepted, Evidence, Mismatch, Tolerance, WrongElement,
+};
 pub use exercises::{cases_for, known_ids, parse_extra_size, MAX_EXTRA_SIZE};

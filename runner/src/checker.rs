@@ -4,17 +4,18 @@
 use crate::backend::{Backend, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
-use crate::execute::{run_case, Prepared};
-use crate::report::{CaseResult, CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
+use crate::execute::Prepared;
+use crate::report::{CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
 
 mod reference;
+mod run;
 mod timing;
 mod verdict;
 use anyhow::Context;
-use checks::{compare_case, Case, CaseOptions};
+use checks::{Case, CaseOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -475,164 +476,6 @@ impl Checker<'_> {
             .as_deref()
             .is_some_and(|original| squeeze(original) == squeeze(text))
     }
-
-    /// Runs one case and compares it; errors become the case's message.
-    fn run_one(
-        &mut self,
-        module: ModuleId,
-        case: &Case,
-        known: Option<&OnceLock<Expected>>,
-        exercise: &Exercise,
-        time_limit: Duration,
-    ) -> CaseOutcome {
-        let mut result = CaseResult {
-            name: case.name.clone(),
-            launch: case.launch.to_string(),
-            passed: false,
-            verdict: Verdict::WrongOutput,
-            error: None,
-            mismatch: None,
-        };
-        // The CPU reference runs on another thread while the kernel runs: for a large case
-        // both take tens of milliseconds, and a student waits for the slower only.
-        // Computed once per case and options in a worker, then kept (`known`).
-        let reference = || {
-            let compute = || {
-                let started = Instant::now();
-                (Arc::new(case.expected()), started.elapsed())
-            };
-            match known {
-                Some(known) => known.get_or_init(compute).clone(),
-                None => compute(),
-            }
-        };
-        let (ran, (expected, cpu_reference)) = std::thread::scope(|scope| {
-            let cpu = std::thread::Builder::new().spawn_scoped(scope, reference);
-            let ran = run_case(self.backend, module, case, time_limit);
-            let cpu = match cpu {
-                Ok(cpu) => cpu
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread to be had (a grader's limits): the reference runs after the kernel.
-                Err(_) => reference(),
-            };
-            (ran, cpu)
-        });
-        trace::mark("case run on the backend, CPU reference ready");
-        let (run, prepared) = match ran {
-            Ok(done) => done,
-            Err(err) => {
-                let (verdict, text) = describe_backend_error(&err);
-                result.verdict = verdict;
-                result.error = Some(text);
-                return CaseOutcome {
-                    result,
-                    sim: None,
-                    kept: None,
-                };
-            }
-        };
-        if let Some(dir) = &self.save_outputs {
-            save_outputs(dir, &exercise.id, case, &run.outputs);
-        }
-        let measured = timing::Measured {
-            cpu_reference,
-            copy_in: run.copy_in,
-            copy_out: run.copy_out,
-        };
-        result.passed = true;
-        result.verdict = Verdict::Passed;
-        for (name, want) in expected.iter() {
-            let got = run.outputs.iter().find(|(n, _)| n == name).map(|(_, d)| d);
-            let got = got.expect("every expected output was read back");
-            if identical_and_accepted(want, got, exercise.tolerance) {
-                continue;
-            }
-            if let Err(mismatch) = compare_case(case, name, want, got, exercise.tolerance) {
-                result.passed = false;
-                result.verdict = Verdict::WrongOutput;
-                result.mismatch = Some(mismatch);
-                break;
-            }
-        }
-        CaseOutcome {
-            result,
-            sim: run.details,
-            kept: Some((prepared, measured)),
-        }
-    }
-}
-
-/// A quick pass for the common case, never a different verdict: outputs that are bit for bit
-/// the reference's, with no poison value and (floats) every element finite, are what
-/// `compare_case` accepts too (|x - x| = 0 is within any tolerance of non-negative bounds).
-/// Anything else goes to `compare_case`, which explains what is wrong. Large outputs are scanned
-/// on several threads: an 8M-element output takes `compare_case` tens of milliseconds.
-fn identical_and_accepted(
-    want: &checks::HostData,
-    got: &checks::HostData,
-    tolerance: checks::Tolerance,
-) -> bool {
-    use checks::case::{POISON_U32, POISON_U8};
-    use checks::HostData as D;
-    if tolerance.abs < 0.0 || tolerance.rel < 0.0 || want.as_bytes().len() != got.as_bytes().len() {
-        return false;
-    }
-    fn all<T: Sync>(want: &[T], got: &[T], fine: impl Fn(&[T], &[T]) -> bool + Sync) -> bool {
-        const CHUNK: usize = 1 << 20;
-        if want.len() <= CHUNK {
-            return fine(want, got);
-        }
-        std::thread::scope(|scope| {
-            let fine = &fine;
-            let parts: Vec<_> = want
-                .chunks(CHUNK)
-                .zip(got.chunks(CHUNK))
-                .map(|(w, g)| scope.spawn(move || fine(w, g)))
-                .collect();
-            parts.into_iter().all(|p| p.join().unwrap_or(false))
-        })
-    }
-    match (want, got) {
-        (D::F32(w), D::F32(g)) => all(w, g, |w, g| {
-            w.iter().zip(g).all(|(a, b)| a.to_bits() == b.to_bits())
-                && g.iter().all(|x| x.is_finite())
-        }),
-        (D::F64(w), D::F64(g)) => all(w, g, |w, g| {
-            w.iter().zip(g).all(|(a, b)| a.to_bits() == b.to_bits())
-                && g.iter().all(|x| x.is_finite())
-        }),
-        (D::I32(w), D::I32(g)) => all(w, g, |w, g| {
-            w == g && g.iter().all(|&x| x as u32 != POISON_U32)
-        }),
-        (D::U32(w), D::U32(g)) => all(w, g, |w, g| w == g && g.iter().all(|&x| x != POISON_U32)),
-        (D::U8(w), D::U8(g)) => all(w, g, |w, g| w == g && g.iter().all(|&x| x != POISON_U8)),
-        _ => false,
-    }
-}
-
-/// What one run of a case gave: its verdict, the simulator's report, and (when it ran) its
-/// buffers, still on the device, with the host-side timings.
-struct CaseOutcome {
-    result: CaseResult,
-    sim: Option<sim::LaunchReport>,
-    kept: Option<(Prepared, timing::Measured)>,
-}
-
-/// Writes `<dir>/<id>/<case>/<buffer>.bin`; failures only lose the comparison, not the check.
-fn save_outputs(dir: &Path, id: &str, case: &Case, outputs: &[(String, checks::HostData)]) {
-    let case_dir: String = case
-        .name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    for (name, data) in outputs {
-        let path = dir
-            .join(id)
-            .join(&case_dir)
-            .join(format!("{name}.{}", data.type_name().replace(' ', "_")));
-        let _ = crate::compile::cache::write_atomically(&path, data.as_bytes());
-    }
 }
 
 #[cfg(test)]
@@ -667,42 +510,6 @@ mod tests {
         checker
             .check(&exercise, &course.solution_path(&exercise))
             .unwrap()
-    }
-
-    #[test]
-    fn the_quick_pass_accepts_only_identical_finite_unpoisoned_outputs() {
-        use checks::HostData as D;
-        let tol = checks::Tolerance::default();
-        let big: Vec<f32> = (0..3_000_000).map(|i| i as f32 * 0.5).collect();
-        assert!(identical_and_accepted(
-            &D::F32(big.clone()),
-            &D::F32(big.clone()),
-            tol
-        ));
-        let mut off = big.clone();
-        off[2_500_000] += 1.0;
-        assert!(!identical_and_accepted(
-            &D::F32(big.clone()),
-            &D::F32(off),
-            tol
-        ));
-        let nan = vec![f32::NAN; 4];
-        assert!(!identical_and_accepted(
-            &D::F32(nan.clone()),
-            &D::F32(nan),
-            tol
-        ));
-        let poison = vec![checks::case::POISON_U32; 4];
-        assert!(!identical_and_accepted(
-            &D::U32(poison.clone()),
-            &D::U32(poison),
-            tol
-        ));
-        assert!(!identical_and_accepted(
-            &D::U32(vec![1]),
-            &D::I32(vec![1]),
-            tol
-        ));
     }
 
     #[test]
