@@ -85,11 +85,17 @@ impl Premade {
 /// The kernel file to check, read as the checks read it.
 pub fn read_kernel(course: &Course, exercise: &Exercise, file: &Path) -> anyhow::Result<String> {
     runner::kernel_file::read(file).with_context(|| {
-        format!(
-            "cannot read {}; `runner reset {}` restores the exercise's original file",
-            course.display_name(file),
-            exercise.id
-        )
+        // `reset` helps with the exercise's own file only, not a file given with --file.
+        let own = file == course.exercise_path(exercise);
+        let remedy = if own {
+            format!(
+                "; `runner reset {}` restores the exercise's original file",
+                exercise.id
+            )
+        } else {
+            String::new()
+        };
+        format!("cannot read {}{remedy}", course.display_name(file))
     })
 }
 
