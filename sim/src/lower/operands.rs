@@ -299,6 +299,8 @@ impl Builder<'_> {
                         self.emit(Op::Special { d, reg }, guard);
                         Ok(d)
                     }
+                    // PTX's predefined constant for the warp size, which `warpSize` compiles to.
+                    None if n == "WARP_SZ" => Ok(self.const_slot(32)),
                     None if n.starts_with('%') => {
                         Err(self.unsupported(format!("special register `{n}`")))
                     }

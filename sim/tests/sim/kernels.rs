@@ -967,3 +967,42 @@ fn results_do_not_depend_on_thread_count() {
     assert!(outs.windows(2).all(|p| p[0] == p[1]));
     let _ = DiagnosticKind::Trap;
 }
+
+#[test]
+fn warp_size_is_ptxs_predefined_warp_sz() {
+    // What NVRTC emits for `out[i] = threadIdx.x % warpSize + warpSize`.
+    let ptx = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry lanes(.param .u64 out)
+{
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r2, %r1, WARP_SZ;
+    add.s32 %r3, %r2, WARP_SZ;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r3;
+    ret;
+}
+"#;
+    let m = sim::Module::parse(ptx).unwrap();
+    let mut gpu = Machine::new();
+    let out = gpu.alloc(4 * 64);
+    let r = launch(
+        &mut gpu,
+        &m,
+        "lanes",
+        [1, 1, 1],
+        [64, 1, 1],
+        &[Arg::Ptr(out)],
+    );
+    no_diagnostics(&r);
+    let got = download_u32(&gpu, out, 64);
+    let want: Vec<u32> = (0..64).map(|t| t % 32 + 32).collect();
+    assert_eq!(got, want);
+}
