@@ -33,6 +33,10 @@ pub enum SimError {
         location: Option<SourceLocation>,
     },
 
+    /// A kernel of the module the simulator could not prepare; the module's other kernels run.
+    #[error("kernel `{name}` cannot run in the simulator: {reason}")]
+    KernelNotLowered { name: String, reason: String },
+
     #[error("no kernel named `{name}` in the module (it has: {}); check the name and that the kernel is `extern \"C\" __global__`", .available.join(", "))]
     UnknownKernel {
         name: String,

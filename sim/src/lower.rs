@@ -59,7 +59,16 @@ struct ModuleCtx<'a> {
     files: HashMap<u32, String>,
 }
 
-pub(crate) fn lower_module(ast: &Ast) -> Result<(Vec<Program>, Vec<GlobalVar>), SimError> {
+/// A module's kernels, those that could not be lowered with why, and its variables.
+pub(crate) struct Lowered {
+    pub programs: Vec<Program>,
+    pub failed: Vec<(String, SimError)>,
+    pub globals: Vec<GlobalVar>,
+}
+
+/// Lowers every kernel of the module. One kernel the simulator cannot run (an unsupported
+/// instruction) costs that kernel only: the others of the same file still run.
+pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
     let mut globals = Vec::new();
     let mut global_index = HashMap::new();
     let mut module_shared = HashMap::new();
@@ -111,10 +120,18 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<(Vec<Program>, Vec<GlobalVar>), 
         files: ast.files.iter().cloned().collect(),
     };
     let mut programs = Vec::new();
+    let mut failed = Vec::new();
     for f in ast.funcs.iter().filter(|f| f.is_entry && f.body.is_some()) {
-        programs.push(Builder::new(&ctx).kernel(f)?);
+        match Builder::new(&ctx).kernel(f) {
+            Ok(program) => programs.push(program),
+            Err(e) => failed.push((f.name.clone(), e)),
+        }
     }
-    Ok((programs, globals))
+    Ok(Lowered {
+        programs,
+        failed,
+        globals,
+    })
 }
 
 /// Addresses of variables stored in an initialiser: (byte offset, variable, addend).

@@ -109,12 +109,18 @@ impl Machine {
 
     /// Runs a kernel to completion (or to its first fatal error) and reports what it did.
     pub fn launch(&mut self, module: &Module, launch: &Launch) -> Result<LaunchReport, SimError> {
-        let prog = module
-            .program(&launch.kernel)
-            .ok_or_else(|| SimError::UnknownKernel {
-                name: launch.kernel.clone(),
-                available: module.programs.iter().map(|p| p.name.clone()).collect(),
-            })?;
+        let prog = module.program(&launch.kernel).ok_or_else(|| {
+            match module.lowering_error(&launch.kernel) {
+                Some(why) => SimError::KernelNotLowered {
+                    name: launch.kernel.clone(),
+                    reason: why.to_string(),
+                },
+                None => SimError::UnknownKernel {
+                    name: launch.kernel.clone(),
+                    available: module.programs.iter().map(|p| p.name.clone()).collect(),
+                },
+            }
+        })?;
         check_resources(module, prog)?;
         let params = param_buffer(prog, launch)?;
         let (threads, total_blocks) = check_dims(launch)?;

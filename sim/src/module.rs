@@ -25,6 +25,8 @@ pub struct Module {
     /// Distinguishes modules so a machine keeps one copy of each module's global variables.
     pub(crate) id: u64,
     pub(crate) programs: Vec<Program>,
+    /// Kernels the simulator could not prepare, with why (in words).
+    pub(crate) failed: Vec<(String, String)>,
     pub(crate) globals: Vec<GlobalVar>,
     /// What the time model reads from the PTX text, per kernel.
     pub(crate) statics: std::collections::HashMap<String, crate::model::ptx::KernelStatic>,
@@ -37,11 +39,20 @@ impl Module {
     /// Instructions the simulator cannot run are reported here, with their source line.
     pub fn parse(ptx: &str) -> Result<Module, SimError> {
         let ast = crate::parse::parse(ptx)?;
-        let (programs, globals) = crate::lower::lower_module(&ast)?;
+        let mut lowered = crate::lower::lower_module(&ast)?;
+        // A module none of whose kernels can run is an error in itself, as it always was.
+        if lowered.programs.is_empty() && !lowered.failed.is_empty() {
+            return Err(lowered.failed.swap_remove(0).1);
+        }
         Ok(Module {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            programs,
-            globals,
+            programs: lowered.programs,
+            failed: lowered
+                .failed
+                .into_iter()
+                .map(|(name, e)| (name, e.to_string()))
+                .collect(),
+            globals: lowered.globals,
             statics: crate::model::ptx::analyse(ptx),
         })
     }
@@ -65,6 +76,15 @@ impl Module {
 
     pub(crate) fn program(&self, name: &str) -> Option<&Program> {
         self.programs.iter().find(|p| p.name == name)
+    }
+
+    /// Why kernel `name` cannot run in the simulator, when it is one of the module's kernels that
+    /// could not be prepared.
+    pub fn lowering_error(&self, name: &str) -> Option<&str> {
+        self.failed
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, why)| why.as_str())
     }
 
     /// Names of the module's `__device__` and `__constant__` variables.

@@ -162,7 +162,9 @@ impl Backend for SimBackend {
     }
 
     fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool {
-        self.modules[module].0.kernel(name).is_some()
+        // A kernel the simulator could not prepare is there all the same: its launch says why.
+        let m = &self.modules[module].0;
+        m.kernel(name).is_some() || m.lowering_error(name).is_some()
     }
 
     fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32> {
@@ -224,6 +226,7 @@ impl Backend for SimBackend {
                 e @ sim::SimError::TooManyResources { .. } => {
                     BackendError::InvalidLaunch(e.to_string())
                 }
+                e @ sim::SimError::KernelNotLowered { .. } => BackendError::Load(e.to_string()),
                 e => BackendError::Fault(format!("the simulator stopped: {e}")),
             })?;
         relativise_paths(&mut report);

@@ -211,6 +211,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let module = sim::Module::parse(image.ptx_text().unwrap_or_default())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let names: Vec<String> = module.kernels().into_iter().map(|k| k.name).collect();
+    if let Some(why) = module.lowering_error(&args.kernel) {
+        bail!(
+            "{name}: kernel `{}` cannot run in the simulator: {why}",
+            args.kernel
+        );
+    }
     let Some(kernel) = entry_name(&args.kernel, &names) else {
         bail!(
             "{} has no kernel `{}`; it has: {}",

@@ -201,3 +201,52 @@ fn reports_serialize() {
     assert_eq!(json["aborted"], true);
     let _ = Limits::default();
 }
+
+#[test]
+fn a_kernel_the_simulator_cannot_run_costs_that_kernel_only() {
+    let ptx = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry good(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, 7;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+.visible .entry odd(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    frobnicate.u32 %r1, %r1;
+    ret;
+}
+"#;
+    let module = sim::Module::parse(ptx).unwrap();
+    assert!(module.lowering_error("good").is_none());
+    let why = module.lowering_error("odd").unwrap();
+    assert!(why.contains("frobnicate"), "{why}");
+    let mut gpu = sim::Machine::new();
+    let out = gpu.alloc(4);
+    let params = vec![out.to_le_bytes().to_vec()];
+    gpu.launch(
+        &module,
+        &sim::Launch::new("good", [1, 1, 1], [1, 1, 1], params.clone()),
+    )
+    .unwrap();
+    assert_eq!(gpu.read(out, 4).unwrap(), 7u32.to_le_bytes());
+    let err = gpu
+        .launch(
+            &module,
+            &sim::Launch::new("odd", [1, 1, 1], [1, 1, 1], params),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`odd` cannot run in the simulator") && err.contains("frobnicate"),
+        "{err}"
+    );
+}

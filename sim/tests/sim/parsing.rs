@@ -46,13 +46,21 @@ fn recursion_is_unsupported_with_its_source_line() {
 fn unknown_instruction_is_unsupported() {
     let ptx = std::fs::read_to_string(fixture_dir().join("vector_add.ptx")).unwrap();
     let ptx = ptx.replacen("add.f32", "tex.f32", 1);
-    let err = Module::parse(&ptx).unwrap_err();
-    let text = err.to_string();
-    assert!(matches!(err, SimError::Unsupported { .. }), "{text}");
+    // The module's other kernels still run; this one says what it cannot do, and where.
+    let module = Module::parse(&ptx).unwrap();
+    let text = module.lowering_error("vector_add").unwrap();
     assert!(
-        text.contains("tex.f32") && text.contains("vector_add.cu:5"),
+        text.contains("does not support instruction `tex.f32`") && text.contains("vector_add.cu:5"),
         "{text}"
     );
+    assert!(module.kernel("vector_add_unguarded").is_some());
+    // A module with no kernel left to run is an error in itself.
+    let only = ptx
+        .split(".visible .entry vector_add_unguarded")
+        .next()
+        .unwrap();
+    let err = Module::parse(only).unwrap_err();
+    assert!(matches!(err, SimError::Unsupported { .. }), "{err}");
 }
 
 #[test]
