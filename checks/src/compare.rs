@@ -54,6 +54,16 @@ pub struct WrongElement {
     pub inputs: Option<String>,
 }
 
+impl WrongElement {
+    /// Where the element is, as a student reads it: (row, col) in a 2D output, else its index.
+    pub fn position(&self) -> String {
+        match self.at {
+            Some([row, col]) => format!("({row}, {col})"),
+            None => self.index.to_string(),
+        }
+    }
+}
+
 /// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
 /// that is wrong, what it should hold and what it holds, and which elements are wrong.
 pub struct Evidence<'a> {

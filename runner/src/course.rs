@@ -73,6 +73,7 @@ struct Metadata {
     exercise: Vec<Exercise>,
 }
 
+#[derive(Clone)]
 pub struct Course {
     pub root: PathBuf,
     pub exercises: Vec<Exercise>,

@@ -65,6 +65,13 @@ pub fn snapshot(course: &Course) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The original as text, for a check to tell an untouched file; None where it is unknown.
+pub fn original_text(course: &Course, exercise: &Exercise) -> Option<String> {
+    original(course, exercise)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
 pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>> {
     if let Some(bytes) = shipped(course, exercise) {
         return Ok(bytes.to_vec());

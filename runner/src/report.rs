@@ -295,10 +295,7 @@ fn render_case(out: &mut String, case: &CaseResult) {
         }
         out.push('\n');
         for w in &m.first_wrong {
-            let at = match w.at {
-                Some([row, col]) => format!("({row}, {col})"),
-                None => w.index.to_string(),
-            };
+            let at = w.position();
             let inputs = w
                 .inputs
                 .as_ref()

@@ -24,9 +24,8 @@ fn make_cases_ahead(
     exercise: &Exercise,
     seed: Option<u64>,
     sizes: &[usize],
-    choice: Option<BackendChoice>,
+    gpu_likely: bool,
 ) -> Option<CasesAhead> {
-    let gpu_likely = choice != Some(BackendChoice::Sim) && CudaBackend::driver_present();
     if !gpu_likely || !exercise.declared.is_empty() {
         return None;
     }
@@ -53,10 +52,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     pristine::snapshot(&course)?;
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
-    let premade = make_cases_ahead(&exercise, seed, &sizes, backend.backend);
+    let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
+    let premade = make_cases_ahead(&exercise, seed, &sizes, gpu_likely);
     // The compile children start (and load NVRTC) while the GPU is being opened: on a GPU one
     // for it and one for the simulator's re-check.
-    let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
     crate::compile::child::keep_warm(if gpu_likely { 2 } else { 1 }, false);
     let (compiler, mut backend) = compiler_and_backend(&course, backend.backend, json)?;
     trace::mark(format!(
@@ -76,9 +75,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         save_outputs,
         retile: false,
         premade,
-        original: pristine::original(&course, &exercise)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        original: pristine::original_text(&course, &exercise),
     };
     let mut report = match check_everywhere(&mut checker, &exercise, &path) {
         Ok(report) => report,
@@ -124,10 +121,7 @@ pub fn check_everywhere(
 ) -> anyhow::Result<CheckReport> {
     let text = read_kernel(checker.course, exercise, path)?;
     let in_simulator = (checker.backend.kind() == "gpu").then(|| {
-        let course = Course {
-            root: checker.course.root.clone(),
-            exercises: checker.course.exercises.clone(),
-        };
+        let course = checker.course.clone();
         let compiler = checker.compiler.clone();
         let (seed, extra_sizes) = (checker.seed, checker.extra_sizes.clone());
         let (original, retile) = (checker.original.clone(), checker.retile);

@@ -128,9 +128,7 @@ fn answer(
             save_outputs: None,
             retile: false,
             premade: kept.take(),
-            original: pristine::original(&course, &exercise)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok()),
+            original: pristine::original_text(&course, &exercise),
         };
         let checked = check_everywhere(&mut checker, &exercise, &path);
         *kept = checker.premade.take();

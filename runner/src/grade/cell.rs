@@ -314,10 +314,7 @@ fn describe_case(case: &CaseResult) -> String {
 }
 
 fn wrong_element(buffer: &str, w: &checks::WrongElement) -> String {
-    let at = match w.at {
-        Some([row, col]) => format!("({row}, {col})"),
-        None => w.index.to_string(),
-    };
+    let at = w.position();
     format!("{buffer}[{at}]: expected {}, got {}", w.expected, w.actual)
 }
 
