@@ -10,22 +10,10 @@ table=$OUT/mistakes-gpu.md
     echo "| fixture | simulator must say | GPU says |"
     echo "| --- | --- | --- |"
 } >"$table"
-for toml in checks/mistakes/*/mistakes.toml; do
-    dir=$(dirname "$toml")
-    id=$(basename "$dir")
-    python3 - "$toml" <<'PY' | while IFS=$'\t' read -r file want; do
-import re, sys
-# The catalogue's own simple form: file = "..." then verdict = "..." in each [[mistake]].
-text = open(sys.argv[1]).read()
-for entry in text.split("[[mistake]]")[1:]:
-    file = re.search(r'^file = "(.*)"', entry, re.M).group(1)
-    verdict = re.search(r'^verdict = "(.*)"', entry, re.M).group(1)
-    print(f"{file}\t{verdict}")
-PY
-        got=$("$R" check "$id" --backend gpu --json --file "$dir/$file" 2>/dev/null |
-            python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null || echo "(no report)")
-        echo "| $id/$file | $want | $got |" >>"$table"
-    done
+python3 "$(dirname "$0")/catalogue.py" | while IFS=$'\t' read -r id file want; do
+    got=$("$R" check "$id" --backend gpu --json --file "checks/mistakes/$id/$file" </dev/null 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null || echo "(no report)")
+    echo "| $id/$file | $want | $got |" >>"$table"
 done
 cat "$table"
 python3 - "$table" <<'PY'
