@@ -244,6 +244,7 @@ pub fn run_case(
             return Err(err);
         }
     };
+    crate::trace::mark("outputs read back");
     Ok((
         CaseRun {
             outputs,

@@ -16,6 +16,12 @@ pub fn start() {
 pub fn mark(phase: impl AsRef<str>) {
     if let Some(Some(started)) = STARTED.get() {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        eprintln!("[trace {ms:8.1} ms] {}", phase.as_ref());
+        // Phases of the simulator's re-check interleave with the GPU's: named threads say whose.
+        match std::thread::current().name() {
+            Some(thread) if thread != "main" => {
+                eprintln!("[trace {ms:8.1} ms] ({thread}) {}", phase.as_ref())
+            }
+            _ => eprintln!("[trace {ms:8.1} ms] {}", phase.as_ref()),
+        }
     }
 }

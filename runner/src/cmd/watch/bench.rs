@@ -8,6 +8,7 @@ use crate::cli::BackendChoice;
 use crate::cmd::check::record;
 use crate::output;
 use crate::session::find_course;
+use crate::trace;
 use anyhow::Context;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -56,14 +57,18 @@ pub fn bench(
         save(count)?;
         // The first check counts the worker's start: NVRTC loaded, the backend opened.
         let started = if count == 0 { started } else { Instant::now() };
+        trace::mark("request sent");
         let reply = worker
             .check(&id, Some(file.clone()), check_limit(&exercise))
             .map_err(|_| anyhow::anyhow!("the worker did not answer"))?;
+        trace::mark("reply read");
         let mut report = reply
             .report
             .with_context(|| reply.error.unwrap_or_default())?;
         record(&course, &exercise, &mut report, false)?;
+        trace::mark("recorded");
         let shown = report.render();
+        trace::mark("rendered");
         served.push(started.elapsed());
         anyhow::ensure!(report.passed(), "the solution did not pass:\n{shown}");
         last = Some(report);
