@@ -6,6 +6,7 @@
 
 pub(crate) mod alu;
 pub(crate) mod block;
+pub(crate) mod clock;
 mod collective;
 pub(crate) mod float;
 mod memops;
@@ -162,7 +163,16 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                     }
                 }
                 &Op::Special { d, reg } => {
-                    let v = cx.special(w.index, w.icount, reg);
+                    let now = match reg {
+                        Special::Clock | Special::Clock64 | Special::GlobalTimer => {
+                            w.clock.read(w.pc, w.icount)
+                        }
+                        _ => 0,
+                    };
+                    if now > cx.l.max_clock {
+                        return Err(cx.clock_timeout(w, inst, now));
+                    }
+                    let v = cx.special(w.index, now, reg);
                     write_lanes(r, exec, d, |l| v[l]);
                 }
                 &Op::Int2 { op, ty, d, a, b } => {

@@ -162,6 +162,7 @@ impl Machine {
             dynamic_shared: launch.dynamic_shared_bytes,
             consts,
             max_warp_instructions: launch.limits.max_warp_instructions,
+            max_clock: launch.limits.max_clock,
             remaining: AtomicU64::new(launch.limits.max_warp_instructions),
             deadline: launch
                 .limits
@@ -406,6 +407,8 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
         traffic.busiest_warp_loads = traffic.busiest_warp_loads.max(t.busiest_warp_loads);
         traffic.busiest_warp_stores = traffic.busiest_warp_stores.max(t.busiest_warp_stores);
         traffic.store_lines += t.store_lines;
+        traffic.longest_clock_wait_cycles =
+            traffic.longest_clock_wait_cycles.max(t.longest_clock_wait);
         for (e, n) in executed.iter_mut().zip(&t.executed) {
             *e += n;
         }

@@ -298,6 +298,8 @@ impl GpuModel {
             issue_us: issue * 1e6,
             atomics_us: atomics * 1e6,
             latency_us: latency * 1e6,
+            // The simulator's clock ticks once a nanosecond.
+            clock_wait_us: traffic.longest_clock_wait_cycles as f64 * occupancy.waves as f64 / 1e3,
             launch_us: self.launch_overhead_s * 1e6,
         };
         let (bound_by, slowest) = per_resource.slowest(self.memory_norm);
@@ -370,6 +372,10 @@ pub struct Traffic {
     /// Sum over store requests of the distinct 128-byte lines each touched: L2 write requests.
     #[serde(default)]
     pub store_lines: u64,
+    /// The most cycles (of the simulator's 1 GHz clock) one warp waited on the clock, in a
+    /// busy-wait the simulator skipped through (`exec::clock`).
+    #[serde(default)]
+    pub longest_clock_wait_cycles: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -404,6 +410,7 @@ pub enum Resource {
     Issue,
     Atomics,
     Latency,
+    ClockWait,
     #[default]
     Launch,
 }
@@ -418,6 +425,7 @@ impl std::fmt::Display for Resource {
             Resource::Issue => "instruction issue",
             Resource::Atomics => "atomics",
             Resource::Latency => "latency",
+            Resource::ClockWait => "waits on the clock",
             Resource::Launch => "launch overhead",
         })
     }
@@ -433,6 +441,9 @@ pub struct ResourceTimes {
     pub issue_us: f64,
     pub atomics_us: f64,
     pub latency_us: f64,
+    /// Busy-waits on the clock: the longest, once per wave of resident blocks.
+    #[serde(default)]
+    pub clock_wait_us: f64,
     pub launch_us: f64,
 }
 
@@ -446,6 +457,7 @@ impl ResourceTimes {
             Resource::Issue => self.issue_us,
             Resource::Atomics => self.atomics_us,
             Resource::Latency => self.latency_us,
+            Resource::ClockWait => self.clock_wait_us,
             Resource::Launch => self.launch_us,
         }
     }
@@ -460,7 +472,7 @@ impl ResourceTimes {
         } else {
             Latency
         };
-        let (r, t) = [L2, L1, SharedMemory, Issue, Atomics]
+        let (r, t) = [L2, L1, SharedMemory, Issue, Atomics, ClockWait]
             .into_iter()
             .map(|r| (r, self.get(r)))
             .fold(
@@ -516,6 +528,11 @@ impl ModelledTime {
                 "{} warps per SM with {:.1} loads in flight each cannot hide memory latency ({} wave{})",
                 o.warps_per_sm,
                 self.loads_in_flight,
+                o.waves,
+                if o.waves == 1 { "" } else { "s" }
+            ),
+            Resource::ClockWait => format!(
+                "a busy-wait on clock64(), as long as the clock says, once per wave of blocks ({} wave{})",
                 o.waves,
                 if o.waves == 1 { "" } else { "s" }
             ),

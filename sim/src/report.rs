@@ -184,6 +184,10 @@ pub struct Limits {
     /// A backstop for kernels the budget undercounts: the launch also stops with a `Timeout`
     /// diagnostic after this much wall time (which, unlike the budget, depends on the machine).
     pub max_wall_time: Option<std::time::Duration>,
+    /// The clock (`%clock64`, which ticks at 1 GHz in the simulator) a warp may read before the
+    /// launch stops with a `Timeout` diagnostic: a time limit of `s` seconds is `s * 1e9`. Waits
+    /// on the clock are skipped through (see `exec::clock`), so the budget alone cannot stop them.
+    pub max_clock: u64,
 }
 
 impl Default for Limits {
@@ -193,6 +197,8 @@ impl Default for Limits {
             max_diagnostics: 20,
             threads: 0,
             max_wall_time: None,
+            // 200 s, as the budget of warp instructions at 10 million a second.
+            max_clock: 200_000_000_000,
         }
     }
 }

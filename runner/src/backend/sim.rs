@@ -212,6 +212,7 @@ impl Backend for SimBackend {
                     * WARP_INSTRUCTIONS_PER_SECOND as f64)
                     as u64,
                 threads: cpu_threads(),
+                max_clock: (launch.time_limit.as_secs_f64() * 1e9) as u64,
                 ..Limits::default()
             },
         };

@@ -253,6 +253,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             max_warp_instructions: (args.time_limit * WARP_INSTRUCTIONS_PER_SECOND as f64) as u64,
             // Kernels the budget undercounts (memory-bound loops on a slow machine) stop on time too.
             max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * args.time_limit)),
+            max_clock: (args.time_limit * 1e9) as u64,
             ..sim::Limits::default()
         },
     };

@@ -35,6 +35,7 @@ pub(crate) struct LaunchCx<'a> {
     pub dynamic_shared: u32,
     pub consts: Vec<(Slot, u64)>,
     pub max_warp_instructions: u64,
+    pub max_clock: u64,
     /// Warp instructions left in the launch's budget.
     pub remaining: AtomicU64,
     /// When the launch stops whatever budget is left (`Limits::max_wall_time`).
@@ -175,6 +176,23 @@ impl BlockCx<'_> {
         Ok(())
     }
 
+    /// The launch stops where a warp's clock passes the time limit (`Limits::max_clock`).
+    pub fn clock_timeout(&self, w: &Warp, inst: &Inst, clock: u64) -> Box<Diagnostic> {
+        let at = self
+            .location(inst.site)
+            .map_or(String::new(), |l| format!(" at line {}", l.line));
+        let msg = format!(
+            "warp {} read the clock{at} (PTX line {}) {:.3} s into the launch, past its time limit of {:.3} s: \
+             a wait on clock64() that long, or a loop that never ends",
+            w.index,
+            inst.ptx_line,
+            clock as f64 / 1e9,
+            self.l.max_clock as f64 / 1e9,
+        );
+        let lane = w.active.trailing_zeros() as usize;
+        Box::new(self.diagnostic(DiagnosticKind::Timeout, w, lane, inst.site, msg))
+    }
+
     pub fn refill_budget(&mut self, w: &Warp, inst: &Inst) -> Result<(), Box<Diagnostic>> {
         match take_budget(self.l) {
             Some(chunk) => {
@@ -210,7 +228,8 @@ impl BlockCx<'_> {
     }
 
     /// A special register's value in every lane of warp `warp`.
-    pub fn special(&self, warp: u32, icount: u64, reg: Special) -> [u64; 32] {
+    /// A special register's value in every lane of warp `warp`, the clock reading `clock`.
+    pub fn special(&self, warp: u32, clock: u64, reg: Special) -> [u64; 32] {
         let l = self.l;
         let base = warp as usize * 32;
         let uniform = |v: u64| [v; 32];
@@ -233,10 +252,8 @@ impl BlockCx<'_> {
             Special::LanemaskLe => per_lane(&|lane| (1 << (lane + 1)) - 1),
             Special::LanemaskGt => per_lane(&|lane| !((1u64 << (lane + 1)) - 1) & 0xffff_ffff),
             Special::LanemaskGe => per_lane(&|lane| !((1u64 << lane) - 1) & 0xffff_ffff),
-            // Clocks count the warp's own instructions, so timings inside a kernel are
-            // deterministic; a warp instruction is taken as 4 cycles, 1 ns each.
-            Special::Clock => uniform((icount * 4) & 0xffff_ffff),
-            Special::Clock64 | Special::GlobalTimer => uniform(icount * 4),
+            Special::Clock => uniform(clock & 0xffff_ffff),
+            Special::Clock64 | Special::GlobalTimer => uniform(clock),
             Special::DynamicSmemSize => uniform(l.dynamic_shared as u64),
             Special::TotalSmemSize => uniform(l.shared_size as u64),
         }
@@ -381,6 +398,8 @@ impl Worker {
         let executed: u64 = warps.iter().map(|w| w.icount).sum();
         self.out.instructions += executed;
         self.out.traffic.block_warps(warps.iter().map(|w| w.icount));
+        let waited = warps.iter().map(|w| w.clock.skipped()).max().unwrap_or(0);
+        self.out.traffic.longest_clock_wait = self.out.traffic.longest_clock_wait.max(waited);
         self.global_shadow.finish_block(lin, &mut self.out);
         self.out.traffic.end_block();
         result

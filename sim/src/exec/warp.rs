@@ -5,6 +5,7 @@
 //! group with the lowest PC. NVRTC lays out code so that a join point follows both arms of a
 //! branch, so lanes meet again there.
 
+use super::clock::WarpClock;
 use super::FULL;
 use crate::ir::*;
 use crate::memory::local::LocalMemory;
@@ -38,6 +39,7 @@ pub(crate) struct Warp {
     pub wsync: u32,
     pub printf_seq: u32,
     pub icount: u64,
+    pub clock: WarpClock,
     /// What the lanes waiting at a barrier arrived with.
     pub bar: BarArrival,
 }
@@ -93,6 +95,7 @@ impl Warp {
             wsync: 0,
             printf_seq: 0,
             icount: 0,
+            clock: WarpClock::default(),
             bar: BarArrival::default(),
         }
     }
@@ -115,6 +118,7 @@ impl Warp {
         self.wsync = 0;
         self.printf_seq = 0;
         self.icount = 0;
+        self.clock = WarpClock::default();
     }
 
     pub fn finished(&self) -> bool {

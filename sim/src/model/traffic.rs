@@ -158,6 +158,8 @@ pub(crate) struct TrafficCounter {
     pub busiest_warp_stores: u64,
     /// Sum over store requests of the distinct 128-byte lines each touched.
     pub store_lines: u64,
+    /// The most cycles one warp skipped waiting on the clock.
+    pub longest_clock_wait: u64,
 }
 
 impl TrafficCounter {
