@@ -57,7 +57,7 @@ pub fn read(path: &Path) -> Result<String, KernelFileError> {
     // is what would be opened.
     let metadata = std::fs::metadata(path).map_err(io)?;
     check_type(&metadata, &shown)?;
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = open_nonblocking(path).map_err(io)?;
     // The path may have been replaced since it was looked at: what was opened is what counts.
     check_type(&file.metadata().map_err(io)?, &shown)?;
     let mut bytes = Vec::new();
@@ -73,17 +73,23 @@ pub fn read(path: &Path) -> Result<String, KernelFileError> {
     decode(bytes, &shown)
 }
 
-fn check_type(metadata: &std::fs::Metadata, shown: &str) -> Result<(), KernelFileError> {
+/// Opens `path` for reading without waiting in the open itself: opening a FIFO for reading
+/// waits for a writer, for ever if none comes, and a path looked at a moment before may since
+/// have been replaced by one. The caller checks the type of what was opened.
+pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// What a path is, in a student's words ("a folder", "a named pipe (FIFO)").
+pub fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let kind = metadata.file_type();
-    let name = if kind.is_file() {
-        if metadata.len() > MAX_BYTES {
-            return Err(KernelFileError::TooLarge {
-                path: shown.into(),
-                size: metadata.len(),
-            });
-        }
-        return Ok(());
+    if kind.is_file() {
+        "a file"
     } else if kind.is_dir() {
         "a folder"
     } else if kind.is_fifo() {
@@ -94,11 +100,23 @@ fn check_type(metadata: &std::fs::Metadata, shown: &str) -> Result<(), KernelFil
         "a socket"
     } else {
         "not a regular file"
-    };
-    Err(KernelFileError::NotAFile {
-        path: shown.into(),
-        kind: name,
-    })
+    }
+}
+
+fn check_type(metadata: &std::fs::Metadata, shown: &str) -> Result<(), KernelFileError> {
+    if !metadata.is_file() {
+        return Err(KernelFileError::NotAFile {
+            path: shown.into(),
+            kind: kind_of(metadata),
+        });
+    }
+    if metadata.len() > MAX_BYTES {
+        return Err(KernelFileError::TooLarge {
+            path: shown.into(),
+            size: metadata.len(),
+        });
+    }
+    Ok(())
 }
 
 /// The text of a kernel file's bytes: UTF-8 without a leading byte-order mark, and no control

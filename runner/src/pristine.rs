@@ -9,6 +9,7 @@
 use crate::compile::cache::write_atomically;
 use crate::course::{Course, Exercise, METADATA};
 use anyhow::Context;
+use runner::kernel_file::{kind_of, open_nonblocking};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -86,33 +87,8 @@ pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>>
     })
 }
 
-/// What a path that is not a regular file is, in the student's words.
-pub fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
-    let kind = metadata.file_type();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_file() {
-        "a file"
-    } else {
-        "not a regular file"
-    }
-}
-
 /// Reads a regular file of at most `MAX_FILE_BYTES`. The type is checked before the file is
-/// opened, since opening a FIFO blocks until a writer comes, and again on the open file.
+/// opened, and again on what was opened (without waiting in the open: see `open_nonblocking`).
 pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let not_regular = |metadata: &std::fs::Metadata| {
         std::io::Error::new(
@@ -124,7 +100,7 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     if !metadata.is_file() {
         return Err(not_regular(&metadata));
     }
-    let file = std::fs::File::open(path)?;
+    let file = open_nonblocking(path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Err(not_regular(&metadata));

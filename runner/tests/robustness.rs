@@ -177,7 +177,7 @@ fn reset_refuses_a_directory_in_place_of_the_file() {
     let run = course.run(&["reset", "02"]);
     assert_ne!(run.code, 0, "{}", run.all());
     assert!(
-        run.stderr.contains("is a directory") && run.stderr.contains("nothing was changed"),
+        run.stderr.contains("is a folder") && run.stderr.contains("nothing was changed"),
         "{}",
         run.stderr
     );

@@ -30,7 +30,7 @@ fn reset(id: &str) -> anyhow::Result<ExitCode> {
         Ok(metadata) if !metadata.is_file() => bail!(
             "{shown} is {}, so it cannot be kept as a backup; nothing was changed. \
              Move it aside (`mv {shown} {shown}.mine`), {again}.",
-            pristine::kind_of(&metadata)
+            runner::kernel_file::kind_of(&metadata)
         ),
         Ok(metadata) => {
             let current = pristine::read_regular(&path).map_err(|e| {

@@ -198,6 +198,19 @@ impl Reader<'_> {
             .map_err(|make| make(self.name.clone(), String::from_utf8_lossy(raw).into_owned()))
     }
 
+    /// Opens the archive if it is a regular file, without waiting in the open (a FIFO named
+    /// `work.zip` would wait for a writer for ever).
+    fn open(&self, archive: &Path, kind: &'static str) -> Result<std::fs::File, Refusal> {
+        let file =
+            runner::kernel_file::open_nonblocking(archive).map_err(|e| self.unreadable(kind, e))?;
+        let metadata = file.metadata().map_err(|e| self.unreadable(kind, e))?;
+        if !metadata.is_file() {
+            let what = runner::kernel_file::kind_of(&metadata);
+            return Err(self.unreadable(kind, format!("it is {what}, not a regular file")));
+        }
+        Ok(file)
+    }
+
     fn unreadable(&self, kind: &'static str, problem: impl std::fmt::Display) -> Refusal {
         if self.expanded.get() > self.limits.max_expanded_bytes {
             return Refusal::ExpandsPastLimit {
@@ -259,7 +272,7 @@ impl Reader<'_> {
     }
 
     fn zip(&mut self, archive: &Path) -> Result<(), Refusal> {
-        let file = std::fs::File::open(archive).map_err(|e| self.unreadable("zip", e))?;
+        let file = self.open(archive, "zip")?;
         let mut zip =
             zip::ZipArchive::new(BufReader::new(file)).map_err(|e| self.unreadable("zip", e))?;
         if zip.len() > self.limits.max_entries {
@@ -323,7 +336,7 @@ impl Reader<'_> {
     }
 
     fn tar_gz(&mut self, archive: &Path) -> Result<(), Refusal> {
-        let file = std::fs::File::open(archive).map_err(|e| self.unreadable("tar.gz", e))?;
+        let file = self.open(archive, "tar.gz")?;
         // The counter sits under the tar reader, so the data of skipped entries counts too.
         let counted = Counted {
             inner: MultiGzDecoder::new(BufReader::new(file)),
@@ -368,6 +381,41 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs `f` on a thread, failing the test if it has not answered within two seconds (where
+    /// a FIFO's open would wait for ever).
+    fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        rx.recv_timeout(std::time::Duration::from_secs(2))
+            .expect("it answered without waiting")
+    }
+
+    #[test]
+    fn a_fifo_named_as_an_archive_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, kind) in [("work.zip", Kind::Zip), ("work.tar.gz", Kind::TarGz)] {
+            let fifo = dir.path().join(name);
+            let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: a NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+            let dest = dir.path().join(format!("{name}.out"));
+            let refusal = within_seconds(move || {
+                let limits = Limits {
+                    max_archive_bytes: 1 << 20,
+                    max_expanded_bytes: 1 << 20,
+                    max_entries: 10,
+                    max_file_bytes: 1 << 20,
+                };
+                extract(&fifo, kind, &dest, &limits, &|_| true).map(|_| ())
+            });
+            let message = refusal.expect_err("a FIFO is no archive").to_string();
+            assert!(
+                message.contains("a named pipe (FIFO), not a regular file"),
+                "{message}"
+            );
+        }
+    }
 
     #[test]
     fn names_that_escape_or_are_absolute_are_refused() {

@@ -175,8 +175,13 @@ impl Tree {
             ));
         }
         let mut bytes = Vec::new();
-        let read = std::fs::File::open(&real)
-            .and_then(|f| f.take(max_file_bytes + 1).read_to_end(&mut bytes));
+        // Opened without waiting, and looked at again: a FIFO put in its place would hang here.
+        let read = runner::kernel_file::open_nonblocking(&real).and_then(|f| {
+            if !f.metadata()?.is_file() {
+                return Err(std::io::Error::other("it is no longer a regular file"));
+            }
+            f.take(max_file_bytes + 1).read_to_end(&mut bytes)
+        });
         if let Err(e) = read {
             return refused(format!("cannot be read: {e}"));
         }
