@@ -196,9 +196,20 @@ impl Compiler {
             }
             Ok(answer) => Ok(answer),
             Err(child::Stopped::TimedOut) => Err(gave_up(format!("after {} s", limits.seconds))),
-            Err(child::Stopped::Crashed { how }) => Err(gave_up(format!(
+            Err(child::Stopped::Crashed {
+                how,
+                out_of_memory: true,
+            }) => Err(gave_up(format!(
                 "({how}), most likely at its memory limit of {} MiB",
                 limits.memory_mb
+            ))),
+            Err(child::Stopped::Crashed {
+                how,
+                out_of_memory: false,
+            }) => Err(CompileError::Rejected(format!(
+                "{}: the compiler itself crashed on this file ({how}). Undo your last change, \
+                 or write it another way, and check again.\n",
+                source.name
             ))),
             Err(child::Stopped::Nvrtc(e)) => Err(e.into()),
         }

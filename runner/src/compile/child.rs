@@ -89,10 +89,12 @@ struct Request {
 #[derive(Debug)]
 pub enum Stopped {
     TimedOut,
-    /// Ended without an answer (a signal, an allocation failure): nearly always the memory
-    /// limit. `how` says what was seen, e.g. `signal: 6 (SIGABRT)`.
+    /// Ended without an answer (a signal, an allocation failure). `how` says what was seen,
+    /// e.g. `signal: 6 (SIGABRT)`; `out_of_memory` whether that looks like the memory limit
+    /// rather than a crash of the compiler itself.
     Crashed {
         how: String,
+        out_of_memory: bool,
     },
     Nvrtc(NvrtcError),
 }
@@ -176,6 +178,10 @@ pub fn compile(
                 Some(last) => format!("{status}: {last}"),
                 None => status.to_string(),
             },
+            out_of_memory: looks_out_of_memory(
+                std::os::unix::process::ExitStatusExt::signal(&status),
+                &stderr,
+            ),
         }),
     }
 }
@@ -277,6 +283,21 @@ fn take_warm(nvrtc: &str, limits: Limits) -> Option<Warm> {
     }
 }
 
+/// Whether a child that ended with `signal` and `stderr` most likely met its memory limit: an
+/// allocation that failed aborts (SIGABRT) or says so, and the kernel's OOM killer sends
+/// SIGKILL; a segmentation fault or an illegal instruction is the compiler's own crash.
+fn looks_out_of_memory(signal: Option<i32>, stderr: &str) -> bool {
+    let said = [
+        "memory allocation",
+        "bad_alloc",
+        "out of memory",
+        "Cannot allocate",
+    ]
+    .iter()
+    .any(|words| stderr.contains(words));
+    said || matches!(signal, Some(libc::SIGABRT | libc::SIGKILL))
+}
+
 fn parse_answer(output: &[u8]) -> Option<Result<Result<Compiled, Rejected>, Stopped>> {
     let end = output.iter().position(|&b| b == b'\n')?;
     let head = std::str::from_utf8(&output[..end]).ok()?;
@@ -288,7 +309,10 @@ fn parse_answer(output: &[u8]) -> Option<Result<Result<Compiled, Rejected>, Stop
             image: body.to_vec(),
         })),
         "rejected" => Ok(Err(Rejected { log: text() })),
-        "failed" if text().contains("OUT_OF_MEMORY") => Err(Stopped::Crashed { how: text() }),
+        "failed" if text().contains("OUT_OF_MEMORY") => Err(Stopped::Crashed {
+            how: text(),
+            out_of_memory: true,
+        }),
         "failed" => Err(Stopped::Nvrtc(NvrtcError::Api(text()))),
         _ => return None,
     })
@@ -397,4 +421,26 @@ fn limit_self(memory_mb: u64, seconds: u64) -> Result<(), String> {
     set(Resource::AS, memory_mb << 20)?;
     set(Resource::CPU, seconds + 1)?;
     set(Resource::CORE, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_out_of_memory;
+
+    #[test]
+    fn only_an_abort_a_kill_or_words_about_memory_are_taken_for_the_memory_limit() {
+        assert!(looks_out_of_memory(Some(libc::SIGABRT), ""));
+        assert!(looks_out_of_memory(Some(libc::SIGKILL), ""));
+        assert!(looks_out_of_memory(
+            None,
+            "memory allocation of 2147483648 bytes failed"
+        ));
+        assert!(looks_out_of_memory(Some(libc::SIGSEGV), "std::bad_alloc"));
+        assert!(!looks_out_of_memory(Some(libc::SIGSEGV), ""));
+        assert!(!looks_out_of_memory(
+            Some(libc::SIGILL),
+            "Illegal instruction"
+        ));
+        assert!(!looks_out_of_memory(None, ""));
+    }
 }
