@@ -407,7 +407,12 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
             f.global_atomic_requests, f.shared_atomic_requests
         ));
     }
-    let mut lines: Vec<&sim::LineFigures> = sim.lines.iter().collect();
+    render_instructions(out, sim);
+    let mut lines: Vec<&sim::LineFigures> = sim
+        .lines
+        .iter()
+        .filter(|l| line_cost(&l.figures) > 0)
+        .collect();
     lines.sort_by_key(|l| std::cmp::Reverse(line_cost(&l.figures)));
     if lines.len() > 1 {
         out.push_str("  busiest lines:\n");
@@ -426,6 +431,36 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
             ));
         }
     }
+}
+
+/// The warp instructions executed and, from the lines', what kind they were, largest first.
+fn render_instructions(out: &mut String, sim: &SimFigures) {
+    if sim.warp_instructions == 0 {
+        return;
+    }
+    let mut kinds = sim::InstructionCounts::default();
+    for line in &sim.lines {
+        kinds += &line.instructions;
+    }
+    let mut shares = [
+        (kinds.arithmetic, "arithmetic"),
+        (kinds.memory, "memory"),
+        (kinds.control, "control"),
+        (kinds.warp, "warp-wide"),
+        (kinds.synchronisation, "synchronisation"),
+    ];
+    shares.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    let total = kinds.total().max(1) as f64;
+    let shown: Vec<String> = shares
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, kind)| format!("{:.0}% {kind}", 100.0 * *n as f64 / total))
+        .collect();
+    out.push_str(&format!(
+        "  instructions   {:>9} warp instructions (PTX): {}\n",
+        sim.warp_instructions,
+        shown.join(", ")
+    ));
 }
 
 fn render_modelled(out: &mut String, sim: &SimFigures, reference: Option<&SimFigures>) {

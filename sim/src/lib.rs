@@ -28,6 +28,7 @@
 mod analyse;
 mod error;
 mod exec;
+mod instructions;
 mod ir;
 mod lower;
 mod machine;
@@ -39,6 +40,7 @@ mod printf;
 mod report;
 
 pub use error::SimError;
+pub use instructions::InstructionCounts;
 pub use machine::Machine;
 pub use model::{
     GpuModel, KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes,

@@ -3,6 +3,7 @@
 
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
+use crate::instructions::{Class, InstructionCounts};
 use crate::ir::{ConstVal, Op, Program};
 use crate::memory::GlobalMemory;
 use crate::model::issue::PipeCycles;
@@ -384,7 +385,7 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
         .cloned();
     let last_block = fatal.as_ref().map_or(u64::MAX, |(b, _)| *b);
 
-    let mut by_line: BTreeMap<SourceLocation, Figures> = BTreeMap::new();
+    let mut by_line: BTreeMap<SourceLocation, (Figures, InstructionCounts)> = BTreeMap::new();
     let mut site_totals = vec![Figures::default(); prog.sites.len()];
     let mut diags = Vec::new();
     let mut prints = Vec::new();
@@ -423,7 +424,7 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
         report.figures += f;
         if let Some(loc) = &prog.sites[site] {
             if !f.is_empty() {
-                *by_line.entry(loc.clone()).or_default() += f;
+                by_line.entry(loc.clone()).or_default().0 += f;
             }
         }
     }
@@ -431,6 +432,11 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
     for (inst, &n) in prog.code.iter().zip(&executed) {
         if n > 0 {
             pipes.add(&inst.op, n);
+            let class = Class::of(&inst.op);
+            report.instructions.add(class, n);
+            if let Some(Some(loc)) = prog.sites.get(inst.site as usize) {
+                by_line.entry(loc.clone()).or_default().1.add(class, n);
+            }
         }
     }
     traffic.issue_cycles = pipes.cycles();
@@ -439,10 +445,11 @@ fn merge(prog: &Program, outs: Vec<WorkerOut>, max_diagnostics: usize) -> Launch
     report.traffic = traffic;
     report.lines = by_line
         .into_iter()
-        .map(|(loc, figures)| LineFigures {
+        .map(|(loc, (figures, instructions))| LineFigures {
             file: loc.file,
             line: loc.line,
             figures,
+            instructions,
         })
         .collect();
 

@@ -1,6 +1,7 @@
 //! What a launch reports: memory figures (named after Nsight Compute's metrics) per kernel and per
 //! source line, diagnostics, printf output.
 
+use crate::instructions::InstructionCounts;
 use crate::model::{KernelShape, ModelledTime, Traffic};
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
@@ -104,6 +105,9 @@ pub struct LineFigures {
     pub file: String,
     pub line: u32,
     pub figures: Figures,
+    /// Warp instructions the line's code executed, by kind.
+    #[serde(default)]
+    pub instructions: InstructionCounts,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -156,7 +160,7 @@ pub struct Diagnostic {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LaunchReport {
     pub figures: Figures,
-    /// Per source line that did any memory traffic, sorted by (file, line).
+    /// Per source line that executed any instruction, sorted by (file, line).
     pub lines: Vec<LineFigures>,
     pub diagnostics: Vec<Diagnostic>,
     /// Everything the kernel printed, ordered by block, then warp, then printf call, then lane.
@@ -164,6 +168,8 @@ pub struct LaunchReport {
     /// A fatal error (out of bounds, misaligned, trap, deadlock, timeout) stopped the kernel.
     pub aborted: bool,
     pub warp_instructions: u64,
+    /// The same warp instructions by kind.
+    pub instructions: InstructionCounts,
     /// Per-launch counts for the time model: unique sectors, lines, barriers, atomics.
     pub traffic: Traffic,
     /// The launch's shape as the time model sees it (occupancy inputs).

@@ -276,3 +276,39 @@ fn lines_are_sorted_and_cover_the_totals() {
     }
     assert_eq!(sum, r.figures);
 }
+
+#[test]
+fn instructions_are_counted_by_kind_per_kernel_and_per_line() {
+    let m = module("warp_reduce");
+    let mut gpu = Machine::new();
+    let din = upload(&mut gpu, &vec![1.0f32; 1024]);
+    let dout = gpu.alloc(4 * 4);
+    let r = launch(
+        &mut gpu,
+        &m,
+        "reduce_shuffle",
+        [4, 1, 1],
+        [256, 1, 1],
+        &[Arg::Ptr(din), Arg::Ptr(dout), Arg::I32(1024)],
+    );
+    let counts = &r.instructions;
+    assert_eq!(counts.total(), r.warp_instructions);
+    // Five shuffles in every warp of 4 blocks x 8 warps, and five more in each block's warp 0.
+    assert_eq!(counts.warp, 4 * (8 * 5 + 5));
+    // One __syncthreads() in each of the 32 warps.
+    assert_eq!(counts.synchronisation, 4 * 8);
+    assert!(counts.memory >= r.figures.global_load_requests + r.figures.shared_load_requests);
+    assert!(counts.arithmetic > counts.memory && counts.control > 0);
+    let shuffle_line = line_of("warp_reduce", "__shfl_down_sync(0xffffffff, v, offset)");
+    let on_line = r
+        .lines
+        .iter()
+        .find(|l| l.line == shuffle_line)
+        .expect("the shuffle's line");
+    assert_eq!(on_line.instructions.warp, counts.warp);
+    let mut by_lines = sim::InstructionCounts::default();
+    for l in &r.lines {
+        by_lines += &l.instructions;
+    }
+    assert!(by_lines.total() <= counts.total() && by_lines.warp == counts.warp);
+}
