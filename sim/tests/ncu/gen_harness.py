@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate harness.cu from cases.toml: gen_harness.py [cases.toml] > harness.cu
+"""Generate harness.cu from cases.toml: gen_harness.py [FOLDER/cases.toml] > FOLDER/harness.cu
 
 The harness launches each case of cases.toml once, in file order, on buffers from cudaMalloc
 filled on the host (so the only kernels it runs are the cases), and checks every CUDA call.
@@ -15,11 +15,14 @@ BUFFER_TYPES = {
     "f32": "float", "f64": "double",
     "i32": "int", "u32": "unsigned int",
     "i64": "long long", "u64": "unsigned long long",
+    "i16": "short", "u16": "unsigned short",
+    "i8": "signed char", "u8": "unsigned char",
 }
 SCALAR_TYPES = dict(BUFFER_TYPES)
 
-BUFFER_RE = re.compile(r"^(f32|f64|i32|u32|i64|u64)\[(\d+)\](?:=(zeros|iota))?$")
-SCALAR_RE = re.compile(r"^(f32|f64|i32|u32|i64|u64)=(\S+)$")
+TYPES = "|".join(BUFFER_TYPES)
+BUFFER_RE = re.compile(rf"^({TYPES})\[(\d+)\](?:=(zeros|iota))?$")
+SCALAR_RE = re.compile(rf"^({TYPES})=(\S+)$")
 
 
 def load_cases(path):
