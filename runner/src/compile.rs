@@ -15,7 +15,7 @@ pub mod errors;
 pub mod includes;
 pub mod nvrtc;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use cache::{Cache, Lookup};
 pub use nvrtc::{Nvrtc, NvrtcError};
@@ -63,6 +63,26 @@ pub struct Source<'a> {
     pub text: &'a str,
 }
 
+/// What a user adds to a compile (`runner sim -I DIR -D NAME=VALUE`): folders searched for
+/// `#include`s, and macros defined before the source.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserOptions {
+    pub include_dirs: Vec<PathBuf>,
+    /// `NAME` or `NAME=VALUE`, as after `-D`.
+    pub defines: Vec<String>,
+}
+
+impl UserOptions {
+    fn options(&self) -> Vec<String> {
+        let includes = self
+            .include_dirs
+            .iter()
+            .map(|d| format!("--include-path={}", d.display()));
+        let defines = self.defines.iter().map(|d| format!("--define-macro={d}"));
+        includes.chain(defines).collect()
+    }
+}
+
 /// A compiled module, ready for a backend.
 pub struct Image {
     pub bytes: Vec<u8>,
@@ -106,23 +126,37 @@ impl Compiler {
     }
 
     pub fn compile(&self, source: &Source, target: &Target) -> Result<Image, CompileError> {
-        let options = target.options();
+        self.compile_with(source, target, &UserOptions::default())
+    }
+
+    /// [`Compiler::compile`] with the user's include folders and macros; the files found through
+    /// the folders count in the cache key as the source's own includes do.
+    pub fn compile_with(
+        &self,
+        source: &Source,
+        target: &Target,
+        user: &UserOptions,
+    ) -> Result<Image, CompileError> {
+        let mut options = target.options();
+        options.extend(user.options());
         let version = format!("nvrtc {}.{}", self.nvrtc.version.0, self.nvrtc.version.1);
         // NVRTC writes a relative name as an absolute path against the current folder into the
         // line information, and finds quoted includes from there, so the folder is part of what
         // the output depends on.
         let here = std::env::current_dir().unwrap_or_default();
-        let key = includes::fingerprint(source.name, source.text, &here).map(|included| {
-            Cache::key(&[
-                KEY_FORMAT,
-                source.name,
-                source.text,
-                &included,
-                &options.join(" "),
-                &version,
-                &here.display().to_string(),
-            ])
-        });
+        let key = includes::fingerprint(source.name, source.text, &here, &user.include_dirs).map(
+            |included| {
+                Cache::key(&[
+                    KEY_FORMAT,
+                    source.name,
+                    source.text,
+                    &included,
+                    &options.join(" "),
+                    &version,
+                    &here.display().to_string(),
+                ])
+            },
+        );
         let extension = if target.is_cubin() { "cubin" } else { "ptx" };
         if let Some(key) = &key {
             match self.cache.lookup(key, extension) {

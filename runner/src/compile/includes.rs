@@ -5,8 +5,9 @@
 //! folder of its name taken against the current folder), then, to be safe whichever rule it
 //! applies, the folders of the files that included that one. Every candidate up to the first
 //! that exists goes into the fingerprint, found or not, so creating, changing or deleting any of
-//! them changes the key. `#include <...>` reaches only NVRTC's built-in headers (no include
-//! paths are passed), which the NVRTC version in the key covers.
+//! them changes the key. The user's include folders (`-I`) come after those for `"..."`, and
+//! are the only candidates for `<...>` that the key follows: NVRTC's built-in headers, which
+//! `<...>` reaches when no folder holds the file, are covered by the NVRTC version in the key.
 //!
 //! Directives are followed whether or not an `#if` would skip them: a file too many only makes
 //! the key cover more. An `#include` of a macro cannot be followed: such a source is not cached.
@@ -20,12 +21,19 @@ const MAX_DEPTH: usize = 32;
 const MAX_FILES: usize = 256;
 
 /// A fingerprint of every file a compile of `text`, named `name`, may read besides itself; `None`
-/// when an include cannot be followed, so that the result must not be cached.
-pub fn fingerprint(name: &str, text: &str, here: &Path) -> Option<String> {
+/// when an include cannot be followed, so that the result must not be cached. `include_dirs`
+/// are the `-I` folders, relative ones taken against `here`.
+pub fn fingerprint(
+    name: &str,
+    text: &str,
+    here: &Path,
+    include_dirs: &[PathBuf],
+) -> Option<String> {
     let folder = here.join(Path::new(name).parent().unwrap_or(Path::new("")));
     let mut walk = Walk {
         seen: Vec::new(),
         out: String::new(),
+        include_dirs: include_dirs.iter().map(|d| here.join(d)).collect(),
     };
     walk.file(text, &[folder], 0)?;
     Some(walk.out)
@@ -34,6 +42,7 @@ pub fn fingerprint(name: &str, text: &str, here: &Path) -> Option<String> {
 struct Walk {
     seen: Vec<PathBuf>,
     out: String,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl Walk {
@@ -41,15 +50,16 @@ impl Walk {
     /// innermost first.
     fn file(&mut self, text: &str, folders: &[PathBuf], depth: usize) -> Option<()> {
         for directive in directives(text) {
-            let target = match directive {
-                Directive::Quoted(target) => target,
-                Directive::System => continue,
+            let (target, searched) = match directive {
+                Directive::Quoted(target) => (target, folders),
+                Directive::System(target) => (target, &[][..]),
                 Directive::Computed => return None,
             };
             let candidates: Vec<PathBuf> = if Path::new(target).is_absolute() {
                 vec![PathBuf::from(target)]
             } else {
-                folders.iter().map(|f| f.join(target)).collect()
+                let folders = searched.iter().chain(&self.include_dirs);
+                folders.map(|f| f.join(target)).collect()
             };
             for candidate in candidates {
                 let Some(content) = self.record(&candidate) else {
@@ -102,7 +112,7 @@ impl Walk {
 
 enum Directive<'a> {
     Quoted(&'a str),
-    System,
+    System(&'a str),
     Computed,
 }
 
@@ -122,8 +132,11 @@ fn directives(text: &str) -> impl Iterator<Item = Directive<'_>> {
                 None => Directive::Computed,
             });
         }
-        if rest.starts_with('<') {
-            return Some(Directive::System);
+        if let Some(angled) = rest.strip_prefix('<') {
+            return Some(match angled.find('>') {
+                Some(end) => Directive::System(&angled[..end]),
+                None => Directive::Computed,
+            });
         }
         Some(Directive::Computed)
     })
@@ -140,14 +153,35 @@ mod tests {
         std::fs::write(dir.path().join("k/a.h"), "#include \"b.h\"\n").unwrap();
         std::fs::write(dir.path().join("k/b.h"), "#define X 1\n").unwrap();
         let source = "#include <cstdio>\n  #  include \"a.h\"\n";
-        let first = fingerprint("k/x.cu", source, dir.path()).unwrap();
+        let first = fingerprint("k/x.cu", source, dir.path(), &[]).unwrap();
         assert!(first.contains("b.h"), "{first}");
         std::fs::write(dir.path().join("k/b.h"), "#define X 2\n").unwrap();
-        let second = fingerprint("k/x.cu", source, dir.path()).unwrap();
+        let second = fingerprint("k/x.cu", source, dir.path(), &[]).unwrap();
         assert_ne!(first, second);
         std::fs::remove_file(dir.path().join("k/b.h")).unwrap();
-        let third = fingerprint("k/x.cu", source, dir.path()).unwrap();
+        let third = fingerprint("k/x.cu", source, dir.path(), &[]).unwrap();
         assert!(third.contains("missing"), "{third}");
-        assert!(fingerprint("k/x.cu", "#define H \"a.h\"\n#include H\n", dir.path()).is_none());
+        assert!(
+            fingerprint("k/x.cu", "#define H \"a.h\"\n#include H\n", dir.path(), &[]).is_none()
+        );
+    }
+
+    #[test]
+    fn headers_found_through_an_include_folder_are_in_the_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("inc")).unwrap();
+        std::fs::write(dir.path().join("inc/q.h"), "#define Q 1\n").unwrap();
+        std::fs::write(dir.path().join("inc/s.h"), "#define S 1\n").unwrap();
+        let source = "#include \"q.h\"\n#include <s.h>\n#include <cstdio>\n";
+        let dirs = [PathBuf::from("inc")];
+        let first = fingerprint("x.cu", source, dir.path(), &dirs).unwrap();
+        assert!(first.contains("q.h") && first.contains("s.h"), "{first}");
+        for header in ["inc/q.h", "inc/s.h"] {
+            std::fs::write(dir.path().join(header), "#define CHANGED 2\n").unwrap();
+            let changed = fingerprint("x.cu", source, dir.path(), &dirs).unwrap();
+            assert_ne!(first, changed, "{header} changed");
+        }
+        let without = fingerprint("x.cu", source, dir.path(), &[]).unwrap();
+        assert!(!without.contains("s.h"), "{without}");
     }
 }
