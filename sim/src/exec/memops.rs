@@ -800,7 +800,8 @@ fn shared(
         match req.kind {
             Kind::Atom => f.shared_atomic_requests += 1,
             Kind::Load | Kind::Store => {
-                let (wavefronts, ideal) = shared_wavefronts(exec, addrs, req.bytes());
+                let load = req.kind == Kind::Load;
+                let (wavefronts, ideal) = shared_wavefronts(exec, addrs, req.bytes(), load);
                 if req.kind == Kind::Load {
                     f.shared_load_requests += 1;
                     f.shared_load_wavefronts += wavefronts;
