@@ -235,7 +235,7 @@ impl CheckReport {
             render_gpu(&mut out, gpu);
         }
         if let Some(sim) = &self.sim {
-            render_sim(&mut out, sim);
+            render_sim(&mut out, sim, true);
             render_modelled(&mut out, sim, self.reference_sim.as_ref());
         }
         for t in &self.targets {
@@ -353,14 +353,14 @@ fn bar(percent: f64) -> String {
     format!("[{}{}]", "#".repeat(filled), ".".repeat(10 - filled))
 }
 
-/// The simulator's figures as text, for `runner sim`.
+/// The simulator's figures as text, for `runner sim`, which shows the lines in a table of its own.
 pub fn render_sim_text(sim: &SimFigures) -> String {
     let mut out = String::new();
-    render_sim(&mut out, sim);
+    render_sim(&mut out, sim, false);
     out
 }
 
-fn render_sim(out: &mut String, sim: &SimFigures) {
+fn render_sim(out: &mut String, sim: &SimFigures, busiest_lines: bool) {
     let f = &sim.kernel;
     if *f == sim::Figures::default() {
         return;
@@ -414,7 +414,7 @@ fn render_sim(out: &mut String, sim: &SimFigures) {
         .filter(|l| line_cost(&l.figures) > 0)
         .collect();
     lines.sort_by_key(|l| std::cmp::Reverse(line_cost(&l.figures)));
-    if lines.len() > 1 {
+    if busiest_lines && lines.len() > 1 {
         out.push_str("  busiest lines:\n");
         for l in lines.iter().take(3) {
             let g = &l.figures;

@@ -1,0 +1,368 @@
+//! What `runner sim` does, as data: named buffers with their contents, variables to set, launches
+//! over the buffers, and the outputs to write. Made from the command line (one launch, its
+//! buffers named `arg0`, `arg1`, ... by parameter position) or from a TOML plan file.
+
+use super::spec::{self, BufferSpec, ValueSpec};
+use crate::compile::UserOptions;
+use anyhow::{bail, Context};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub struct Plan {
+    /// The kernel file, when the plan names it.
+    pub file: Option<PathBuf>,
+    pub compile: UserOptions,
+    pub buffers: Vec<Named<BufferSpec>>,
+    /// `__device__` and `__constant__` variables, set before the first launch.
+    pub variables: Vec<Named<ValueSpec>>,
+    pub launches: Vec<LaunchPlan>,
+    /// Buffers and variables to write after the launches; `None`: all of them.
+    pub outputs: Option<Vec<String>>,
+    pub out_dir: Option<PathBuf>,
+}
+
+pub struct Named<T> {
+    pub name: String,
+    /// How messages point the user at it: `--arg "f32[8]"`, `buffer x`.
+    pub shown: String,
+    pub spec: T,
+}
+
+pub struct LaunchPlan {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub args: Vec<ArgRef>,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum ArgRef {
+    /// A pointer into a buffer, `offset` elements from its start.
+    Buffer { name: String, offset: u64 },
+    /// A scalar's bytes.
+    Value(Vec<u8>),
+}
+
+/// The command line's one launch.
+pub struct CliLaunch<'a> {
+    pub kernel: &'a str,
+    pub grid: &'a str,
+    pub block: &'a str,
+    pub shared_bytes: u32,
+    pub args: &'a [String],
+    pub set: &'a [String],
+}
+
+pub fn from_cli(cli: CliLaunch, compile: UserOptions) -> anyhow::Result<Plan> {
+    let mut buffers = Vec::new();
+    let mut args = Vec::new();
+    for (i, text) in cli.args.iter().enumerate() {
+        let shown = format!("--arg {text:?}");
+        match spec::parse(text, Path::new("")).map_err(|e| anyhow::anyhow!("{shown}: {e}"))? {
+            ValueSpec::Scalar { bytes, .. } => args.push(ArgRef::Value(bytes)),
+            ValueSpec::Buffer(spec) => {
+                let name = format!("arg{i}");
+                args.push(ArgRef::Buffer {
+                    name: name.clone(),
+                    offset: 0,
+                });
+                buffers.push(Named { name, shown, spec });
+            }
+        }
+    }
+    let variables = cli
+        .set
+        .iter()
+        .map(|text| variable(text, Path::new(""), format!("--set {text:?}")))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Plan {
+        file: None,
+        compile,
+        buffers,
+        variables,
+        launches: vec![LaunchPlan {
+            kernel: cli.kernel.to_string(),
+            grid: dims(cli.grid)?,
+            block: dims(cli.block)?,
+            shared_bytes: cli.shared_bytes,
+            args,
+        }],
+        outputs: None,
+        out_dir: None,
+    })
+}
+
+/// `NAME=SPEC`, as `--set` takes it.
+fn variable(text: &str, base: &Path, shown: String) -> anyhow::Result<Named<ValueSpec>> {
+    let Some((name, value)) = text.split_once('=') else {
+        bail!("{shown}: expected NAME=VALUE, e.g. scale=f32=2.5 or coeffs=f32[16]=@c.npy");
+    };
+    let spec = spec::parse(value, base).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+    Ok(Named {
+        name: name.trim().to_string(),
+        shown,
+        spec,
+    })
+}
+
+pub fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
+    let parts: Vec<u32> = text
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .parse()
+                .with_context(|| format!("{text:?} is not X[,Y[,Z]] of whole numbers"))
+        })
+        .collect::<Result<_, _>>()?;
+    match parts[..] {
+        [x] => Ok([x, 1, 1]),
+        [x, y] => Ok([x, y, 1]),
+        [x, y, z] => Ok([x, y, z]),
+        _ => bail!("{text:?} has more than three dimensions"),
+    }
+}
+
+/// The plan file's own shape (see the book's `runner sim` section for an example).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanFile {
+    file: Option<PathBuf>,
+    #[serde(default)]
+    include: Vec<PathBuf>,
+    #[serde(default)]
+    define: Vec<String>,
+    outputs: Option<Vec<String>>,
+    out: Option<PathBuf>,
+    #[serde(default)]
+    buffers: BTreeMap<String, String>,
+    #[serde(default)]
+    set: BTreeMap<String, String>,
+    #[serde(default)]
+    launch: Vec<LaunchFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LaunchFile {
+    kernel: String,
+    grid: Dims,
+    block: Dims,
+    #[serde(default)]
+    shared_bytes: u32,
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Dims {
+    One(u32),
+    Many(Vec<u32>),
+    Text(String),
+}
+
+impl Dims {
+    fn resolve(&self) -> anyhow::Result<[u32; 3]> {
+        match self {
+            Dims::One(x) => Ok([*x, 1, 1]),
+            Dims::Many(v) => dims(&v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+            Dims::Text(t) => dims(t),
+        }
+    }
+}
+
+/// Reads a plan file; the paths in it are taken relative to its folder.
+pub fn from_file(path: &Path) -> anyhow::Result<Plan> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the plan {shown}: check the path"))?;
+    let file: PlanFile =
+        toml::from_str(&text).with_context(|| format!("{shown} is not a plan runner sim reads"))?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    from_parts(file, base).with_context(|| format!("in the plan {shown}"))
+}
+
+fn from_parts(file: PlanFile, base: &Path) -> anyhow::Result<Plan> {
+    if file.launch.is_empty() {
+        bail!("no [[launch]]: add one with kernel, grid, block and args");
+    }
+    let mut buffers = Vec::new();
+    for (name, text) in &file.buffers {
+        check_name(name)?;
+        let shown = format!("buffer `{name}`");
+        let spec = match spec::parse(text, base).map_err(|e| anyhow::anyhow!("{shown}: {e}"))? {
+            ValueSpec::Buffer(spec) => spec,
+            ValueSpec::Scalar { .. } => {
+                bail!("{shown} = {text:?} is a scalar; a buffer is TYPE[N], e.g. f32[1024]=zeros")
+            }
+        };
+        buffers.push(Named {
+            name: name.clone(),
+            shown,
+            spec,
+        });
+    }
+    let mut variables = Vec::new();
+    for (name, text) in &file.set {
+        check_name(name)?;
+        if file.buffers.contains_key(name) {
+            bail!("`{name}` is both a buffer and a variable; rename the buffer");
+        }
+        variables.push(variable(
+            &format!("{name}={text}"),
+            base,
+            format!("set.{name}"),
+        )?);
+    }
+    let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+    let launches = file
+        .launch
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            launch(l, &names).with_context(|| format!("launch {} (`{}`)", i + 1, l.kernel))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    if let Some(outputs) = &file.outputs {
+        for name in outputs {
+            if !file.buffers.contains_key(name) && !file.set.contains_key(name) {
+                bail!(
+                    "outputs names `{name}`, which is neither a buffer nor a variable of the plan"
+                );
+            }
+        }
+    }
+    Ok(Plan {
+        file: file.file.map(|f| base.join(f)),
+        compile: UserOptions {
+            include_dirs: file.include.iter().map(|d| base.join(d)).collect(),
+            defines: file.define,
+        },
+        buffers,
+        variables,
+        launches,
+        outputs: file.outputs,
+        out_dir: file.out.map(|o| base.join(o)),
+    })
+}
+
+fn launch(l: &LaunchFile, buffers: &[&str]) -> anyhow::Result<LaunchPlan> {
+    let args = l
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, text)| arg(text, buffers).with_context(|| format!("argument {} {text:?}", i + 1)))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(LaunchPlan {
+        kernel: l.kernel.clone(),
+        grid: l.grid.resolve()?,
+        block: l.block.resolve()?,
+        shared_bytes: l.shared_bytes,
+        args,
+    })
+}
+
+/// A launch argument: a buffer's name, `NAME+OFFSET` (in elements), or a scalar `TYPE=V`.
+fn arg(text: &str, buffers: &[&str]) -> anyhow::Result<ArgRef> {
+    if text.contains('=') {
+        return match spec::parse(text, Path::new("")).map_err(anyhow::Error::msg)? {
+            ValueSpec::Scalar { bytes, .. } => Ok(ArgRef::Value(bytes)),
+            ValueSpec::Buffer(_) => bail!("declare the buffer under [buffers] and pass its name"),
+        };
+    }
+    let (name, offset) = match text.split_once('+') {
+        Some((name, offset)) => (
+            name.trim(),
+            offset
+                .trim()
+                .parse()
+                .with_context(|| format!("{offset:?} is not an offset in elements"))?,
+        ),
+        None => (text.trim(), 0),
+    };
+    if !buffers.contains(&name) {
+        bail!(
+            "not a buffer of the plan (it has: {}) nor a scalar like i32=5",
+            buffers.join(", ")
+        );
+    }
+    Ok(ArgRef::Buffer {
+        name: name.to_string(),
+        offset,
+    })
+}
+
+/// Names become file names under the output folder, so they keep to a safe alphabet.
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let fine = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(fine) {
+        bail!("`{name}` is not a name: use letters, digits and _");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str) -> anyhow::Result<Plan> {
+        from_parts(toml::from_str(text)?, Path::new("plans"))
+    }
+
+    const CHAIN: &str = r#"
+        file = "scan.cu"
+        include = ["inc"]
+        define = ["N=8"]
+        outputs = ["y"]
+        [buffers]
+        x = "f32[8]=iota"
+        y = "f32[8]=zeros"
+        [set]
+        scale = "f32=2"
+        [[launch]]
+        kernel = "copy"
+        grid = 1
+        block = [8]
+        args = ["x", "y", "i32=8"]
+        [[launch]]
+        kernel = "add"
+        grid = "1"
+        block = 4
+        shared_bytes = 64
+        args = ["y", "y+4", "i32=4"]
+    "#;
+
+    #[test]
+    fn a_plan_chains_launches_over_named_buffers_with_offsets_and_aliases() {
+        let p = plan(CHAIN).unwrap();
+        assert_eq!(p.file, Some(PathBuf::from("plans/scan.cu")));
+        assert_eq!(p.compile.include_dirs, [PathBuf::from("plans/inc")]);
+        assert_eq!(p.buffers.len(), 2);
+        assert_eq!(p.variables[0].name, "scale");
+        let second = &p.launches[1];
+        assert_eq!((second.block, second.shared_bytes), ([4, 1, 1], 64));
+        let y = |offset| ArgRef::Buffer {
+            name: "y".into(),
+            offset,
+        };
+        assert_eq!(second.args[..2], [y(0), y(4)]);
+        assert_eq!(second.args[2], ArgRef::Value(4i32.to_le_bytes().to_vec()));
+    }
+
+    #[test]
+    fn an_unknown_buffer_or_output_is_named_with_what_the_plan_has() {
+        let bad_arg = CHAIN.replace("\"y+4\"", "\"z\"");
+        let err = format!("{:#}", plan(&bad_arg).err().unwrap());
+        assert!(
+            err.contains("launch 2 (`add`)") && err.contains("it has: x, y"),
+            "{err}"
+        );
+        let bad_output = CHAIN.replace("outputs = [\"y\"]", "outputs = [\"q\"]");
+        let err = format!("{:#}", plan(&bad_output).err().unwrap());
+        assert!(err.contains("`q`"), "{err}");
+        let err = format!("{:#}", plan("file = \"a.cu\"").err().unwrap());
+        assert!(err.contains("no [[launch]]"), "{err}");
+    }
+}
