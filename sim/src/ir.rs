@@ -600,4 +600,7 @@ pub(crate) struct Program {
     /// accesses: its blocks communicate on purpose, so race detection trusts their reads of each
     /// other's writes.
     pub cross_block_sync: bool,
+    /// How each instruction's shared-memory load is counted: ptxas merges some into one wide
+    /// load (`lower::merge`).
+    pub shared_load_merges: Vec<crate::lower::merge::MergeRole>,
 }

@@ -3,6 +3,7 @@
 //! local and parameter memory get their layouts.
 
 mod inst;
+pub(crate) mod merge;
 mod operands;
 
 use crate::error::SimError;
@@ -438,7 +439,7 @@ impl<'a> Builder<'a> {
         {
             self.consts.push((slot, c));
         }
-        Ok(Program {
+        let mut program = Program {
             name: f.name.clone(),
             params,
             param_offsets,
@@ -455,7 +456,10 @@ impl<'a> Builder<'a> {
             sites: self.sites,
             has_global_atomics: self.has_global_atomics,
             cross_block_sync: self.cross_block_sync,
-        })
+            shared_load_merges: Vec::new(),
+        };
+        program.shared_load_merges = merge::shared_load_merges(&program);
+        Ok(program)
     }
 
     /// Lowers one function body in place; `bindings` holds its parameters.

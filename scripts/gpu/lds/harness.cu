@@ -1,6 +1,6 @@
 #include <cstdio>
 #include "lds_patterns.cu"
-#include "merges.cu"
+#include "../../../sim/tests/fixtures/shared_merges.cu"
 int main() {
     float4* out;
     cudaMalloc(&out, 32 * sizeof(float4));

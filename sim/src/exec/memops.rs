@@ -8,6 +8,7 @@ use super::block::{BlockCx, DiagKey};
 use super::{alu, float, lanes, Warp, FULL};
 use crate::analyse::Access;
 use crate::ir::*;
+use crate::lower::merge::MergeRole;
 use crate::memory::figures::{count_distinct, shared_wavefronts};
 use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::report::{Diagnostic, DiagnosticKind};
@@ -801,8 +802,20 @@ fn shared(
             Kind::Atom => f.shared_atomic_requests += 1,
             Kind::Load | Kind::Store => {
                 let load = req.kind == Kind::Load;
-                let (wavefronts, ideal) = shared_wavefronts(exec, addrs, req.bytes(), load);
-                if req.kind == Kind::Load {
+                let role = cx.l.prog.shared_load_merges[w.pc as usize];
+                let (wavefronts, ideal) = match role {
+                    _ if !load => shared_wavefronts(exec, addrs, req.bytes(), false),
+                    MergeRole::Alone => shared_wavefronts(exec, addrs, req.bytes(), true),
+                    // The load that leads a merged group counts the group's wide access.
+                    MergeRole::Leads { bytes, back } => {
+                        let window = addrs.map(|a| a.wrapping_sub(back as u64));
+                        shared_wavefronts(exec, &window, bytes as u32, true)
+                    }
+                    MergeRole::Follows => (0, 0),
+                };
+                if load && role == MergeRole::Follows {
+                    // Counted in the merged load that leads its group.
+                } else if load {
                     f.shared_load_requests += 1;
                     f.shared_load_wavefronts += wavefronts;
                     f.shared_load_bank_conflicts += wavefronts - ideal;

@@ -312,3 +312,66 @@ fn instructions_are_counted_by_kind_per_kernel_and_per_line() {
     }
     assert!(by_lines.total() <= counts.total() && by_lines.warp == counts.warp);
 }
+
+/// Shared loads and wavefronts of one launch of a `shared_merges.cu` kernel.
+fn shared_loads(kernel: &str, block: [u32; 3], int_arg: i32) -> (u64, u64) {
+    let m = module("shared_merges");
+    let mut gpu = Machine::new();
+    let out = gpu.alloc(4 * 8192);
+    let r = launch(
+        &mut gpu,
+        &m,
+        kernel,
+        [1, 1, 1],
+        block,
+        &[Arg::Ptr(out), Arg::I32(int_arg)],
+    );
+    // merge_store_between races on purpose (a store ptxas cannot place apart from the loads).
+    let unexpected = r
+        .diagnostics
+        .iter()
+        .filter(|d| kernel != "merge_store_between" || d.kind != sim::DiagnosticKind::SharedRace);
+    assert_eq!(unexpected.count(), 0, "{kernel}: {:#?}", r.diagnostics);
+    (
+        r.figures.shared_load_requests,
+        r.figures.shared_load_wavefronts,
+    )
+}
+
+#[test]
+fn adjacent_shared_loads_merge_as_ptxas_merges_them() {
+    // Nsight Compute on an H100 (scripts/gpu/results/lds): requests and wavefronts, with the
+    // machine code's loads: LDS.128 x4; LDS x4; LDS.64 x2; LDS.128; LDS and LDS.128.
+    for (kernel, block, want) in [
+        ("merge_row", [16, 16, 1], (32, 64)),
+        ("merge_runtime_base", [32, 1, 1], (4, 4)),
+        ("merge_even_base", [32, 1, 1], (2, 4)),
+        ("merge_quad_base", [32, 1, 1], (1, 4)),
+        ("merge_store_between", [32, 1, 1], (2, 8)),
+    ] {
+        assert_eq!(shared_loads(kernel, block, 3), want, "{kernel}");
+    }
+}
+
+#[test]
+fn a_tiled_matmul_reads_its_row_operand_four_words_at_a_time() {
+    // Per tile and warp: 16 loads of bs (one word each) and 16 of as, which ptxas makes 4 LDS.128
+    // of 2 wavefronts (a warp spans two rows): 20 instructions and 24 wavefronts, not 32 and 32.
+    let m = module("matmul");
+    let mut gpu = Machine::new();
+    let n = 64;
+    let a = gpu.alloc(4 * n * n);
+    let b = gpu.alloc(4 * n * n);
+    let c = gpu.alloc(4 * n * n);
+    let r = launch(
+        &mut gpu,
+        &m,
+        "matmul_tiled",
+        [4, 4, 1],
+        [16, 16, 1],
+        &[Arg::Ptr(a), Arg::Ptr(b), Arg::Ptr(c), Arg::I32(n as i32)],
+    );
+    let warp_tiles = 16 * 8 * (n as u64 / 16);
+    assert_eq!(r.figures.shared_load_requests, 20 * warp_tiles);
+    assert_eq!(r.figures.shared_load_wavefronts, 24 * warp_tiles);
+}
