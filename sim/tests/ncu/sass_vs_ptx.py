@@ -10,7 +10,7 @@ import re
 import sys
 from collections import Counter
 
-PTX_OP = re.compile(r"^\s*(?:@!?%p\d+\s+)?(ld|st|atom|red)\.((?:global|shared)(?:\.[a-z0-9]+)*)")
+PTX_OP = re.compile(r"^\s*(?:@!?%p\d+\s+)?(ld|st|atom|red)((?:\.[a-z0-9]+)+)\s")
 SASS_OP = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?((?:LDG|STG|LDS|STS|ATOMS|ATOMG|ATOM|RED|REDG|LD|ST)(?:\.[A-Z0-9_]+)*)\b")
 
 
@@ -24,9 +24,11 @@ def ptx_counts(path):
             continue
         m = PTX_OP.match(line)
         if m and name:
-            op, rest = m.group(1), m.group(2).split(".")
-            space = rest[0]
-            vec = next((r for r in rest if r.startswith("v")), "")
+            op, rest = m.group(1), m.group(2).split(".")[1:]
+            space = next((r for r in rest if r in ("global", "shared")), None)
+            if space is None:
+                continue
+            vec = next((r for r in rest if re.match(r"v\d+$", r)), "")
             size = next((r for r in reversed(rest) if re.match(r"[busf]\d+$", r)), "")
             width = int(size[1:]) * (int(vec[1:]) if vec else 1) if size else 0
             kernels[name][f"{op}.{space}.{width}"] += 1

@@ -11,5 +11,6 @@ mod kernels;
 mod limits;
 mod model;
 mod ncu;
+mod ncu_public;
 mod parsing;
 mod races;
