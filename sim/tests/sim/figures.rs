@@ -371,7 +371,7 @@ fn a_tiled_matmul_reads_its_row_operand_four_words_at_a_time() {
         [16, 16, 1],
         &[Arg::Ptr(a), Arg::Ptr(b), Arg::Ptr(c), Arg::I32(n as i32)],
     );
-    let warp_tiles = 16 * 8 * (n as u64 / 16);
+    let warp_tiles = 16 * 8 * (n / 16);
     assert_eq!(r.figures.shared_load_requests, 20 * warp_tiles);
     assert_eq!(r.figures.shared_load_wavefronts, 24 * warp_tiles);
 }
