@@ -603,4 +603,6 @@ pub(crate) struct Program {
     /// How each instruction's shared-memory load is counted: ptxas merges some into one wide
     /// load (`lower::merge`).
     pub shared_load_merges: Vec<crate::lower::merge::MergeRole>,
+    /// Global atomics that ptxas combines into one for the warp (`lower::uniform`).
+    pub combined_atomics: Vec<bool>,
 }

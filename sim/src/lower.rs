@@ -5,6 +5,7 @@
 mod inst;
 pub(crate) mod merge;
 mod operands;
+mod uniform;
 
 use crate::error::SimError;
 use crate::ir::*;
@@ -457,8 +458,10 @@ impl<'a> Builder<'a> {
             has_global_atomics: self.has_global_atomics,
             cross_block_sync: self.cross_block_sync,
             shared_load_merges: Vec::new(),
+            combined_atomics: Vec::new(),
         };
         program.shared_load_merges = merge::shared_load_merges(&program);
+        program.combined_atomics = uniform::combined_atomics(&program);
         Ok(program)
     }
 

@@ -452,7 +452,11 @@ fn global(
             }
             Kind::Atom => {
                 f.global_atomic_requests += 1;
-                f.global_atomic_sectors += distinct;
+                f.global_atomic_sectors += if cx.l.prog.combined_atomics[w.pc as usize] {
+                    1
+                } else {
+                    atomic_sectors(exec, addrs)
+                };
             }
         }
     }
@@ -570,6 +574,31 @@ fn global_full_warp(
         }
     }
     true
+}
+
+/// Sectors Nsight Compute counts for a global atomic the warp does lane by lane: each sector
+/// once for every lane that hits its busiest word (lanes on one word take turns; lanes on
+/// different words of a sector go together). Measured on an H100:
+/// `scripts/gpu/results/atomics/sectors.md`.
+fn atomic_sectors(exec: u32, addrs: &[u64; 32]) -> u64 {
+    let mut words: Vec<u64> = lanes(exec).map(|l| addrs[l] >> 2).collect();
+    words.sort_unstable();
+    let mut sectors = 0;
+    let mut i = 0;
+    while i < words.len() {
+        let sector = words[i] >> 3;
+        let mut busiest = 0;
+        while i < words.len() && words[i] >> 3 == sector {
+            let word = words[i];
+            let start = i;
+            while i < words.len() && words[i] == word {
+                i += 1;
+            }
+            busiest = busiest.max(i - start);
+        }
+        sectors += busiest as u64;
+    }
+    sectors
 }
 
 /// The time model's counts for one global request: the sectors it touched (any order, repeats

@@ -375,3 +375,44 @@ fn a_tiled_matmul_reads_its_row_operand_four_words_at_a_time() {
     assert_eq!(r.figures.shared_load_requests, 20 * warp_tiles);
     assert_eq!(r.figures.shared_load_wavefronts, 24 * warp_tiles);
 }
+
+#[test]
+fn global_atomic_sectors_are_counted_as_an_h100_counts_them() {
+    // Nsight Compute on an H100 (scripts/gpu/results/atomics/sectors.md): one warp each; ptxas
+    // combines integer add and max on a warp-uniform word into one atomic (POPC / REDUX in the
+    // machine code), and lanes on one word otherwise take a sector each.
+    let m = module("global_atomics");
+    for (kernel, sectors) in [
+        ("add_coalesced", 4),
+        ("add_one_word", 1),
+        ("add_one_word_lane", 1),
+        ("add_one_per_sector", 32),
+        ("add_pairs", 4),
+        ("add_coalesced_returned", 4),
+        ("add_one_word_returned", 1),
+        ("fadd_coalesced", 4),
+        ("fadd_one_word", 32),
+        ("max_one_word", 1),
+        ("inc_one_word", 32),
+        ("cas_one_word", 32),
+        ("exch_coalesced", 4),
+        ("add_loaded_address", 1),
+        ("add_one_word_half_warp", 1),
+        ("add_block_uniform", 1),
+    ] {
+        let mut gpu = Machine::new();
+        let data = gpu.alloc(4 * 4096);
+        let out = gpu.alloc(4 * 64);
+        let r = launch(
+            &mut gpu,
+            &m,
+            kernel,
+            [1, 1, 1],
+            [32, 1, 1],
+            &[Arg::Ptr(data), Arg::Ptr(out)][..if kernel.ends_with("_returned") { 2 } else { 1 }],
+        );
+        assert!(r.diagnostics.is_empty(), "{kernel}: {:#?}", r.diagnostics);
+        assert_eq!(r.figures.global_atomic_requests, 1, "{kernel}");
+        assert_eq!(r.figures.global_atomic_sectors, sectors, "{kernel}");
+    }
+}
