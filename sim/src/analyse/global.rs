@@ -12,7 +12,11 @@
 //! (`__threadfence()`) or volatile / acquire / release / relaxed global accesses publishes data to
 //! other blocks on purpose (the threadfence reduction: partial sums, a fence, an atomic ticket, the
 //! last block reads them). For such kernels only plain write/write overlaps between blocks are
-//! reported; reads of other blocks' writes and plain accesses next to atomics are trusted.
+//! reported; reads of other blocks' writes and plain accesses next to atomics are trusted. A
+//! write/write overlap is trusted too where the later block wrote after its first global atomic
+//! (its ticket) and the earlier block before its own: blocks of a kernel with global atomics run
+//! in order here, and the earlier one's fence published its write before its ticket (the last
+//! block of the threadfence reduction overwriting block 0's partial sum with the total).
 //!
 //! Memory is bounded: a block tracks at most `MAX_PAGES` pages (4 MiB of the data it touches, about
 //! 60 MiB of records) and a CPU thread keeps at most `MAX_RANGES` ranges for the launch. Past
@@ -44,8 +48,10 @@ struct Word {
     r_site: u32,
     w_tid: u16,
     r_tid: u16,
-    /// Bytes the block wrote with plain stores, with atomics, and read.
+    /// Bytes the block wrote with plain stores, with atomics, and read; and of the plain ones,
+    /// those written after the block's first global atomic.
     plain: u8,
+    late: u8,
     atomic: u8,
     read: u8,
     w_size: u8,
@@ -71,6 +77,8 @@ pub(crate) struct GlobalShadow {
     split: Split,
     block: u32,
     capped: bool,
+    /// The block has done a global atomic (taken its ticket).
+    ticketed: bool,
 }
 
 impl Default for GlobalShadow {
@@ -83,6 +91,7 @@ impl Default for GlobalShadow {
             split: Split::default(),
             block: 0,
             capped: false,
+            ticketed: false,
         }
     }
 }
@@ -96,6 +105,8 @@ pub(crate) struct Range {
     site: u32,
     tid: u16,
     kind: u8,
+    /// Plain writes made after the block's first global atomic.
+    after_ticket: bool,
     /// Bytes per access of that line (to name the element).
     size: u8,
 }
@@ -107,6 +118,7 @@ impl GlobalShadow {
         self.used = 0;
         self.last = (u64::MAX, 0);
         self.block = epoch;
+        self.ticketed = false;
     }
 
     #[inline]
@@ -164,13 +176,19 @@ impl GlobalShadow {
             };
             if g.block != self.block {
                 g.block = self.block;
-                (g.plain, g.atomic, g.read) = (0, 0, 0);
+                (g.plain, g.late, g.atomic, g.read) = (0, 0, 0, 0);
             }
             if acc.write {
                 if acc.atomic {
                     g.atomic |= mask;
+                    self.ticketed = true;
                 } else {
                     g.plain |= mask;
+                    g.late = if self.ticketed {
+                        g.late | mask
+                    } else {
+                        g.late & !mask
+                    };
                 }
                 (g.w_site, g.w_tid, g.w_size) = (acc.site, acc.tid, len as u8);
             } else {
@@ -192,7 +210,8 @@ impl GlobalShadow {
     pub fn finish_block(&mut self, block_lin: u64, out: &mut WorkerOut) {
         let mut slots: Vec<usize> = (0..self.used).collect();
         slots.sort_unstable_by_key(|&s| self.pages[s].number);
-        let mut open: [Option<Range>; 3] = [None; 3];
+        // Reads, atomics, plain writes, plain writes after the block's ticket.
+        let mut open: [Option<Range>; 4] = [None; 4];
         let flush = |r: Range, out: &mut WorkerOut| {
             if out.global_ranges.len() < MAX_RANGES {
                 out.global_ranges.push(r);
@@ -207,7 +226,13 @@ impl GlobalShadow {
                     continue;
                 }
                 let base = (page.number * PAGE_WORDS as u64 + i as u64) << 2;
-                for (kind, mask) in [(READ, g.read), (ATOMIC, g.atomic), (PLAIN, g.plain)] {
+                let kinds = [
+                    (READ, g.read, false),
+                    (ATOMIC, g.atomic, false),
+                    (PLAIN, g.plain & !g.late, false),
+                    (PLAIN, g.plain & g.late, true),
+                ];
+                for (slot_index, (kind, mask, after_ticket)) in kinds.into_iter().enumerate() {
                     if mask == 0 {
                         continue;
                     }
@@ -227,7 +252,7 @@ impl GlobalShadow {
                             continue;
                         }
                         let (lo, hi) = (base + from, base + to);
-                        let slot = &mut open[kind as usize];
+                        let slot = &mut open[slot_index];
                         match slot {
                             Some(r) if r.hi == lo && r.site == site => r.hi = hi,
                             _ => {
@@ -241,6 +266,7 @@ impl GlobalShadow {
                                     site,
                                     tid,
                                     kind,
+                                    after_ticket,
                                     size,
                                 });
                             }
@@ -267,17 +293,27 @@ fn conflicting(a: u8, b: u8, fenced: bool) -> bool {
     }
 }
 
+/// Whether a ticket orders two blocks' plain writes (see the module's comment): the later block
+/// wrote after its first global atomic, the earlier one before its own.
+fn ticket_ordered(a: &Range, b: &Range) -> bool {
+    let (first, later) = if a.block < b.block { (a, b) } else { (b, a) };
+    !first.after_ticket && later.after_ticket
+}
+
 /// Keeps, per source line and kind, the range reaching furthest and the one reaching furthest
 /// from another block: every later range that overlaps a dropped one overlaps one of those, from
 /// a block other than its own.
 fn thin(active: &mut Vec<Range>) {
-    active.sort_unstable_by_key(|r| (r.site, r.kind, std::cmp::Reverse(r.hi), r.block));
+    active.sort_unstable_by_key(|r| {
+        let order = (r.site, r.kind, r.after_ticket);
+        (order, std::cmp::Reverse(r.hi), r.block)
+    });
     let mut kept: Vec<Range> = Vec::new();
     let mut group_start = 0;
     for r in active.iter() {
-        let same_group = kept
-            .get(group_start)
-            .is_some_and(|g| g.site == r.site && g.kind == r.kind);
+        let same_group = kept.get(group_start).is_some_and(|g| {
+            g.site == r.site && g.kind == r.kind && g.after_ticket == r.after_ticket
+        });
         if !same_group {
             group_start = kept.len();
             kept.push(*r);
@@ -311,7 +347,10 @@ pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
         let against: &[usize] = if r.kind == READ { &[1] } else { &[0, 1] };
         for &s in against {
             for a in &active[s] {
-                if a.block == r.block || !conflicting(a.kind, r.kind, fenced) {
+                if a.block == r.block
+                    || !conflicting(a.kind, r.kind, fenced)
+                    || (fenced && ticket_ordered(a, &r))
+                {
                     continue;
                 }
                 let key = DiagKey(

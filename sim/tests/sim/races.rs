@@ -392,3 +392,40 @@ fn threadfence_reduction_communicates_on_purpose() {
     let want: f32 = input.iter().sum();
     assert_eq!(download_f32(&gpu, result, 1)[0], want);
 }
+
+#[test]
+fn a_ticket_orders_the_last_blocks_write_over_an_earlier_blocks_but_not_writes_after_tickets() {
+    let run = |kernel: &str| {
+        let mut gpu = Machine::new();
+        let n: usize = 5000;
+        let input: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+        let din = upload(&mut gpu, &input);
+        let blocks = n.div_ceil(256);
+        let partial = gpu.alloc(4 * (blocks as u64 + 1));
+        let report = run_on(
+            &mut gpu,
+            kernel,
+            blocks as u32,
+            256,
+            &[Arg::Ptr(din), Arg::Ptr(partial), Arg::I32(n as i32)],
+        );
+        (
+            report,
+            download_f32(&gpu, partial, 1)[0],
+            input.iter().sum::<f32>(),
+        )
+    };
+    let (report, total, want) = run("threadfence_reduction_in_place");
+    no_races(&report);
+    assert_eq!(total, want);
+    let (report, _, _) = run("ticket_then_every_block_writes");
+    let race = report
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::GlobalRace)
+        .expect("blocks writing one word after their tickets race");
+    assert_eq!(
+        race.location.as_ref().map(|l| l.line),
+        Some(line_of("races", "RACE: every block, after its ticket"))
+    );
+}
