@@ -602,7 +602,7 @@ pub(crate) struct Program {
     pub cross_block_sync: bool,
     /// How each instruction's shared-memory load is counted: ptxas merges some into one wide
     /// load (`lower::merge`).
-    pub shared_load_merges: Vec<crate::lower::merge::MergeRole>,
+    pub shared_merges: Vec<crate::lower::merge::MergeRole>,
     /// Global atomics that ptxas combines into one for the warp (`lower::uniform`).
     pub combined_atomics: Vec<bool>,
 }

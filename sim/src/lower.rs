@@ -457,10 +457,10 @@ impl<'a> Builder<'a> {
             sites: self.sites,
             has_global_atomics: self.has_global_atomics,
             cross_block_sync: self.cross_block_sync,
-            shared_load_merges: Vec::new(),
+            shared_merges: Vec::new(),
             combined_atomics: Vec::new(),
         };
-        program.shared_load_merges = merge::shared_load_merges(&program);
+        program.shared_merges = merge::shared_merges(&program);
         program.combined_atomics = uniform::combined_atomics(&program);
         Ok(program)
     }

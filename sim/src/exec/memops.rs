@@ -831,19 +831,18 @@ fn shared(
             Kind::Atom => f.shared_atomic_requests += 1,
             Kind::Load | Kind::Store => {
                 let load = req.kind == Kind::Load;
-                let role = cx.l.prog.shared_load_merges[w.pc as usize];
+                let role = cx.l.prog.shared_merges[w.pc as usize];
                 let (wavefronts, ideal) = match role {
-                    _ if !load => shared_wavefronts(exec, addrs, req.bytes(), false),
-                    MergeRole::Alone => shared_wavefronts(exec, addrs, req.bytes(), true),
-                    // The load that leads a merged group counts the group's wide access.
+                    MergeRole::Alone => shared_wavefronts(exec, addrs, req.bytes(), load),
+                    // The access that leads a merged group counts the group's wide access.
                     MergeRole::Leads { bytes, back } => {
                         let window = addrs.map(|a| a.wrapping_sub(back as u64));
-                        shared_wavefronts(exec, &window, bytes as u32, true)
+                        shared_wavefronts(exec, &window, bytes as u32, load)
                     }
                     MergeRole::Follows => (0, 0),
                 };
-                if load && role == MergeRole::Follows {
-                    // Counted in the merged load that leads its group.
+                if role == MergeRole::Follows {
+                    // Counted in the merged access that leads its group.
                 } else if load {
                     f.shared_load_requests += 1;
                     f.shared_load_wavefronts += wavefronts;

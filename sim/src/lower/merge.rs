@@ -1,21 +1,24 @@
-//! Which shared-memory loads of one thread ptxas merges into one wide load.
+//! Which shared-memory loads and stores of one thread ptxas merges into one wide access.
 //!
 //! The simulator runs PTX, where a tiled matrix multiply reads its row operand one 4-byte word at
 //! a time (`ld.shared.f32 [%rd3]`, `[%rd3+4]`, `[%rd3+8]`, ...); ptxas, which knows the shared
 //! arrays' placement, turns four such loads from a 16-byte aligned window into one `LDS.128`, and
 //! Nsight Compute counts one instruction and its wavefronts. Measured on an H100
-//! (`scripts/gpu/results/lds/merges.md`): 4-byte loads from one base register at offsets in one
-//! aligned 16-byte window merge when the base is known to be 16-byte aligned (four loads, and
-//! three after a store), in pairs within 8-byte windows when it is known to be 8-byte aligned, not
-//! at all when the alignment is unknown; 2-byte loads and global loads do not merge.
+//! (`scripts/gpu/results/lds/merges.md`): 4-byte loads at offsets in one aligned 16-byte window
+//! merge when the address is known to be 16-byte aligned (four loads, and three after a store),
+//! in pairs within 8-byte windows when it is known to be 8-byte aligned, not at all when the
+//! alignment is unknown; 2-byte loads and global loads do not merge. Stores merge the same way
+//! where the whole window is written (a bitonic sort's `s_key[pos]`, `s_key[pos + 1]` become one
+//! `STS.64`, `sim/tests/ncu/public`). Two addresses are neighbours when they differ by a constant:
+//! `[%rd2]` and `[%rd4]` with `%rd4` computed as `%rd2 + 4` count as `[x]` and `[x + 4]`.
 //!
-//! The loads still run one by one (their values are the same); only what is counted changes:
-//! the first load of a merged group counts one access as wide as the window, the others nothing.
+//! The accesses still run one by one (their values are the same); only what is counted changes:
+//! the first access of a merged group counts one access as wide as the window, the others nothing.
 
 use crate::ir::{IntOp, IntOp3, MemSpace, Op, Program, Slot, NONE};
 use std::collections::{BTreeMap, HashSet};
 
-/// How a shared-memory load is counted.
+/// How a shared-memory load or store is counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MergeRole {
     /// As itself.
@@ -30,34 +33,38 @@ pub(crate) enum MergeRole {
 type Alignment = u8;
 const MOST: Alignment = 4;
 
-/// Each instruction's [`MergeRole`] (`Alone` for all but merged shared loads).
-pub(crate) fn shared_load_merges(prog: &Program) -> Vec<MergeRole> {
+/// Each instruction's [`MergeRole`] (`Alone` for all but merged shared accesses).
+pub(crate) fn shared_merges(prog: &Program) -> Vec<MergeRole> {
     let alignment = known_alignment(prog);
+    let forms = affine_forms(prog);
     let mut roles = vec![MergeRole::Alone; prog.code.len()];
-    for group in candidate_groups(prog) {
-        let align = alignment[group.addr as usize];
-        merge_group(&group.loads, align, &mut roles);
+    for group in candidate_groups(prog, &forms) {
+        let align = group.base.alignment(&alignment);
+        merge_group(&group.accesses, align, group.stores, &mut roles);
     }
     roles
 }
 
-/// Loads of one block of straight-line code from one base register under one guard, in order:
-/// `(pc, offset)`.
+/// Accesses of one block of straight-line code, all loads or all stores, at constant offsets
+/// from one `base` under one guard, in order: `(pc, offset)`.
 struct Group {
-    addr: Slot,
-    loads: Vec<(usize, i64)>,
+    base: Affine,
+    stores: bool,
+    accesses: Vec<(usize, i64)>,
 }
 
-/// Marks merged windows of `loads` in `roles`: 16-byte windows with three or four loads where the
-/// base is 16-byte aligned, else 8-byte windows with both words where it is 8-byte aligned.
-fn merge_group(loads: &[(usize, i64)], align: Alignment, roles: &mut [MergeRole]) {
+/// Marks merged windows of `accesses` in `roles`: 16-byte windows with three or four loads (all
+/// four stores) where the base is 16-byte aligned, else 8-byte windows with both words where it
+/// is 8-byte aligned.
+fn merge_group(accesses: &[(usize, i64)], align: Alignment, stores: bool, roles: &mut [MergeRole]) {
     let mut merged = HashSet::new();
-    for (bytes, least) in [(16i64, 3usize), (8, 2)] {
+    let quad = if stores { 4 } else { 3 };
+    for (bytes, least) in [(16i64, quad), (8, 2)] {
         if align < bytes.trailing_zeros() as Alignment {
             continue;
         }
         let mut windows: BTreeMap<i64, Vec<(usize, i64)>> = BTreeMap::new();
-        for &(pc, off) in loads.iter().filter(|(pc, _)| !merged.contains(pc)) {
+        for &(pc, off) in accesses.iter().filter(|(pc, _)| !merged.contains(pc)) {
             windows
                 .entry(off - off.rem_euclid(bytes))
                 .or_default()
@@ -81,32 +88,34 @@ fn merge_group(loads: &[(usize, i64)], align: Alignment, roles: &mut [MergeRole]
     }
 }
 
-/// Groups of scalar 4-byte shared loads that ptxas could merge: same base register and guard,
-/// in one block of straight-line code, with no store, atomic, barrier or call between them and
-/// no new value of the base.
-fn candidate_groups(prog: &Program) -> Vec<Group> {
+/// Groups of scalar 4-byte shared accesses that ptxas could merge: loads (or stores) at constant
+/// distances from one another under one guard, in one block of straight-line code, with no store
+/// between the loads (no load between the stores), no atomic, barrier or call, and no new value of
+/// a register their addresses are computed from.
+fn candidate_groups(prog: &Program, forms: &[Affine]) -> Vec<Group> {
+    type Key = (Affine, u32, bool);
     let starts = block_starts(prog);
-    let mut open: BTreeMap<(Slot, u32), Vec<(usize, i64)>> = BTreeMap::new();
+    let mut open: BTreeMap<Key, Vec<(usize, i64)>> = BTreeMap::new();
     let mut groups = Vec::new();
-    let mut close = |open: &mut BTreeMap<(Slot, u32), Vec<(usize, i64)>>,
-                     keep: &dyn Fn(Slot) -> bool| {
-        let ended: Vec<_> = open
-            .keys()
-            .filter(|(addr, _)| !keep(*addr))
-            .copied()
-            .collect();
+    let mut close = |open: &mut BTreeMap<Key, Vec<(usize, i64)>>, ends: &dyn Fn(&Key) -> bool| {
+        let ended: Vec<Key> = open.keys().filter(|k| ends(k)).cloned().collect();
         for key in ended {
-            let loads = open.remove(&key).expect("a key just listed");
-            if loads.len() > 1 {
-                groups.push(Group { addr: key.0, loads });
+            let accesses = open.remove(&key).expect("a key just listed");
+            if accesses.len() > 1 {
+                let (base, _, stores) = key;
+                groups.push(Group {
+                    base,
+                    stores,
+                    accesses,
+                });
             }
         }
     };
     for (pc, inst) in prog.code.iter().enumerate() {
         if starts.contains(&pc) {
-            close(&mut open, &|_| false);
+            close(&mut open, &|_| true);
         }
-        match &inst.op {
+        let access = match &inst.op {
             Op::Ld {
                 space: MemSpace::Shared,
                 ty,
@@ -114,22 +123,203 @@ fn candidate_groups(prog: &Program) -> Vec<Group> {
                 addr,
                 off,
                 ..
-            } if ty.bytes() == 4 => {
-                open.entry((*addr, inst.guard))
+            } if ty.bytes() == 4 => Some((*addr, *off, false)),
+            Op::St {
+                space: MemSpace::Shared,
+                ty,
+                vec: 1,
+                addr,
+                off,
+                ..
+            } if ty.bytes() == 4 => Some((*addr, *off, true)),
+            _ => None,
+        };
+        match (access, &inst.op) {
+            (Some((addr, off, stores)), _) => {
+                // A load ends the stores' groups (it may read one of them), a store the loads'.
+                close(&mut open, &|k| k.2 != stores);
+                let form = &forms[addr as usize];
+                let base = Affine {
+                    terms: form.terms.clone(),
+                    constant: 0,
+                };
+                open.entry((base, inst.guard, stores))
                     .or_default()
-                    .push((pc, *off));
+                    .push((pc, form.constant + off));
             }
-            Op::St { .. } | Op::Atom { .. } | Op::Bar { .. } | Op::Printf { .. } => {
-                close(&mut open, &|_| false)
-            }
-            op => {
+            (None, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } | Op::Bar { .. })
+            | (None, Op::Printf { .. }) => close(&mut open, &|_| true),
+            (None, op) => {
                 let defined = defined_slots(op);
-                close(&mut open, &|addr| !defined.contains(&addr));
+                close(&mut open, &|k| {
+                    k.0.terms.iter().any(|(atom, _)| defined.contains(atom))
+                });
             }
         }
     }
-    close(&mut open, &|_| false);
+    close(&mut open, &|_| true);
     groups
+}
+
+/// A register's value as other registers' values times constants plus a constant, as far as
+/// moves, additions, multiplications and shifts by constants show it; registers written more than
+/// once, or by anything else, stand for themselves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Affine {
+    /// `(register, factor)`, sorted by register, no zero factors.
+    terms: Vec<(Slot, i64)>,
+    constant: i64,
+}
+
+impl Affine {
+    fn atom(slot: Slot) -> Affine {
+        Affine {
+            terms: vec![(slot, 1)],
+            constant: 0,
+        }
+    }
+
+    fn constant(value: i64) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            constant: value,
+        }
+    }
+
+    fn plus(&self, other: &Affine, sign: i64) -> Affine {
+        let mut terms: BTreeMap<Slot, i64> = self.terms.iter().copied().collect();
+        for &(slot, factor) in &other.terms {
+            *terms.entry(slot).or_default() += sign * factor;
+        }
+        Affine {
+            terms: terms.into_iter().filter(|&(_, f)| f != 0).collect(),
+            constant: self
+                .constant
+                .wrapping_add(sign.wrapping_mul(other.constant)),
+        }
+    }
+
+    fn times(&self, k: i64) -> Affine {
+        Affine {
+            terms: self
+                .terms
+                .iter()
+                .map(|&(s, f)| (s, f.wrapping_mul(k)))
+                .filter(|&(_, f)| f != 0)
+                .collect(),
+            constant: self.constant.wrapping_mul(k),
+        }
+    }
+
+    /// The alignment known for every value of the terms' sum (the constant apart).
+    fn alignment(&self, known: &[Alignment]) -> Alignment {
+        self.terms
+            .iter()
+            .map(|&(slot, factor)| {
+                let of_factor = factor.trailing_zeros().min(MOST as u32) as Alignment;
+                (known[slot as usize] + of_factor).min(MOST)
+            })
+            .min()
+            .unwrap_or(MOST)
+    }
+}
+
+/// Every register's [`Affine`] form.
+fn affine_forms(prog: &Program) -> Vec<Affine> {
+    let n = prog.n_slots as usize;
+    let mut constant = vec![None; n];
+    for (slot, value) in &prog.consts {
+        if let crate::ir::ConstVal::Bits(bits) = value {
+            constant[*slot as usize] = Some(*bits as i64);
+        }
+    }
+    let mut definition = vec![None; n];
+    let mut definitions = vec![0u32; n];
+    for (pc, inst) in prog.code.iter().enumerate() {
+        for d in defined_slots(&inst.op) {
+            if let Some(count) = definitions.get_mut(d as usize) {
+                *count += 1;
+                definition[d as usize] = Some(pc);
+            }
+        }
+    }
+    let mut forms: Vec<Option<Affine>> = vec![None; n];
+    (0..n as Slot)
+        .map(|slot| {
+            let cx = FormCx {
+                prog,
+                constant: &constant,
+                definition: &definition,
+                definitions: &definitions,
+            };
+            cx.form(slot, &mut forms, 0)
+        })
+        .collect()
+}
+
+struct FormCx<'a> {
+    prog: &'a Program,
+    constant: &'a [Option<i64>],
+    definition: &'a [Option<usize>],
+    definitions: &'a [u32],
+}
+
+impl FormCx<'_> {
+    /// `slot`'s form, memoised in `forms`; chains deeper than a few dozen stand for themselves.
+    fn form(&self, slot: Slot, forms: &mut Vec<Option<Affine>>, depth: u32) -> Affine {
+        if let Some(k) = self.constant.get(slot as usize).copied().flatten() {
+            return Affine::constant(k);
+        }
+        if let Some(Some(form)) = forms.get(slot as usize) {
+            return form.clone();
+        }
+        let single = self.definitions.get(slot as usize) == Some(&1);
+        let form = match self.definition.get(slot as usize).copied().flatten() {
+            Some(pc) if single && depth < 32 => {
+                self.of_op(slot, &self.prog.code[pc].op, forms, depth)
+            }
+            _ => Affine::atom(slot),
+        };
+        if let Some(memo) = forms.get_mut(slot as usize) {
+            *memo = Some(form.clone());
+        }
+        form
+    }
+
+    fn of_op(&self, slot: Slot, op: &Op, forms: &mut Vec<Option<Affine>>, depth: u32) -> Affine {
+        let mut f = |s: Slot| self.form(s, forms, depth + 1);
+        let known = |s: Slot| self.constant.get(s as usize).copied().flatten();
+        match *op {
+            Op::Mov { a, .. } | Op::Cvta { a, .. } => f(a),
+            Op::Cvt { a, dt, st, .. } if !dt.is_float() && !st.is_float() => f(a),
+            Op::Int2 { op, a, b, .. } => match op {
+                IntOp::Add => f(a).plus(&f(b), 1),
+                IntOp::Sub => f(a).plus(&f(b), -1),
+                IntOp::MulLo | IntOp::MulWide => match (known(a), known(b)) {
+                    (_, Some(k)) => f(a).times(k),
+                    (Some(k), _) => f(b).times(k),
+                    _ => Affine::atom(slot),
+                },
+                IntOp::Shl => match known(b) {
+                    Some(k) if (0..32).contains(&k) => f(a).times(1 << k),
+                    _ => Affine::atom(slot),
+                },
+                _ => Affine::atom(slot),
+            },
+            Op::Int3 {
+                op: IntOp3::MadLo | IntOp3::MadWide,
+                a,
+                b,
+                c,
+                ..
+            } => match (known(a), known(b)) {
+                (_, Some(k)) => f(a).times(k).plus(&f(c), 1),
+                (Some(k), _) => f(b).times(k).plus(&f(c), 1),
+                _ => Affine::atom(slot),
+            },
+            _ => Affine::atom(slot),
+        }
+    }
 }
 
 /// Instructions that start a block: branch targets and those after a branch or an exit.
@@ -279,7 +469,7 @@ mod tests {
     fn windows_of_three_or_four_merge_at_sixteen_bytes_and_pairs_at_eight() {
         let loads: Vec<(usize, i64)> = (0..16).map(|k| (k as usize, 4 * k)).collect();
         let mut roles = vec![MergeRole::Alone; 16];
-        merge_group(&loads, 4, &mut roles);
+        merge_group(&loads, 4, false, &mut roles);
         let leads = roles
             .iter()
             .filter(|r| matches!(r, MergeRole::Leads { bytes: 16, back: 0 }));
@@ -290,17 +480,17 @@ mod tests {
         );
 
         let mut roles = vec![MergeRole::Alone; 16];
-        merge_group(&loads[..4], 3, &mut roles);
+        merge_group(&loads[..4], 3, false, &mut roles);
         assert_eq!(roles[0], MergeRole::Leads { bytes: 8, back: 0 });
         assert_eq!(roles[2], MergeRole::Leads { bytes: 8, back: 0 });
 
         let mut roles = vec![MergeRole::Alone; 16];
-        merge_group(&loads[..4], 2, &mut roles);
+        merge_group(&loads[..4], 2, false, &mut roles);
         assert!(roles.iter().all(|r| *r == MergeRole::Alone));
 
         // Three loads after a store, at offsets 4, 8 and 12 of a 16-byte window.
         let mut roles = vec![MergeRole::Alone; 16];
-        merge_group(&[(5, 4), (6, 8), (7, 12)], 4, &mut roles);
+        merge_group(&[(5, 4), (6, 8), (7, 12)], 4, false, &mut roles);
         assert_eq!(roles[5], MergeRole::Leads { bytes: 16, back: 4 });
     }
 }
