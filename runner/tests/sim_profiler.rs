@@ -240,6 +240,18 @@ fn a_plan_chains_launches_over_aliased_buffers_and_reports_each_and_the_total() 
         stores(&v["total"]["figures"]),
         stores(&v["launches"][0]["figures"]) + stores(&v["launches"][1]["figures"])
     );
+    // Instructions by kind, per launch and in total, add up to the warp instructions.
+    let kinds = ["memory", "arithmetic", "control", "warp", "synchronisation"];
+    let by_kind =
+        |i: &serde_json::Value| -> u64 { kinds.iter().map(|k| i[k].as_u64().unwrap()).sum() };
+    for launch in [&v["launches"][0], &v["launches"][1], &v["total"]] {
+        let all = launch["warp_instructions"].as_u64().unwrap();
+        assert!(
+            all > 0 && by_kind(&launch["instructions"]) == all,
+            "{launch}"
+        );
+    }
+    assert!(v["total"]["instructions"]["memory"].as_u64().unwrap() >= 2 * 2);
     let plan = std::fs::read_to_string(course.path("p/chain.toml")).unwrap();
     std::fs::write(
         course.path("p/chain.toml"),

@@ -256,6 +256,8 @@ struct LaunchJson<'a> {
     shared_bytes: u32,
     figures: &'a sim::Figures,
     warp_instructions: u64,
+    /// The same instructions by kind (memory, arithmetic, control, warp-wide, synchronisation).
+    instructions: &'a sim::InstructionCounts,
     lines: Vec<LineJson<'a>>,
     diagnostics: &'a [sim::Diagnostic],
     printf: &'a str,
@@ -284,6 +286,7 @@ struct WrittenJson<'a> {
 struct TotalJson {
     figures: sim::Figures,
     warp_instructions: u64,
+    instructions: sim::InstructionCounts,
     modelled_microseconds: f64,
 }
 
@@ -305,6 +308,7 @@ fn launch_json<'a>(l: &'a Ran, sources: &mut Sources) -> LaunchJson<'a> {
         shared_bytes: l.shared_bytes,
         figures: &l.report.figures,
         warp_instructions: l.report.warp_instructions,
+        instructions: &l.report.instructions,
         lines: lines_json(&l.report.lines, sources),
         diagnostics: &l.report.diagnostics,
         printf: &l.report.printf,
@@ -333,8 +337,10 @@ pub fn json(done: &Finished, plan_file: bool) -> serde_json::Result<String> {
         return serde_json::to_string_pretty(&value);
     }
     let mut figures = sim::Figures::default();
+    let mut instructions = sim::InstructionCounts::default();
     for l in &done.launches {
         figures += &l.report.figures;
+        instructions += &l.report.instructions;
     }
     let merged = merged_lines(done);
     let value = serde_json::json!({
@@ -343,6 +349,7 @@ pub fn json(done: &Finished, plan_file: bool) -> serde_json::Result<String> {
         "total": TotalJson {
             figures,
             warp_instructions: done.launches.iter().map(|l| l.report.warp_instructions).sum(),
+            instructions,
             modelled_microseconds: done.launches.iter().map(|l| l.modelled.microseconds).sum(),
         },
         "lines": lines_json(&merged, &mut sources),
