@@ -6,6 +6,11 @@
 //! `differs_in` names keys where the simulator is known to differ today is printed with its reason
 //! (`differs`) and fails once one of those keys matches, so that the marker goes when the
 //! simulator is fixed; its other keys stay strict.
+//!
+//! Warp instructions cannot be equal: the simulator counts the PTX's, the hardware the machine
+//! code's (ptxas adds address arithmetic, unrolls, predicates). They are held to a stated
+//! tolerance: each launch within half and one and a half times the hardware's count, and the
+//! median ratio within 0.9 and 1.3 (it was 1.11 when measured).
 
 use sim::{Launch, Limits, Machine, Module};
 use std::path::PathBuf;
@@ -158,6 +163,7 @@ fn public_kernels_match_nsight_compute() {
     assert!(cases.len() >= 40);
     let mut failures = Vec::new();
     let mut known = Vec::new();
+    let mut instruction_ratios = Vec::new();
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let differs_in: Vec<&str> = case
@@ -212,6 +218,13 @@ fn public_kernels_match_nsight_compute() {
                     mismatches.push((key, format!("Nsight Compute {hw}, simulator {sim}")));
                 }
             }
+            let hw = want["warp_instructions"].as_u64().unwrap_or(0).max(1);
+            let ratio = r.warp_instructions as f64 / hw as f64;
+            instruction_ratios.push(ratio);
+            if !(0.5..=1.5).contains(&ratio) {
+                let what = format!("Nsight Compute {hw}, simulator {}", r.warp_instructions);
+                mismatches.push(("warp_instructions", what));
+            }
         }
         for (key, what) in &mismatches {
             if differs_in.contains(key) {
@@ -237,5 +250,12 @@ fn public_kernels_match_nsight_compute() {
         "known differences from Nsight Compute:\n  {}",
         known.join("\n  ")
     );
+    instruction_ratios.sort_by(f64::total_cmp);
+    let median = instruction_ratios[instruction_ratios.len() / 2];
+    if !(0.9..=1.3).contains(&median) {
+        failures.push(format!(
+            "warp instructions: the median ratio of the simulator's to the hardware's is {median:.2}, outside 0.9-1.3"
+        ));
+    }
     assert!(failures.is_empty(), "{failures:#?}");
 }
