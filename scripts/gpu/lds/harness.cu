@@ -7,6 +7,13 @@ int main() {
     for (int p = 0; p < 15; p++) lds32<<<1, 32>>>(p, (float*)out);
     for (int p = 0; p < 15; p++) lds64<<<1, 32>>>(p, (float2*)out);
     for (int p = 0; p < 15; p++) lds128<<<1, 32>>>(p, out);
+    for (int p = 0; p < 15; p++) lds8<<<1, 32>>>(p, (unsigned char*)out);
+    for (int p = 0; p < 15; p++) lds16<<<1, 32>>>(p, (unsigned short*)out);
+    for (int p = 0; p < 15; p++) sts32<<<1, 32>>>(p, (float*)out);
+    for (int p = 0; p < 15; p++) sts64<<<1, 32>>>(p, (float2*)out);
+    for (int p = 0; p < 15; p++) sts128<<<1, 32>>>(p, out);
+    for (int p = 0; p < 15; p++) sts8<<<1, 32>>>(p, (unsigned char*)out);
+    for (int p = 0; p < 15; p++) sts16<<<1, 32>>>(p, (unsigned short*)out);
     float* f;
     short* s;
     cudaMalloc(&f, 8192 * sizeof(float));

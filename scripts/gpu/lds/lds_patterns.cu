@@ -41,3 +41,53 @@ extern "C" __global__ void lds128(int pattern, float4* out) {
     __syncthreads();
     out[threadIdx.x] = sh[element_of(pattern, threadIdx.x)];
 }
+
+extern "C" __global__ void lds8(int pattern, unsigned char* out) {
+    __shared__ unsigned char sh[8192];
+    for (int i = threadIdx.x; i < 8192; i += blockDim.x) sh[i] = i;
+    __syncthreads();
+    out[threadIdx.x] = sh[element_of(pattern, threadIdx.x)];
+}
+
+extern "C" __global__ void lds16(int pattern, unsigned short* out) {
+    __shared__ unsigned short sh[4096];
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) sh[i] = i;
+    __syncthreads();
+    out[threadIdx.x] = sh[element_of(pattern, threadIdx.x)];
+}
+
+// Stores in the same patterns (lanes that store to one element: one wins).
+extern "C" __global__ void sts32(int pattern, float* out) {
+    __shared__ float sh[2048];
+    sh[element_of(pattern, threadIdx.x)] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = sh[threadIdx.x];
+}
+
+extern "C" __global__ void sts64(int pattern, float2* out) {
+    __shared__ float2 sh[1024];
+    sh[element_of(pattern, threadIdx.x)] = make_float2(threadIdx.x, 1);
+    __syncthreads();
+    out[threadIdx.x] = sh[threadIdx.x];
+}
+
+extern "C" __global__ void sts128(int pattern, float4* out) {
+    __shared__ float4 sh[512];
+    sh[element_of(pattern, threadIdx.x)] = make_float4(threadIdx.x, 1, 2, 3);
+    __syncthreads();
+    out[threadIdx.x] = sh[threadIdx.x];
+}
+
+extern "C" __global__ void sts8(int pattern, unsigned char* out) {
+    __shared__ unsigned char sh[8192];
+    sh[element_of(pattern, threadIdx.x)] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = sh[threadIdx.x];
+}
+
+extern "C" __global__ void sts16(int pattern, unsigned short* out) {
+    __shared__ unsigned short sh[4096];
+    sh[element_of(pattern, threadIdx.x)] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = sh[threadIdx.x];
+}

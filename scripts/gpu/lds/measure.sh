@@ -26,7 +26,7 @@ print("| --- | --- |")
 for k, c in counts.items():
     print(f"| {k} | {', '.join(f'{op} x{n}' for op, n in sorted(c.items()))} |")
 PY
-metrics=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+metrics=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 ncu --clock-control none --metrics "$metrics" --csv "$OUT/harness" > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 echo "ncu rc=$?"
 python3 - "$OUT/ncu.csv" <<'PY' | tee "$OUT/wavefronts.md"
@@ -37,11 +37,17 @@ i_id, i_k, i_m, i_v = (head.index(x) for x in ("ID", "Kernel Name", "Metric Name
 launches = {}
 for r in body:
     launches.setdefault(int(r[i_id]), {"kernel": r[i_k]})[r[i_m]] = r[i_v].replace(",", "")
-print("| launch | kernel | pattern | shared ld instructions | wavefronts | global ld requests | sectors |")
-print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+print("| launch | kernel | pattern | shared ld instructions | wavefronts | shared st instructions | wavefronts | global ld requests | sectors |")
+print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+patterned = ("lds", "sts")
+seen = {}
 for i, m in sorted(launches.items()):
-    pattern = i % 15 if i < 45 else "-"
-    print(f"| {i} | {m['kernel']} | {pattern} | {m['smsp__sass_inst_executed_op_shared_ld.sum']} | "
+    k = m["kernel"]
+    pattern = seen.get(k, 0) if k.startswith(patterned) else "-"
+    seen[k] = seen.get(k, 0) + 1
+    print(f"| {i} | {k} | {pattern} | {m['smsp__sass_inst_executed_op_shared_ld.sum']} | "
           f"{m['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum']} | "
+          f"{m['smsp__sass_inst_executed_op_shared_st.sum']} | "
+          f"{m['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum']} | "
           f"{m['l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum']} | {m['l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum']} |")
 PY

@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn loads_take_the_wavefronts_an_h100_takes_for_every_measured_lane_pattern() {
         // Nsight Compute on an H100, one warp-wide load per pattern 0..=14
-        // (scripts/gpu/results/lds/wavefronts.md).
+        // (scripts/gpu/results/lds/wavefronts.md, made by scripts/gpu/lds/measure.sh).
         let measured: [(u32, [u64; 15]); 3] = [
             (4, [1, 1, 1, 1, 1, 1, 1, 1, 2, 8, 2, 1, 1, 1, 1]),
             (8, [2, 1, 1, 1, 1, 1, 2, 2, 4, 16, 8, 1, 2, 2, 2]),
@@ -216,6 +216,32 @@ mod tests {
                 let at = addrs(|l| pattern(p as u64, l) * bytes as u64);
                 let (got, _) = shared_wavefronts(u32::MAX, &at, bytes, true);
                 assert_eq!(got, want, "{bytes}-byte loads, pattern {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn byte_and_half_loads_and_all_stores_take_what_an_h100_takes() {
+        // Loads of 1 and 2 bytes, and stores of 1 to 16 bytes, in the same patterns: stores are
+        // served phase by phase, never two phases in one pass (one lane wins a word).
+        let loads: [(u32, [u64; 15]); 2] = [
+            (1, [1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1]),
+            (2, [1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1]),
+        ];
+        let stores: [(u32, [u64; 15]); 5] = [
+            (1, [1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1]),
+            (2, [1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1]),
+            (4, [1, 1, 1, 1, 1, 1, 1, 1, 2, 8, 2, 1, 1, 1, 1]),
+            (8, [2, 2, 2, 2, 2, 2, 2, 2, 4, 16, 8, 2, 2, 2, 2]),
+            (16, [4, 4, 4, 4, 4, 4, 4, 4, 8, 32, 32, 4, 4, 4, 4]),
+        ];
+        for (load, table) in [(true, &loads[..]), (false, &stores[..])] {
+            for &(bytes, wavefronts) in table {
+                for (p, &want) in wavefronts.iter().enumerate() {
+                    let at = addrs(|l| pattern(p as u64, l) * bytes as u64);
+                    let (got, _) = shared_wavefronts(u32::MAX, &at, bytes, load);
+                    assert_eq!(got, want, "{bytes}-byte, load {load}, pattern {p}");
+                }
             }
         }
     }
