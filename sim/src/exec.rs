@@ -9,6 +9,7 @@ pub(crate) mod block;
 pub(crate) mod clock;
 mod collective;
 pub(crate) mod float;
+pub(crate) mod halves;
 mod memops;
 mod warp;
 
@@ -324,7 +325,9 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                 }
                 &Op::Float2 { op, ty, m, d, a, b } => float2(r, exec, op, ty, m, d, a, b),
                 &Op::Float1 { op, ty, m, d, a } => {
-                    if ty == Ty::F32 {
+                    if matches!(ty, Ty::F16 | Ty::F16x2) {
+                        map1(r, exec, d, a, |x| halves::unary(op, m, ty, x))
+                    } else if ty == Ty::F32 {
                         map1(r, exec, d, a, |x| {
                             float::un32(op, m, f32::from_bits(x as u32)).to_bits() as u64
                         })
@@ -335,7 +338,9 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                     }
                 }
                 &Op::Fma { ty, m, d, a, b, c } => {
-                    if ty == Ty::F32 {
+                    if matches!(ty, Ty::F16 | Ty::F16x2) {
+                        map3(r, exec, d, a, b, c, |x, y, z| halves::fma(m, ty, x, y, z))
+                    } else if ty == Ty::F32 {
                         map3(r, exec, d, a, b, c, |x, y, z| {
                             let f = |v: u64| f32::from_bits(v as u32);
                             float::fma32(m, f(x), f(y), f(z)).to_bits() as u64
@@ -373,9 +378,17 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                         Ty::F64 => {
                             compare_lanes(cmp, |l| (f64::from_bits(av[l]), f64::from_bits(bv[l])))
                         }
-                        Ty::F16 => compare_lanes(cmp, |l| {
-                            (float::as_f64(ty, av[l]), float::as_f64(ty, bv[l]))
-                        }),
+                        Ty::F16 => {
+                            let f = |v: u64| {
+                                let x = halves::to_f64(v);
+                                if ftz && x.abs() < HALF_MIN_NORMAL {
+                                    0.0
+                                } else {
+                                    x
+                                }
+                            };
+                            compare_lanes(cmp, |l| (f(av[l]), f(bv[l])))
+                        }
                         _ => {
                             // Order-preserving keys turn every integer comparison into an unsigned one.
                             let key = |v: u64| {
@@ -585,6 +598,9 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
 
 /// A lane mask of `a cmp b` for the 32 lanes' operand pairs. Integer keys never compare
 /// unordered, so the same code serves integers and floats.
+/// The least normal half, 2^-14: `.ftz` comparisons take anything smaller for zero.
+const HALF_MIN_NORMAL: f64 = 6.103515625e-5;
+
 #[inline(always)]
 fn compare_lanes<T: PartialOrd>(cmp: Cmp, pair: impl Fn(usize) -> (T, T)) -> u32 {
     use std::cmp::Ordering::{Equal, Greater, Less};
@@ -630,6 +646,9 @@ fn float2(r: &mut [u64], exec: u32, op: FOp, ty: Ty, m: FMode, d: Slot, a: Slot,
     let f = |v: u64| f32::from_bits(v as u32);
     let g = f64::from_bits;
     match (ty, op, plain) {
+        (Ty::F16 | Ty::F16x2, _, _) => {
+            map2(r, exec, d, a, b, |x, y| halves::binary(op, m, ty, x, y))
+        }
         (Ty::F32, FOp::Add, true) => map2(r, exec, d, a, b, |x, y| (f(x) + f(y)).to_bits() as u64),
         (Ty::F32, FOp::Sub, true) => map2(r, exec, d, a, b, |x, y| (f(x) - f(y)).to_bits() as u64),
         (Ty::F32, FOp::Mul, true) => map2(r, exec, d, a, b, |x, y| (f(x) * f(y)).to_bits() as u64),

@@ -22,6 +22,8 @@ pub(crate) enum Ty {
     U64,
     S64,
     F16,
+    /// Two halves in one 32-bit register, the low one first (`__half2`).
+    F16x2,
     F32,
     F64,
 }
@@ -31,7 +33,7 @@ impl Ty {
         match self {
             Ty::U8 | Ty::S8 => 1,
             Ty::U16 | Ty::S16 | Ty::F16 => 2,
-            Ty::U32 | Ty::S32 | Ty::F32 => 4,
+            Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 => 4,
             Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
     }
@@ -42,7 +44,7 @@ impl Ty {
         matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::F16x2 | Ty::F32 | Ty::F64)
     }
 }
 

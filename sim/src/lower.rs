@@ -2,6 +2,7 @@
 //! constant slots, labels become instruction indices, device functions are inlined, and shared,
 //! local and parameter memory get their layouts.
 
+mod halves;
 mod inst;
 pub(crate) mod merge;
 mod operands;

@@ -562,7 +562,9 @@ impl Parser<'_> {
                     }
                 }
                 Tok::Ident(word) => match word.as_str() {
-                    ".reg" => out.push(self.reg_decl()?),
+                    ".reg" => out.push(self.reg_decl(None)?),
+                    // Inline assembly in CUDA's headers writes `.reg.b32 f;` without a space.
+                    w if w.starts_with(".reg.") => out.push(self.reg_decl(Some(&w[5..]))?),
                     ".local" | ".shared" | ".param" | ".const" | ".global" => {
                         let v = self.var_decl(&word, false, line)?;
                         self.expect_punct(';')?;
@@ -599,8 +601,9 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn reg_decl(&mut self) -> Result<Stmt, SimError> {
-        let mut ty = String::new();
+    /// `.reg .TY names;`, the type already read when the lexer joined it to `.reg`.
+    fn reg_decl(&mut self, joined_ty: Option<&str>) -> Result<Stmt, SimError> {
+        let mut ty = joined_ty.unwrap_or_default().to_string();
         let mut names = Vec::new();
         loop {
             let w = self.ident()?;

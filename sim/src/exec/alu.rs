@@ -1,7 +1,7 @@
 //! Integer and conversion semantics for one lane: registers hold values zero-extended to 64 bits,
 //! and every operation reads only the low `ty.bits()` bits of its sources.
 
-use super::float::{as_f64, f64_to_f16, ftz32, round_f32};
+use super::float::{as_f64, ftz32, round_f32};
 use crate::ir::{IntOp, IntOp3, IntUn, Rnd, Ty};
 
 #[inline(always)]
@@ -313,7 +313,7 @@ fn int_from_float(dt: Ty, v: f64, rnd: Rnd, sat: bool) -> u64 {
 fn float_to_bits(dt: Ty, hi: f64, lo: f64, rnd: Rnd) -> u64 {
     match dt {
         Ty::F32 => round_f32(hi, lo, rnd).to_bits() as u64,
-        Ty::F16 => f64_to_f16(hi + lo, rnd) as u64,
+        Ty::F16 => super::halves::round(hi, lo, rnd) as u64,
         _ => {
             if lo == 0.0 || rnd == Rnd::Rn {
                 hi.to_bits()

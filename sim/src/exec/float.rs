@@ -8,7 +8,7 @@ use crate::ir::{FMode, FOp, FUn, Rnd, TestP, Ty};
 
 /// `s + e == a + b` exactly.
 #[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
@@ -16,7 +16,7 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 
 /// Squash `hi + lo` (hi the nearest f64) into one f64 rounded to odd.
 #[inline]
-fn to_odd(hi: f64, lo: f64) -> f64 {
+pub(crate) fn to_odd(hi: f64, lo: f64) -> f64 {
     if lo == 0.0 || !hi.is_finite() || hi.to_bits() & 1 == 1 {
         hi
     } else if lo > 0.0 {
@@ -110,7 +110,7 @@ fn sat64(x: f64) -> f64 {
 
 /// PTX min/max: a NaN operand yields the other operand, and -0 is below +0.
 #[inline]
-fn fmin<T: Float>(a: T, b: T) -> T {
+pub(crate) fn fmin<T: Float>(a: T, b: T) -> T {
     let pick_a = b.nan() || (!a.nan() && (a.lt(b) || (a.eq(b) && a.neg_sign())));
     if pick_a {
         a
@@ -120,7 +120,7 @@ fn fmin<T: Float>(a: T, b: T) -> T {
 }
 
 #[inline]
-fn fmax<T: Float>(a: T, b: T) -> T {
+pub(crate) fn fmax<T: Float>(a: T, b: T) -> T {
     let pick_a = b.nan() || (!a.nan() && (b.lt(a) || (a.eq(b) && !a.neg_sign())));
     if pick_a {
         a
@@ -129,7 +129,7 @@ fn fmax<T: Float>(a: T, b: T) -> T {
     }
 }
 
-trait Float: Copy {
+pub(crate) trait Float: Copy {
     fn nan(self) -> bool;
     fn lt(self, o: Self) -> bool;
     fn eq(self, o: Self) -> bool;
@@ -413,63 +413,7 @@ pub(crate) fn testp(op: TestP, x: f64) -> bool {
 pub(crate) fn as_f64(ty: Ty, bits: u64) -> f64 {
     match ty {
         Ty::F32 => f32::from_bits(bits as u32) as f64,
-        Ty::F16 => f16_to_f32(bits as u16) as f64,
+        Ty::F16 => super::halves::to_f64(bits),
         _ => f64::from_bits(bits),
     }
-}
-
-pub(crate) fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = match exp {
-        0 if man == 0 => sign,
-        0 => {
-            // Subnormal half: man * 2^-24, exact in f32.
-            let v = man as f32 * 2f32.powi(-24);
-            return if sign != 0 { -v } else { v };
-        }
-        31 => sign | 0x7f80_0000 | (man << 13),
-        _ => sign | ((exp + 112) << 23) | (man << 13),
-    };
-    f32::from_bits(bits)
-}
-
-pub(crate) fn f64_to_f16(x: f64, rnd: Rnd) -> u16 {
-    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
-    if x.is_nan() {
-        return 0x7fff;
-    }
-    let a = x.abs();
-    if a == 0.0 {
-        return sign;
-    }
-    // Scale so the half's precision lands on integers, then round in the requested direction.
-    let e = a.log2().floor() as i32;
-    let e = e.max(-14);
-    let scale = 2f64.powi(10 - e);
-    let v = a * scale;
-    let neg = sign != 0;
-    let r = match rnd {
-        Rnd::Rn => v.round_ties_even(),
-        Rnd::Rz => v.trunc(),
-        Rnd::Rm if neg => v.ceil(),
-        Rnd::Rm => v.floor(),
-        Rnd::Rp if neg => v.floor(),
-        Rnd::Rp => v.ceil(),
-    };
-    let val = r / scale;
-    if val > 65504.0 {
-        return match (rnd, neg) {
-            (Rnd::Rz, _) | (Rnd::Rm, false) | (Rnd::Rp, true) => sign | 0x7bff,
-            _ => sign | 0x7c00,
-        };
-    }
-    // Encode val exactly.
-    if val < 2f64.powi(-14) {
-        return sign | (val * 2f64.powi(24)) as u16;
-    }
-    let e = val.log2().floor() as i32;
-    let man = ((val / 2f64.powi(e) - 1.0) * 1024.0).round() as u16;
-    sign | (((e + 15) as u16) << 10) | man
 }

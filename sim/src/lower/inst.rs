@@ -303,7 +303,8 @@ impl Builder<'_> {
                 };
                 let b = self.src(scopes, &o(2)?.clone(), b_ty, guard)?;
                 if ty.is_float() {
-                    if ty == Ty::F16 {
+                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    if halves && !matches!(base, "add" | "sub" | "mul" | "min" | "max") {
                         return Err(unsupported(self));
                     }
                     let approx = mods.has("approx") | mods.has("full");
@@ -401,7 +402,9 @@ impl Builder<'_> {
                 };
                 let c = self.src(scopes, &o(3)?.clone(), c_ty, guard)?;
                 if ty.is_float() {
-                    if ty == Ty::F16 || base != "fma" && base != "mad" {
+                    // Halves have `fma` only; floats `fma` and `mad`.
+                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    if base != "fma" && (halves || base != "mad") {
                         return Err(unsupported(self));
                     }
                     let m = self.fmode(mods);
@@ -459,7 +462,8 @@ impl Builder<'_> {
                 let d = self.dst(scopes, o(0)?)?;
                 let a = self.src(scopes, &o(1)?.clone(), ty, guard)?;
                 if ty.is_float() {
-                    if ty == Ty::F16 {
+                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    if halves && !matches!(base, "neg" | "abs" | "ex2" | "tanh") {
                         return Err(unsupported(self));
                     }
                     let approx = mods.has("approx");
@@ -600,8 +604,16 @@ impl Builder<'_> {
                     tys.first().copied()
                 }
                 .ok_or_else(|| unsupported(self))?;
-                if ty == Ty::F16 {
-                    return Err(unsupported(self));
+                if ty == Ty::F16x2 {
+                    let compare = super::halves::PairCompare {
+                        cmp,
+                        bop,
+                        ftz,
+                        set_type: (base == "set").then_some(tys[0]),
+                    };
+                    return self
+                        .compare_pairs(scopes, ins, compare, guard)
+                        .map(|_| None);
                 }
                 let a = self.src(scopes, &o(1)?.clone(), ty, guard)?;
                 let b = self.src(scopes, &o(2)?.clone(), ty, guard)?;
@@ -628,10 +640,10 @@ impl Builder<'_> {
                         guard,
                     );
                     let d = self.dst(scopes, o(0)?)?;
-                    let one = if tys[0] == Ty::F32 {
-                        1f32.to_bits() as u64
-                    } else {
-                        u32::MAX as u64
+                    let one = match tys[0] {
+                        Ty::F32 => 1f32.to_bits() as u64,
+                        Ty::F16 => super::halves::ONE,
+                        _ => u32::MAX as u64,
                     };
                     let (t, f) = (self.const_slot(one), self.const_slot(0));
                     return Ok(Some(Op::Selp {
@@ -674,6 +686,16 @@ impl Builder<'_> {
                 let r = mods.find(rnd_of);
                 let ftz = mods.has("ftz");
                 let sat = mods.has("sat");
+                if dt == Ty::F16x2 {
+                    let rnd = r.map_or(Rnd::Rn, |r| r.0);
+                    let mode = FMode { rnd, ftz, sat };
+                    return self
+                        .convert_to_pair(scopes, ins, st, mode, guard)
+                        .map(|_| None);
+                }
+                if st == Ty::F16x2 {
+                    return Err(unsupported(self));
+                }
                 let d = self.dst(scopes, o(0)?)?;
                 let a = self.src(scopes, &o(1)?.clone(), st, guard)?;
                 Op::Cvt {

@@ -7,6 +7,7 @@ mod api;
 mod common;
 mod diagnostics;
 mod figures;
+mod halves;
 mod kernels;
 mod limits;
 mod model;
