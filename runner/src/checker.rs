@@ -498,6 +498,7 @@ mod tests {
         let compiler = Compiler {
             nvrtc: Nvrtc::find(Some(root)).expect("NVRTC: run scripts/install-nvrtc"),
             cache: Cache { dir: None },
+            headers: None,
         };
         let mut backend = SimBackend::new();
         let exercise = course.exercise("02").unwrap().clone();

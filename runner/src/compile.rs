@@ -6,18 +6,21 @@
 //! | `nvrtc`    | loading NVRTC and calling its C API                                   |
 //! | `child`    | running that call in a child process under a time and memory limit   |
 //! | `includes` | the files a compile reads besides the source, for the cache key       |
+//! | `headers`  | CUDA's own headers (cuda_fp16.h, cooperative_groups.h, CCCL) for NVRTC |
 //! | `cache`    | compiled modules on disk, each entry checked against its own checksum |
 //! | `errors`   | NVRTC's log rewritten against the student's file and line             |
 
 pub mod cache;
 pub mod child;
 pub mod errors;
+pub mod headers;
 pub mod includes;
 pub mod nvrtc;
 
 use std::path::{Path, PathBuf};
 
 pub use cache::{Cache, Lookup};
+pub use headers::CudaHeaders;
 pub use nvrtc::{Nvrtc, NvrtcError};
 
 /// What to compile for: PTX for a virtual architecture (the simulator, or a GPU the NVRTC cannot
@@ -112,6 +115,8 @@ pub enum CompileError {
 pub struct Compiler {
     pub nvrtc: Nvrtc,
     pub cache: Cache,
+    /// CUDA's own headers for this NVRTC, where installed; every compile can include them.
+    pub headers: Option<CudaHeaders>,
 }
 
 impl Compiler {
@@ -119,9 +124,11 @@ impl Compiler {
     pub fn new(course_root: Option<&Path>) -> Result<Compiler, NvrtcError> {
         let nvrtc = Nvrtc::find(course_root)?;
         child::warm_up(&nvrtc);
+        let headers = CudaHeaders::find(&nvrtc.path, course_root);
         Ok(Compiler {
             nvrtc,
             cache: Cache::open(),
+            headers,
         })
     }
 
@@ -139,7 +146,10 @@ impl Compiler {
     ) -> Result<Image, CompileError> {
         let mut options = target.options();
         options.extend(user.options());
+        // After the user's folders, as a system include path comes after `-I`.
+        options.extend(self.headers.iter().flat_map(CudaHeaders::options));
         let version = format!("nvrtc {}.{}", self.nvrtc.version.0, self.nvrtc.version.1);
+        let headers_version = self.headers.as_ref().map_or("", |h| h.version.as_str());
         // NVRTC writes a relative name as an absolute path against the current folder into the
         // line information, and finds quoted includes from there, so the folder is part of what
         // the output depends on.
@@ -153,6 +163,7 @@ impl Compiler {
                     &included,
                     &options.join(" "),
                     &version,
+                    headers_version,
                     &here.display().to_string(),
                 ])
             },
@@ -185,10 +196,12 @@ impl Compiler {
                     from_cache: false,
                 })
             }
-            Err(rejected) => Err(CompileError::Rejected(errors::render(
-                &rejected.log,
-                source,
-            ))),
+            Err(rejected) => {
+                let mut shown = errors::render(&rejected.log, source);
+                let advice = headers::missing_header_advice(&rejected.log, self.headers.as_ref());
+                shown.extend(advice);
+                Err(CompileError::Rejected(shown))
+            }
         }
     }
 
@@ -251,4 +264,37 @@ impl Compiler {
 }
 
 /// Changed whenever what a key covers changes, so that older entries are never looked up.
-const KEY_FORMAT: &str = "key 2: includes";
+const KEY_FORMAT: &str = "key 3: includes, CUDA headers";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_key_counts_cuda_headers_by_their_installed_version() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let nvrtc = Nvrtc::find(Some(root)).expect("NVRTC: run scripts/install-nvrtc");
+        let headers = CudaHeaders::find(&nvrtc.path, Some(root))
+            .expect("CUDA headers: run scripts/install-nvrtc");
+        let cache = tempfile::tempdir().unwrap();
+        let mut compiler = Compiler {
+            nvrtc,
+            cache: Cache {
+                dir: Some(cache.path().to_path_buf()),
+            },
+            headers: Some(headers),
+        };
+        let source = Source {
+            name: "h.cu",
+            text: "#include <cuda_fp16.h>\n\
+                   __global__ void k(__half* x) { x[0] = __float2half(1.0f); }\n",
+        };
+        let target = Target::Ptx { arch: 80 };
+        let from_cache = |c: &Compiler| c.compile(&source, &target).unwrap().from_cache;
+        assert!(!from_cache(&compiler));
+        assert!(from_cache(&compiler), "the same headers: a hit");
+        let installed = compiler.headers.as_mut().unwrap();
+        installed.version.push_str(" and another release");
+        assert!(!from_cache(&compiler), "other headers: compiled again");
+    }
+}

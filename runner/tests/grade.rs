@@ -1045,6 +1045,10 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
     zip.extract(root.join("source")).unwrap();
     let setup = std::fs::read_to_string(root.join("source/setup.sh")).unwrap();
     assert!(setup.contains("nvidia-cuda-nvrtc-cu12=="), "{setup}");
+    assert!(
+        setup.contains("install \"$source/course/.nvrtc/headers\" nvidia-cuda-runtime-cu12=="),
+        "{setup}"
+    );
     // A student who uploaded their two files flat, as Gradescope often receives them.
     put(&root.join("submission/thread_index.cu"), &solution(K01));
     put(

@@ -55,6 +55,24 @@ pub fn run() -> anyhow::Result<ExitCode> {
                     .collect::<Vec<_>>()
                     .join(" "),
             );
+            match &compiler.headers {
+                Some(headers) => ok(
+                    "CUDA headers",
+                    headers
+                        .dirs
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                None => bad(
+                    "CUDA headers",
+                    format!(
+                        "none found: cuda_fp16.h and cooperative_groups.h cannot be included; \
+                         install them with {INSTALL_COMMAND}"
+                    ),
+                ),
+            }
             Some(compiler)
         }
         Err(e) => {

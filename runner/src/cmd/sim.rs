@@ -19,6 +19,7 @@ mod spec;
 mod types;
 
 use crate::backend::sim::{SIM_ARCHITECTURE, WARP_INSTRUCTIONS_PER_SECOND};
+use crate::compile::headers::missing_header_advice;
 use crate::compile::{Compiler, Source, Target, UserOptions};
 use anyhow::bail;
 use std::path::PathBuf;
@@ -200,7 +201,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             &plan.compile,
         )
         .map_err(|e| {
-            let hint = match e.to_string().contains("could not open source file") {
+            let shown = e.to_string();
+            let missing = shown.contains("could not open source file")
+                || shown.contains("cannot open source file");
+            // CUDA's own headers come with their own advice, which the message holds.
+            let cuda_header = missing_header_advice(&shown, compiler.headers.as_ref()).is_some();
+            let hint = match missing && !cuda_header {
                 true => "\nAdd the folder that holds it with -I DIR (`include = [...]` in a plan).",
                 false => "",
             };

@@ -27,19 +27,42 @@ fn nvrtc_version(course: &Course) -> String {
         .unwrap_or_else(|| DEFAULT_NVRTC.to_string())
 }
 
-fn setup_script(version: &str) -> String {
+/// CUDA's headers installed when the course does not say (scripts/install-cuda-headers).
+const DEFAULT_HEADERS: &str = "nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cccl-cu12==12.9.27";
+
+/// The wheels `scripts/install-cuda-headers` pins, as pip's requirements.
+fn header_packages(course: &Course) -> String {
+    let script = std::fs::read_to_string(course.root.join("scripts/install-cuda-headers"))
+        .unwrap_or_default();
+    script
+        .lines()
+        .find_map(|l| l.strip_prefix("packages="))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .filter(|v| {
+            let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.= ".contains(c);
+            !v.is_empty() && v.chars().all(allowed)
+        })
+        .unwrap_or_else(|| DEFAULT_HEADERS.to_string())
+}
+
+fn setup_script(version: &str, headers: &str) -> String {
     format!(
         r#"#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu, no GPU).
-# It installs NVRTC, the CUDA run-time compiler, from PyPI into the course, where the runner finds it.
+# It installs NVRTC, the CUDA run-time compiler, and CUDA's own headers (cuda_fp16.h,
+# cooperative_groups.h, CCCL) from PyPI into the course, where the runner finds them.
 set -euo pipefail
 source=${{AUTOGRADER_ROOT:-/autograder}}/source
 apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip
-wheel="nvidia-cuda-nvrtc-cu12=={version}"
-python3 -m pip install --quiet --no-deps --target "$source/course/.nvrtc" "$wheel" \
-  || python3 -m pip install --quiet --no-deps --break-system-packages --target "$source/course/.nvrtc" "$wheel"
+install() {{
+  python3 -m pip install --quiet --no-deps --target "$@" \
+    || python3 -m pip install --quiet --no-deps --break-system-packages --target "$@"
+}}
+install "$source/course/.nvrtc" "nvidia-cuda-nvrtc-cu12=={version}"
 echo "{version}" > "$source/course/.nvrtc/VERSION"
+install "$source/course/.nvrtc/headers" {headers}
+echo "{headers}" > "$source/course/.nvrtc/headers/VERSION"
 chmod +x "$source/runner"
 "#
     )
@@ -120,7 +143,7 @@ pub fn write(
     add(
         &mut zip,
         "setup.sh",
-        setup_script(&nvrtc_version(course)).as_bytes(),
+        setup_script(&nvrtc_version(course), &header_packages(course)).as_bytes(),
         0o755,
     )?;
     add(
