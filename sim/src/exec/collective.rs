@@ -47,6 +47,10 @@ fn mask_operand(inst: &Inst) -> Slot {
 
 /// Runs a warp-synchronous operation if every lane its mask names is here. Returns false when the
 /// lanes must wait for others still on their way.
+///
+/// Lanes may pass different masks to one instruction where the masks split the warp into groups
+/// (each lane's mask names itself, and every lane it names passes the same mask): cooperative
+/// groups' tiles of 16 or 8 threads do this, and each group then runs the operation on its own.
 pub(super) fn warp_sync_op(
     w: &mut Warp,
     cx: &mut BlockCx,
@@ -55,12 +59,16 @@ pub(super) fn warp_sync_op(
 ) -> Result<bool, Box<Diagnostic>> {
     let slot = mask_operand(inst);
     let first = exec.trailing_zeros() as usize;
-    let mask = if slot == NONE {
-        w.active
-    } else {
-        w.regs[slot as usize * 32 + first] as u32
-    };
-    let missing = mask & !exec & w.valid;
+    let mut masks = [0u32; 32];
+    for l in lanes(exec) {
+        masks[l] = if slot == NONE {
+            w.active
+        } else {
+            w.regs[slot as usize * 32 + l] as u32
+        };
+    }
+    let named = lanes(exec).fold(0, |all, l| all | masks[l]);
+    let missing = named & !exec & w.valid;
     if missing & w.ready != 0 {
         return Ok(false);
     }
@@ -68,8 +76,8 @@ pub(super) fn warp_sync_op(
         // The block will find every thread waiting and report the deadlock.
         return Ok(false);
     }
-    let uniform =
-        slot == NONE || lanes(exec).all(|l| w.regs[slot as usize * 32 + l] as u32 == mask);
+    let outside = lanes(exec).fold(0, |out, l| out | (!masks[l] & 1 << l));
+    let groups_agree = lanes(exec).all(|l| lanes(exec & masks[l]).all(|k| masks[k] == masks[l]));
     let problem = if missing != 0 {
         let why = if missing & w.exited != 0 {
             "have exited"
@@ -77,18 +85,20 @@ pub(super) fn warp_sync_op(
             "are waiting at a different warp operation"
         };
         Some(format!(
-            "the mask {mask:#010x} names {} of warp {} which {why}; every lane in a `_sync` mask must \
+            "the mask {:#010x} names {} of warp {} which {why}; every lane in a `_sync` mask must \
              execute the same call (use __activemask() or a mask of the lanes that are really here)",
+            masks[lanes(exec).find(|&l| masks[l] & missing != 0).unwrap_or(first)],
             lane_list(missing),
             w.index
         ))
-    } else if exec & !mask != 0 {
+    } else if outside != 0 {
         Some(format!(
-            "{} of warp {} executed a `_sync` operation whose mask {mask:#010x} does not include them",
-            lane_list(exec & !mask),
-            w.index
+            "{} of warp {} executed a `_sync` operation whose mask {:#010x} does not include them",
+            lane_list(outside),
+            w.index,
+            masks[outside.trailing_zeros() as usize]
         ))
-    } else if !uniform {
+    } else if !groups_agree {
         Some(format!(
             "lanes of warp {} passed different masks to the same `_sync` operation",
             w.index
@@ -103,7 +113,16 @@ pub(super) fn warp_sync_op(
             d,
         );
     }
-    execute(w, inst, exec);
+    if matches!(inst.op, Op::WarpSync { .. }) || !groups_agree || outside != 0 {
+        execute(w, inst, exec);
+        return Ok(true);
+    }
+    let mut left = exec;
+    while left != 0 {
+        let group = exec & masks[left.trailing_zeros() as usize];
+        execute(w, inst, group);
+        left &= !group;
+    }
     Ok(true)
 }
 

@@ -302,6 +302,12 @@ impl Builder<'_> {
                     }
                     // PTX's predefined constant for the warp size, which `warpSize` compiles to.
                     None if n == "WARP_SZ" => Ok(self.const_slot(32)),
+                    // Where the driver hands a cooperative launch its grid's workspace.
+                    None if n.starts_with("%envreg") => Err(self.unsupported(format!(
+                        "grid-wide synchronisation (cooperative groups' `this_grid().sync()` or \
+                         `grid_group::is_valid()`, which read `{n}`): it needs a cooperative \
+                         launch, which the simulator does not do"
+                    ))),
                     None if n.starts_with('%') => {
                         Err(self.unsupported(format!("special register `{n}`")))
                     }

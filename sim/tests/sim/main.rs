@@ -5,6 +5,7 @@
 
 mod api;
 mod common;
+mod cooperative_groups;
 mod diagnostics;
 mod figures;
 mod halves;
