@@ -1,0 +1,180 @@
+//! Contexts: the primary context and ordinary ones. They all share the one simulated device and
+//! its memory; what a context adds here is that calls need one to be current. The current context
+//! is one for the process, not one per thread as on a GPU.
+
+use crate::state::{call, handle, index, put, Driver, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUresult};
+use std::ffi::{c_int, c_uint};
+
+fn context_index(d: &Driver, ctx: CUcontext) -> Result<usize> {
+    let i = index(ctx).map_err(|_| E::CUDA_ERROR_INVALID_CONTEXT)?;
+    match d.contexts.get(i) {
+        Some(true) => Ok(i),
+        _ => Err(E::CUDA_ERROR_INVALID_CONTEXT),
+    }
+}
+
+/// # Safety
+/// `pctx` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: c_int) -> CUresult {
+    call("cuDevicePrimaryCtxRetain", |d| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        d.primary_retains += 1;
+        // SAFETY: the caller's contract.
+        unsafe { put(pctx, handle(0)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: c_int) -> CUresult {
+    call("cuDevicePrimaryCtxRelease_v2", |d| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        d.primary_retains = d.primary_retains.saturating_sub(1);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: c_int) -> CUresult {
+    call("cuDevicePrimaryCtxReset_v2", |d| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        d.primary_retains = 0;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: c_int, _flags: c_uint) -> CUresult {
+    call("cuDevicePrimaryCtxSetFlags_v2", |_| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `flags` and `active` are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
+    dev: c_int,
+    flags: *mut c_uint,
+    active: *mut c_int,
+) -> CUresult {
+    call("cuDevicePrimaryCtxGetState", |d| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        // SAFETY: the caller's contract.
+        unsafe {
+            put(flags, 0)?;
+            put(active, (d.primary_retains > 0) as c_int)
+        }
+    })
+}
+
+/// # Safety
+/// `pctx` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxCreate_v2(
+    pctx: *mut CUcontext,
+    _flags: c_uint,
+    dev: c_int,
+) -> CUresult {
+    call("cuCtxCreate_v2", |d| {
+        if dev != 0 {
+            return Err(E::CUDA_ERROR_INVALID_DEVICE);
+        }
+        d.contexts.push(true);
+        let i = d.contexts.len() - 1;
+        d.current = Some(i);
+        // SAFETY: the caller's contract.
+        unsafe { put(pctx, handle(i)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
+    call("cuCtxDestroy_v2", |d| {
+        let i = context_index(d, ctx)?;
+        if i > 0 {
+            d.contexts[i] = false;
+        }
+        if d.current == Some(i) {
+            d.current = None;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+    call("cuCtxSetCurrent", |d| {
+        d.current = if ctx.is_null() {
+            None
+        } else {
+            Some(context_index(d, ctx)?)
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `pctx` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
+    call("cuCtxGetCurrent", |d| {
+        let current = d.current.map_or(std::ptr::null_mut(), handle);
+        // SAFETY: the caller's contract.
+        unsafe { put(pctx, current) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
+    call("cuCtxPushCurrent_v2", |d| {
+        d.current = Some(context_index(d, ctx)?);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `pctx` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
+    call("cuCtxPopCurrent_v2", |d| {
+        let current = d.current.take().ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
+        if pctx.is_null() {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        unsafe { put(pctx, handle(current)) }
+    })
+}
+
+/// # Safety
+/// `dev` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut c_int) -> CUresult {
+    call("cuCtxGetDevice", |d| {
+        d.require_context()?;
+        // SAFETY: the caller's contract.
+        unsafe { put(dev, 0) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuCtxSynchronize() -> CUresult {
+    call("cuCtxSynchronize", |d| {
+        d.require_context()?;
+        d.record.synchronise(None);
+        Ok(())
+    })
+}

@@ -1,0 +1,164 @@
+//! `cuLaunchKernel` on the simulator. A kernel that faults (out of bounds, misaligned, a hang, a
+//! trap) fails as a GPU's does: the launch itself returns success, and the fault is the answer of
+//! every later call (a sticky error, the context is lost). Bugs the GPU would not stop on (races,
+//! a barrier not every thread reaches, a bad shuffle mask) are printed and recorded.
+
+use crate::module::function_of;
+use crate::record::Launch;
+use crate::state::{call, Driver, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUresult, CUstream};
+use sim::DiagnosticKind as K;
+use std::ffi::{c_uint, c_void};
+
+/// Seconds a launch may run before it counts as a hang (`SIMCUDA_TIME_LIMIT`, default 10).
+fn time_limit() -> f64 {
+    std::env::var("SIMCUDA_TIME_LIMIT")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(10.0)
+}
+
+/// The error a GPU would give for a kernel stopped by `kind`.
+fn fault(kind: K) -> CUresult {
+    match kind {
+        K::OutOfBounds => E::CUDA_ERROR_ILLEGAL_ADDRESS,
+        K::Misaligned => E::CUDA_ERROR_MISALIGNED_ADDRESS,
+        K::Timeout => E::CUDA_ERROR_LAUNCH_TIMEOUT,
+        K::Trap => E::CUDA_ERROR_ASSERT,
+        _ => E::CUDA_ERROR_LAUNCH_FAILED,
+    }
+}
+
+/// Each parameter's bytes, read through the program's array of pointers.
+///
+/// # Safety
+/// `params` holds one valid pointer per kernel parameter, each to that parameter's bytes.
+unsafe fn parameters(info: &sim::KernelInfo, params: *mut *mut c_void) -> Result<Vec<Vec<u8>>> {
+    if info.params.is_empty() {
+        return Ok(Vec::new());
+    }
+    if params.is_null() {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    info.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // SAFETY: one pointer per parameter, by the caller's contract.
+            let at = unsafe { *params.add(i) };
+            if at.is_null() {
+                return Err(E::CUDA_ERROR_INVALID_VALUE);
+            }
+            // SAFETY: each points at its parameter's `size_bytes` bytes.
+            Ok(
+                unsafe { std::slice::from_raw_parts(at.cast::<u8>(), p.size_bytes as usize) }
+                    .to_vec(),
+            )
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    d: &mut Driver,
+    function: CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+    stream: CUstream,
+    params: Vec<Vec<u8>>,
+) -> Result {
+    let stream = d.stream_index(stream.cast())?;
+    let (module, kernel) = function_of(d, function)?;
+    let seconds = time_limit();
+    let launch = sim::Launch {
+        kernel: kernel.clone(),
+        grid,
+        block,
+        dynamic_shared_bytes: shared_bytes,
+        params,
+        limits: sim::Limits {
+            max_warp_instructions: (seconds * 1e7) as u64,
+            max_clock: (seconds * 1e9) as u64,
+            max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * seconds)),
+            ..sim::Limits::default()
+        },
+    };
+    let report = d.machine.launch(&module, &launch).map_err(|e| {
+        eprintln!("simcuda: cannot launch {kernel}: {e}");
+        match e {
+            sim::SimError::InvalidLaunch(_) => E::CUDA_ERROR_INVALID_VALUE,
+            sim::SimError::TooManyResources { .. } => E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            sim::SimError::KernelNotLowered { .. } => E::CUDA_ERROR_NOT_SUPPORTED,
+            _ => E::CUDA_ERROR_INVALID_VALUE,
+        }
+    })?;
+    for diagnostic in &report.diagnostics {
+        eprintln!("simcuda: {kernel}: {}", diagnostic.message);
+    }
+    if !report.printf.is_empty() {
+        print!("{}", report.printf);
+    }
+    let stopped_by = report
+        .diagnostics
+        .iter()
+        .find(|x| x.kind.is_fatal())
+        .map(|x| x.kind);
+    d.record.launch(
+        Launch {
+            kernel,
+            grid,
+            block,
+            shared_bytes,
+            stream,
+            figures: report.figures.clone(),
+            warp_instructions: report.warp_instructions,
+            diagnostics: report
+                .diagnostics
+                .iter()
+                .map(|x| x.message.clone())
+                .collect(),
+            aborted: report.aborted,
+            start_us: 0.0,
+            end_us: 0.0,
+        },
+        report.modelled.microseconds,
+    );
+    if let (true, Some(kind)) = (report.aborted, stopped_by) {
+        d.sticky = Some(fault(kind));
+    }
+    Ok(())
+}
+
+/// # Safety
+/// `params` holds a valid pointer to each kernel parameter's bytes (`extra` is not supported).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernel(
+    function: CUfunction,
+    grid_x: c_uint,
+    grid_y: c_uint,
+    grid_z: c_uint,
+    block_x: c_uint,
+    block_y: c_uint,
+    block_z: c_uint,
+    shared_bytes: c_uint,
+    stream: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    call("cuLaunchKernel", |d| {
+        d.require_context()?;
+        if params.is_null() && !extra.is_null() {
+            eprintln!("simcuda: cuLaunchKernel with `extra` (a packed parameter buffer) is not supported; pass kernelParams");
+            return Err(E::CUDA_ERROR_NOT_SUPPORTED);
+        }
+        let (module, kernel) = function_of(d, function)?;
+        let info = module.kernel(&kernel).ok_or(E::CUDA_ERROR_INVALID_HANDLE)?;
+        // SAFETY: the caller's contract.
+        let params = unsafe { parameters(&info, params) }?;
+        let grid = [grid_x, grid_y, grid_z];
+        let block = [block_x, block_y, block_z];
+        launch(d, function, grid, block, shared_bytes, stream, params)
+    })
+}

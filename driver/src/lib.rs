@@ -1,0 +1,36 @@
+//! The CUDA driver API on the course's simulator: `libsimcuda.so`, which `runner run` puts on a
+//! program's library path as `libcuda.so` and `libcuda.so.1`, so that a host program written
+//! against the driver API (cudarc in Rust, NVIDIA's cuda-python) allocates, copies and launches
+//! without a GPU, and every call, transfer and launch is recorded.
+//!
+//! | module | owns |
+//! | --- | --- |
+//! | `state` | the one driver state behind a lock, handles, the entry-point wrapper |
+//! | `device` | `cuInit`, versions, the device and its attributes (a model of an H100) |
+//! | `context` | primary and ordinary contexts, the current context |
+//! | `memory` | allocation, memset, copies in every direction, pinned host memory |
+//! | `module` | PTX modules, their functions and globals |
+//! | `launch` | `cuLaunchKernel` on the simulator |
+//! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
+//! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
+//! | `errors` | error names and strings, and every entry point this driver does not implement |
+//!
+//! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
+//! asked for, and the simulator keeps it. What a GPU would overlap is left to the timeline of the
+//! record.
+
+mod context;
+mod device;
+mod errors;
+mod launch;
+mod memory;
+mod module;
+mod not_supported;
+mod record;
+mod state;
+mod stream;
+
+pub use record::Record;
+
+#[cfg(test)]
+mod tests;

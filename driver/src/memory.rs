@@ -1,0 +1,337 @@
+//! Device memory, page-locked host memory, memset and copies. Copies run at once; the record
+//! places them on the modelled timeline (pinned or pageable, synchronous or not, which stream).
+
+use crate::record::Direction;
+use crate::state::{call, put, Driver, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};
+use std::ffi::{c_uint, c_void};
+
+fn alloc(d: &mut Driver, bytes: usize) -> Result<u64> {
+    d.require_context()?;
+    if bytes == 0 {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    let ptr = d
+        .machine
+        .try_alloc(bytes as u64)
+        .map_err(|_| E::CUDA_ERROR_OUT_OF_MEMORY)?;
+    d.allocations.insert(ptr, bytes as u64);
+    Ok(ptr)
+}
+
+/// # Safety
+/// `dptr` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CUresult {
+    call("cuMemAlloc_v2", |d| {
+        let ptr = alloc(d, bytes)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(dptr, ptr) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
+    call("cuMemFree_v2", |d| {
+        d.allocations
+            .remove(&dptr)
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        d.machine.free(dptr);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `free` and `total` are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    call("cuMemGetInfo_v2", |d| {
+        let used: u64 = d.allocations.values().sum();
+        let total_bytes = crate::device::TOTAL_MEMORY;
+        // SAFETY: the caller's contract.
+        unsafe {
+            put(free, total_bytes.saturating_sub(used as usize))?;
+            put(total, total_bytes)
+        }
+    })
+}
+
+fn alloc_host(d: &mut Driver, bytes: usize) -> Result<*mut c_void> {
+    let mut ptr = std::ptr::null_mut();
+    // SAFETY: posix_memalign writes an allocation of `bytes.max(1)` bytes to `ptr`.
+    if unsafe { libc::posix_memalign(&mut ptr, 4096, bytes.max(1)) } != 0 {
+        return Err(E::CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    d.pinned.push((ptr as usize, bytes));
+    Ok(ptr)
+}
+
+/// # Safety
+/// `pp` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    call("cuMemAllocHost_v2", |d| {
+        let ptr = alloc_host(d, bytes)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(pp, ptr) }
+    })
+}
+
+/// # Safety
+/// `pp` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostAlloc(
+    pp: *mut *mut c_void,
+    bytes: usize,
+    _flags: c_uint,
+) -> CUresult {
+    call("cuMemHostAlloc", |d| {
+        let ptr = alloc_host(d, bytes)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(pp, ptr) }
+    })
+}
+
+/// # Safety
+/// `p` came from cuMemAllocHost or cuMemHostAlloc.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    call("cuMemFreeHost", |d| {
+        let at = d
+            .pinned
+            .iter()
+            .position(|&(start, _)| start == p as usize)
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        d.pinned.remove(at);
+        // SAFETY: `p` was allocated by posix_memalign in `alloc_host` and is freed once.
+        unsafe { libc::free(p) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: c_uint) -> CUresult {
+    call("cuMemHostRegister_v2", |d| {
+        let (start, end) = (p as usize, p as usize + bytes);
+        if p.is_null() || bytes == 0 {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        if d.pinned.iter().any(|&(s, n)| start < s + n && s < end) {
+            return Err(E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+        }
+        d.pinned.push((start, bytes));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    call("cuMemHostUnregister", |d| {
+        let at = d
+            .pinned
+            .iter()
+            .position(|&(start, _)| start == p as usize)
+            .ok_or(E::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)?;
+        d.pinned.remove(at);
+        Ok(())
+    })
+}
+
+/// A copy between the program's memory and the device, or within the device.
+enum Copy {
+    In { dst: u64, src: *const c_void },
+    Out { dst: *mut c_void, src: u64 },
+    Within { dst: u64, src: u64 },
+}
+
+/// Runs a copy of `bytes` and records it on `stream` (`None`: a synchronous copy).
+fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
+    d.require_context()?;
+    let stream_index = match stream {
+        Some(s) => d.stream_index(s.cast())?,
+        None => 0,
+    };
+    let (direction, pinned) = match what {
+        Copy::In { dst, src } => {
+            if src.is_null() {
+                return Err(E::CUDA_ERROR_INVALID_VALUE);
+            }
+            // SAFETY: the program passed `src` as `bytes` readable bytes.
+            let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), bytes) };
+            d.machine
+                .write(dst, data)
+                .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+            (Direction::HostToDevice, d.is_pinned(src as usize, bytes))
+        }
+        Copy::Out { dst, src } => {
+            if dst.is_null() {
+                return Err(E::CUDA_ERROR_INVALID_VALUE);
+            }
+            let data = d
+                .machine
+                .read(src, bytes as u64)
+                .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+            // SAFETY: the program passed `dst` as `bytes` writable bytes.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst.cast::<u8>(), bytes) };
+            (Direction::DeviceToHost, d.is_pinned(dst as usize, bytes))
+        }
+        Copy::Within { dst, src } => {
+            let data = d
+                .machine
+                .read(src, bytes as u64)
+                .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+            d.machine
+                .write(dst, &data)
+                .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+            (Direction::DeviceToDevice, true)
+        }
+    };
+    d.record.transfer(
+        direction,
+        bytes as u64,
+        pinned,
+        stream.is_some(),
+        stream_index,
+    );
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: usize) -> CUresult {
+    call("cuMemcpyHtoD_v2", |d| {
+        copy(d, Copy::In { dst, src }, bytes, None)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, bytes: usize) -> CUresult {
+    call("cuMemcpyDtoH_v2", |d| {
+        copy(d, Copy::Out { dst, src }, bytes, None)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoD_v2(dst: u64, src: u64, bytes: usize) -> CUresult {
+    call("cuMemcpyDtoD_v2", |d| {
+        copy(d, Copy::Within { dst, src }, bytes, None)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyHtoDAsync_v2(
+    dst: u64,
+    src: *const c_void,
+    bytes: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemcpyHtoDAsync_v2", |d| {
+        copy(d, Copy::In { dst, src }, bytes, Some(stream))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoHAsync_v2(
+    dst: *mut c_void,
+    src: u64,
+    bytes: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemcpyDtoHAsync_v2", |d| {
+        copy(d, Copy::Out { dst, src }, bytes, Some(stream))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: u64,
+    src: u64,
+    bytes: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemcpyDtoDAsync_v2", |d| {
+        copy(d, Copy::Within { dst, src }, bytes, Some(stream))
+    })
+}
+
+/// Fills `count` elements of `pattern` (1, 2 or 4 bytes, little-endian) at `dst`.
+fn memset(
+    d: &mut Driver,
+    dst: u64,
+    pattern: &[u8],
+    count: usize,
+    stream: Option<CUstream>,
+) -> Result {
+    d.require_context()?;
+    let stream_index = match stream {
+        Some(s) => d.stream_index(s.cast())?,
+        None => 0,
+    };
+    let bytes: Vec<u8> = pattern
+        .iter()
+        .copied()
+        .cycle()
+        .take(pattern.len() * count)
+        .collect();
+    d.machine
+        .write(dst, &bytes)
+        .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+    // A memset is device work: it takes the device-to-device engine's time for its bytes.
+    d.record.transfer(
+        Direction::DeviceToDevice,
+        bytes.len() as u64,
+        true,
+        stream.is_some(),
+        stream_index,
+    );
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CUresult {
+    call("cuMemsetD8_v2", |d| memset(d, dst, &[value], count, None))
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD16_v2(dst: u64, value: u16, count: usize) -> CUresult {
+    call("cuMemsetD16_v2", |d| {
+        memset(d, dst, &value.to_le_bytes(), count, None)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD32_v2(dst: u64, value: u32, count: usize) -> CUresult {
+    call("cuMemsetD32_v2", |d| {
+        memset(d, dst, &value.to_le_bytes(), count, None)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD8Async(dst: u64, value: u8, count: usize, stream: CUstream) -> CUresult {
+    call("cuMemsetD8Async", |d| {
+        memset(d, dst, &[value], count, Some(stream))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD16Async(
+    dst: u64,
+    value: u16,
+    count: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemsetD16Async", |d| {
+        memset(d, dst, &value.to_le_bytes(), count, Some(stream))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD32Async(
+    dst: u64,
+    value: u32,
+    count: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemsetD32Async", |d| {
+        memset(d, dst, &value.to_le_bytes(), count, Some(stream))
+    })
+}

@@ -1,0 +1,231 @@
+//! Modules from PTX (the simulator runs PTX, not machine code), their functions and globals.
+
+use crate::state::{call, handle, index, put, Driver, LoadedModule, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUmodule, CUresult};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::sync::Arc;
+
+/// Loads PTX text; machine code (ELF or a fat binary) is refused with what to do instead.
+fn load(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
+    d.require_context()?;
+    let machine_code =
+        image.starts_with(b"\x7fELF") || image.starts_with(&[0x50, 0xed, 0x55, 0xba]);
+    if machine_code {
+        eprintln!(
+            "simcuda: cuModuleLoadData was given machine code (a cubin or fat binary); the \
+             simulator runs PTX: compile with NVRTC for a virtual architecture (compute_90), or \
+             give the .ptx file"
+        );
+        return Err(E::CUDA_ERROR_INVALID_IMAGE);
+    }
+    let text = std::str::from_utf8(image).map_err(|_| E::CUDA_ERROR_INVALID_IMAGE)?;
+    let module = sim::Module::parse(text).map_err(|e| {
+        eprintln!("simcuda: the simulator cannot load this PTX: {e}");
+        E::CUDA_ERROR_INVALID_PTX
+    })?;
+    d.modules.push(Some(LoadedModule {
+        module: Arc::new(module),
+    }));
+    Ok(handle(d.modules.len() - 1))
+}
+
+/// The PTX an image pointer points at: text up to its NUL.
+///
+/// # Safety
+/// `image` is a NUL-terminated image, as the driver API requires of PTX.
+unsafe fn image_bytes<'a>(image: *const c_void) -> Result<&'a [u8]> {
+    if image.is_null() {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: NUL-terminated by the caller's contract. An ELF image is not, but it begins with
+    // four non-zero bytes, which is all `load` looks at before refusing it.
+    Ok(unsafe { CStr::from_ptr(image.cast()) }.to_bytes())
+}
+
+/// # Safety
+/// `module` is null or valid for a write; `image` is a NUL-terminated PTX image.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult {
+    call("cuModuleLoadData", |d| {
+        // SAFETY: the caller's contract.
+        let loaded = load(d, unsafe { image_bytes(image) }?)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(module, loaded) }
+    })
+}
+
+/// JIT options are accepted and ignored: nothing is compiled for a GPU.
+///
+/// # Safety
+/// As [`cuModuleLoadData`].
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    module: *mut CUmodule,
+    image: *const c_void,
+    _num_options: c_uint,
+    _options: *mut c_void,
+    _values: *mut *mut c_void,
+) -> CUresult {
+    call("cuModuleLoadDataEx", |d| {
+        // SAFETY: the caller's contract.
+        let loaded = load(d, unsafe { image_bytes(image) }?)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(module, loaded) }
+    })
+}
+
+/// # Safety
+/// `module` is null or valid for a write; `path` is a NUL-terminated path.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, path: *const c_char) -> CUresult {
+    call("cuModuleLoad", |d| {
+        if path.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let path = unsafe { CStr::from_ptr(path) }
+            .to_string_lossy()
+            .into_owned();
+        let image = std::fs::read(&path).map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
+        let loaded = load(d, &image)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(module, loaded) }
+    })
+}
+
+fn module_of(d: &Driver, module: CUmodule) -> Result<(usize, Arc<sim::Module>)> {
+    let i = index(module)?;
+    match d.modules.get(i) {
+        Some(Some(m)) => Ok((i, m.module.clone())),
+        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleUnload(module: CUmodule) -> CUresult {
+    call("cuModuleUnload", |d| {
+        let (i, _) = module_of(d, module)?;
+        d.modules[i] = None;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `function` is null or valid for a write; `name` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetFunction(
+    function: *mut CUfunction,
+    module: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    call("cuModuleGetFunction", |d| {
+        let (i, m) = module_of(d, module)?;
+        if name.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
+        d.functions.push((i, name));
+        // SAFETY: the caller's contract.
+        unsafe { put(function, handle(d.functions.len() - 1)) }
+    })
+}
+
+/// The module and kernel name of a function handle.
+pub(crate) fn function_of(d: &Driver, function: CUfunction) -> Result<(Arc<sim::Module>, String)> {
+    let (module, name) = d
+        .functions
+        .get(index(function)?)
+        .cloned()
+        .ok_or(E::CUDA_ERROR_INVALID_HANDLE)?;
+    match d.modules.get(module) {
+        Some(Some(m)) => Ok((m.module.clone(), name)),
+        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+/// # Safety
+/// `dptr` and `bytes` are null or valid for writes; `name` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    module: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    call("cuModuleGetGlobal_v2", |d| {
+        let (_, m) = module_of(d, module)?;
+        if name.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        let (addr, size) = d
+            .machine
+            .symbol(&m, &name)
+            .map_err(|_| E::CUDA_ERROR_OUT_OF_MEMORY)?
+            .ok_or(E::CUDA_ERROR_NOT_FOUND)?;
+        // SAFETY: the caller's contract; either pointer may be null (not wanted).
+        unsafe {
+            if !dptr.is_null() {
+                put(dptr, addr)?;
+            }
+            if !bytes.is_null() {
+                put(bytes, size as usize)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A function's attributes as a GPU would report them for a small kernel.
+///
+/// # Safety
+/// `value` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetAttribute(
+    value: *mut c_int,
+    attrib: c_int,
+    function: CUfunction,
+) -> CUresult {
+    use cudarc::driver::sys::CUfunction_attribute as F;
+    call("cuFuncGetAttribute", |d| {
+        function_of(d, function)?;
+        let is = |a: F| a as c_int == attrib;
+        let v = if is(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) {
+            1024
+        } else if is(F::CU_FUNC_ATTRIBUTE_PTX_VERSION) || is(F::CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
+            90
+        } else if is(F::CU_FUNC_ATTRIBUTE_NUM_REGS) {
+            32
+        } else {
+            0
+        };
+        // SAFETY: the caller's contract.
+        unsafe { put(value, v) }
+    })
+}
+
+/// Accepted: the simulator has no cache configuration or shared-memory carve-out to set.
+#[no_mangle]
+pub extern "C" fn cuFuncSetAttribute(
+    function: CUfunction,
+    _attrib: c_int,
+    _value: c_int,
+) -> CUresult {
+    call("cuFuncSetAttribute", |d| {
+        function_of(d, function).map(|_| ())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuFuncSetCacheConfig(function: CUfunction, _config: c_int) -> CUresult {
+    call("cuFuncSetCacheConfig", |d| {
+        function_of(d, function).map(|_| ())
+    })
+}

@@ -1,0 +1,212 @@
+//! What the program did through the driver: calls, transfers, launches, synchronisations, and a
+//! modelled timeline, written as JSON to `SIMCUDA_REPORT` when the program exits.
+//!
+//! The timeline is modelled, not measured: copies over PCIe 5.0 x16 at 50 GB/s from page-locked
+//! memory and 20 GB/s from pageable memory (stand-ins until they are held to the device
+//! machine's figures), kernels at the simulator's modelled time on an H100. A copy engine per
+//! direction and the compute engine each do one thing at a time; operations of one stream run in
+//! order; the default stream waits for every stream; a synchronous call makes the host wait.
+
+use cudarc::driver::sys::CUresult;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+const PINNED_BYTES_PER_US: f64 = 50e3;
+const PAGEABLE_BYTES_PER_US: f64 = 20e3;
+/// What a copy costs before its first byte (driver and DMA set-up).
+const COPY_LATENCY_US: f64 = 2.0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Transfer {
+    pub direction: Direction,
+    pub bytes: u64,
+    /// From or to page-locked host memory.
+    pub pinned: bool,
+    pub asynchronous: bool,
+    pub stream: usize,
+    pub start_us: f64,
+    pub end_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Launch {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub stream: usize,
+    pub figures: sim::Figures,
+    pub warp_instructions: u64,
+    pub diagnostics: Vec<String>,
+    pub aborted: bool,
+    pub start_us: f64,
+    pub end_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub call: String,
+    pub error: u32,
+}
+
+/// What the program did; see the module's comment.
+#[derive(Default, Debug, Serialize)]
+pub struct Record {
+    pub calls: BTreeMap<String, u64>,
+    pub failures: Vec<Failure>,
+    pub transfers: Vec<Transfer>,
+    pub launches: Vec<Launch>,
+    pub synchronisations: u64,
+    /// Entry points the program called that this driver does not implement.
+    pub not_supported: Vec<String>,
+    /// Device bytes allocated and not freed when the program ended.
+    pub leaked_bytes: u64,
+    /// The modelled time at which the host is (microseconds from the first call).
+    pub host_us: f64,
+    #[serde(skip)]
+    timeline: Timeline,
+}
+
+#[derive(Default, Debug)]
+struct Timeline {
+    /// When each stream's last operation ends.
+    streams: Vec<f64>,
+    /// When each engine is next free: copies in, copies out, kernels.
+    engines: [f64; 3],
+}
+
+impl Record {
+    pub(crate) fn count(&mut self, name: &str) {
+        *self.calls.entry(name.to_string()).or_default() += 1;
+    }
+
+    /// Notes that `call` failed with `error`, and gives the error back.
+    pub(crate) fn failed(&mut self, call: &str, error: CUresult) -> CUresult {
+        self.failures.push(Failure {
+            call: call.to_string(),
+            error: error as u32,
+        });
+        error
+    }
+
+    /// Places an operation of `us` on `engine` in `stream`: after the stream's last one, after
+    /// the engine's, after the host issued it (and, on the default stream, after every stream).
+    /// A synchronous operation holds the host until it ends. Returns its start and end.
+    fn place(&mut self, stream: usize, engine: usize, us: f64, synchronous: bool) -> (f64, f64) {
+        let t = &mut self.timeline;
+        if t.streams.len() <= stream {
+            t.streams.resize(stream + 1, 0.0);
+        }
+        let mut start = self.host_us.max(t.streams[stream]).max(t.engines[engine]);
+        if stream == 0 {
+            start = t.streams.iter().copied().fold(start, f64::max);
+        }
+        let end = start + us;
+        t.streams[stream] = end;
+        t.engines[engine] = end;
+        if synchronous {
+            self.host_us = end;
+        }
+        (start, end)
+    }
+
+    pub(crate) fn transfer(
+        &mut self,
+        direction: Direction,
+        bytes: u64,
+        pinned: bool,
+        asynchronous: bool,
+        stream: usize,
+    ) {
+        let rate = if pinned || direction == Direction::DeviceToDevice {
+            PINNED_BYTES_PER_US
+        } else {
+            PAGEABLE_BYTES_PER_US
+        };
+        let us = COPY_LATENCY_US + bytes as f64 / rate;
+        let engine = match direction {
+            Direction::HostToDevice => 0,
+            Direction::DeviceToHost => 1,
+            Direction::DeviceToDevice => 2,
+        };
+        // An asynchronous copy from pageable memory is staged by the host: the call returns only
+        // when the data has left the program's memory.
+        let synchronous = !asynchronous || !pinned;
+        let (start_us, end_us) = self.place(stream, engine, us, synchronous);
+        self.transfers.push(Transfer {
+            direction,
+            bytes,
+            pinned,
+            asynchronous,
+            stream,
+            start_us,
+            end_us,
+        });
+    }
+
+    pub(crate) fn launch(&mut self, mut launch: Launch, modelled_us: f64) {
+        let (start, end) = self.place(launch.stream, 2, modelled_us, false);
+        (launch.start_us, launch.end_us) = (start, end);
+        self.launches.push(launch);
+    }
+
+    /// The host waits for `stream` (or for everything).
+    pub(crate) fn synchronise(&mut self, stream: Option<usize>) {
+        self.synchronisations += 1;
+        let t = &self.timeline;
+        let until = match stream {
+            Some(s) => t.streams.get(s).copied().unwrap_or(0.0),
+            None => t.streams.iter().copied().fold(0.0, f64::max),
+        };
+        self.host_us = self.host_us.max(until);
+    }
+
+    /// When `stream`'s work queued so far ends (an event recorded now fires then).
+    pub(crate) fn stream_end(&self, stream: usize) -> f64 {
+        let t = &self.timeline;
+        let end = t.streams.get(stream).copied().unwrap_or(0.0);
+        end.max(self.host_us)
+    }
+
+    /// `stream` waits until `at` (an event another stream recorded).
+    pub(crate) fn wait_until(&mut self, stream: usize, at: f64) {
+        let t = &mut self.timeline;
+        if t.streams.len() <= stream {
+            t.streams.resize(stream + 1, 0.0);
+        }
+        t.streams[stream] = t.streams[stream].max(at);
+    }
+}
+
+/// Writes the record to `SIMCUDA_REPORT`, if set, when the program exits.
+extern "C" fn write_at_exit() {
+    let Some(path) = std::env::var_os("SIMCUDA_REPORT") else {
+        return;
+    };
+    let json = crate::state::with_driver(|d| {
+        d.record.leaked_bytes = d.allocations.values().sum();
+        serde_json::to_string_pretty(&d.record)
+    });
+    match json.map(|text| std::fs::write(&path, text)) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => eprintln!("simcuda: cannot write {}: {e}", path.to_string_lossy()),
+        Err(e) => eprintln!("simcuda: cannot write the report: {e}"),
+    }
+}
+
+/// Registers [`write_at_exit`] once.
+pub(crate) fn write_when_the_program_exits() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: registers a function without arguments that never unwinds.
+        unsafe { libc::atexit(write_at_exit) };
+    });
+}

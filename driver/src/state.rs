@@ -1,0 +1,169 @@
+//! The driver's one state, behind a lock, and the wrapper every entry point goes through.
+
+use crate::record::Record;
+use cudarc::driver::sys::{cudaError_enum as E, CUresult};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub(crate) type Result<T = ()> = std::result::Result<T, CUresult>;
+
+/// A loaded module and its kernels' names.
+pub(crate) struct LoadedModule {
+    pub module: Arc<sim::Module>,
+}
+
+/// An event: unrecorded, or recorded at a modelled time (microseconds).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Event {
+    pub at_us: Option<f64>,
+}
+
+/// Everything the driver holds. Handles given to the program are indices into these tables,
+/// plus one (a null handle is never valid); a destroyed entry stays `None`.
+pub(crate) struct Driver {
+    pub initialised: bool,
+    pub machine: sim::Machine,
+    pub modules: Vec<Option<LoadedModule>>,
+    /// (module index, kernel name) of each function handle.
+    pub functions: Vec<(usize, String)>,
+    /// Streams created (index 0 is the default stream, always there).
+    pub streams: Vec<bool>,
+    pub events: Vec<Option<Event>>,
+    /// Device allocations: start and size.
+    pub allocations: HashMap<u64, u64>,
+    /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
+    pub pinned: Vec<(usize, usize)>,
+    /// Contexts created; the primary context is index 0. `current` is one of them, if any.
+    pub contexts: Vec<bool>,
+    pub current: Option<usize>,
+    pub primary_retains: u32,
+    /// A kernel fault: every later call answers it, as a GPU's lost context does.
+    pub sticky: Option<CUresult>,
+    pub record: Record,
+}
+
+impl Driver {
+    fn new() -> Driver {
+        Driver {
+            initialised: false,
+            machine: sim::Machine::new(),
+            modules: Vec::new(),
+            functions: Vec::new(),
+            streams: vec![true],
+            events: Vec::new(),
+            allocations: HashMap::new(),
+            pinned: Vec::new(),
+            contexts: vec![true],
+            current: None,
+            primary_retains: 0,
+            sticky: None,
+            record: Record::default(),
+        }
+    }
+
+    /// Whether `[ptr, ptr + len)` lies in page-locked host memory.
+    pub fn is_pinned(&self, ptr: usize, len: usize) -> bool {
+        self.pinned
+            .iter()
+            .any(|&(start, size)| ptr >= start && ptr + len <= start + size)
+    }
+
+    /// The stream a handle names: null, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2)
+    /// are the default stream; streams created have handles [`stream_handle`] made.
+    pub fn stream_index(&self, stream: *mut std::ffi::c_void) -> Result<usize> {
+        let index = match stream as usize {
+            0..=2 => 0,
+            h => h >> 4,
+        };
+        match self.streams.get(index) {
+            Some(true) => Ok(index),
+            _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+        }
+    }
+
+    pub fn require_context(&self) -> Result {
+        match self.current {
+            Some(_) => Ok(()),
+            None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
+        }
+    }
+}
+
+static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+
+/// Runs entry point `name`: counted in the record, refused before `cuInit` (as the real driver
+/// does) unless `before_init`, and never unwinding into the program (a panic here is a bug of
+/// this driver, reported as `CUDA_ERROR_UNKNOWN` with its message).
+pub(crate) fn call(name: &'static str, f: impl FnOnce(&mut Driver) -> Result) -> CUresult {
+    call_with(name, false, f)
+}
+
+pub(crate) fn call_with(
+    name: &'static str,
+    before_init: bool,
+    f: impl FnOnce(&mut Driver) -> Result,
+) -> CUresult {
+    let mut guard = DRIVER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let driver = guard.get_or_insert_with(Driver::new);
+    driver.record.count(name);
+    if !driver.initialised && !before_init {
+        return driver.record.failed(name, E::CUDA_ERROR_NOT_INITIALIZED);
+    }
+    if let Some(fault) = driver.sticky.filter(|_| !before_init) {
+        return driver.record.failed(name, fault);
+    }
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(driver)));
+    match outcome {
+        Ok(Ok(())) => E::CUDA_SUCCESS,
+        Ok(Err(e)) => driver.record.failed(name, e),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            eprintln!("simcuda: {name} failed inside the simulator's driver: {why}");
+            driver.record.failed(name, E::CUDA_ERROR_UNKNOWN)
+        }
+    }
+}
+
+/// Runs `f` on the state, for the exit hook.
+pub(crate) fn with_driver<T>(f: impl FnOnce(&mut Driver) -> T) -> T {
+    let mut guard = DRIVER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(guard.get_or_insert_with(Driver::new))
+}
+
+/// Writes `value` through `out`, refusing a null pointer as the driver does.
+///
+/// # Safety
+/// `out` is null or valid for a write of `T`.
+pub(crate) unsafe fn put<T>(out: *mut T, value: T) -> Result {
+    if out.is_null() {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: non-null, and valid for a write by the caller's contract.
+    unsafe { out.write(value) };
+    Ok(())
+}
+
+/// The handle of created stream `index` (past the special handles 1 and 2).
+pub(crate) fn stream_handle<T>(index: usize) -> *mut T {
+    (index << 4) as *mut T
+}
+
+/// A handle for table index `index`: never null.
+pub(crate) fn handle<T>(index: usize) -> *mut T {
+    (index + 1) as *mut T
+}
+
+/// The table index of a handle made by [`handle`].
+pub(crate) fn index<T>(handle: *mut T) -> Result<usize> {
+    (handle as usize)
+        .checked_sub(1)
+        .ok_or(E::CUDA_ERROR_INVALID_HANDLE)
+}

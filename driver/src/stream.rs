@@ -1,0 +1,179 @@
+//! Streams and events. Work runs when it is queued, so a stream or an event is always complete
+//! by the time the program asks; what they order is the modelled timeline (see `record`), from
+//! which an event's time and `cuEventElapsedTime` come.
+
+use crate::state::{call, handle, index, put, stream_handle, Driver, Event, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
+use std::ffi::c_uint;
+
+fn new_stream(d: &mut Driver) -> CUstream {
+    d.streams.push(true);
+    stream_handle(d.streams.len() - 1)
+}
+
+/// # Safety
+/// `stream` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, _flags: c_uint) -> CUresult {
+    call("cuStreamCreate", |d| {
+        d.require_context()?;
+        let s = new_stream(d);
+        // SAFETY: the caller's contract.
+        unsafe { put(stream, s) }
+    })
+}
+
+/// # Safety
+/// `stream` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreateWithPriority(
+    stream: *mut CUstream,
+    _flags: c_uint,
+    _priority: i32,
+) -> CUresult {
+    call("cuStreamCreateWithPriority", |d| {
+        d.require_context()?;
+        let s = new_stream(d);
+        // SAFETY: the caller's contract.
+        unsafe { put(stream, s) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamDestroy_v2(stream: CUstream) -> CUresult {
+    call("cuStreamDestroy_v2", |d| {
+        let i = d.stream_index(stream.cast())?;
+        if i == 0 {
+            return Err(E::CUDA_ERROR_INVALID_HANDLE);
+        }
+        d.streams[i] = false;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
+    call("cuStreamSynchronize", |d| {
+        let i = d.stream_index(stream.cast())?;
+        d.record.synchronise(Some(i));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamQuery(stream: CUstream) -> CUresult {
+    call("cuStreamQuery", |d| {
+        d.stream_index(stream.cast()).map(|_| ())
+    })
+}
+
+fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
+    let i = index(event)?;
+    match d.events.get_mut(i) {
+        Some(Some(e)) => Ok(e),
+        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, _flags: c_uint) -> CUresult {
+    call("cuStreamWaitEvent", |d| {
+        let s = d.stream_index(stream.cast())?;
+        if let Some(at) = event_mut(d, event)?.at_us {
+            d.record.wait_until(s, at);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `event` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, _flags: c_uint) -> CUresult {
+    call("cuEventCreate", |d| {
+        d.require_context()?;
+        d.events.push(Some(Event::default()));
+        // SAFETY: the caller's contract.
+        unsafe { put(event, handle(d.events.len() - 1)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
+    call("cuEventDestroy_v2", |d| {
+        event_mut(d, event)?;
+        d.events[index(event)?] = None;
+        Ok(())
+    })
+}
+
+fn record_event(d: &mut Driver, event: CUevent, stream: CUstream) -> Result {
+    let s = d.stream_index(stream.cast())?;
+    let at = d.record.stream_end(s);
+    event_mut(d, event)?.at_us = Some(at);
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventRecord(event: CUevent, stream: CUstream) -> CUresult {
+    call("cuEventRecord", |d| record_event(d, event, stream))
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventRecordWithFlags(
+    event: CUevent,
+    stream: CUstream,
+    _flags: c_uint,
+) -> CUresult {
+    call("cuEventRecordWithFlags", |d| record_event(d, event, stream))
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
+    call("cuEventSynchronize", |d| {
+        let at = event_mut(d, event)?.at_us;
+        d.record.synchronisations += 1;
+        if let Some(at) = at {
+            d.record.host_us = d.record.host_us.max(at);
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventQuery(event: CUevent) -> CUresult {
+    call("cuEventQuery", |d| event_mut(d, event).map(|_| ()))
+}
+
+/// Milliseconds between two recorded events, on the modelled timeline.
+///
+/// # Safety
+/// `ms` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime_v2(
+    ms: *mut f32,
+    start: CUevent,
+    end: CUevent,
+) -> CUresult {
+    call("cuEventElapsedTime_v2", |d| {
+        let from = event_mut(d, start)?.at_us;
+        let to = event_mut(d, end)?.at_us;
+        let (Some(from), Some(to)) = (from, to) else {
+            return Err(E::CUDA_ERROR_INVALID_HANDLE);
+        };
+        // SAFETY: the caller's contract.
+        unsafe { put(ms, ((to - from) / 1000.0) as f32) }
+    })
+}
+
+/// # Safety
+/// As [`cuEventElapsedTime_v2`].
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime(
+    ms: *mut f32,
+    start: CUevent,
+    end: CUevent,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { cuEventElapsedTime_v2(ms, start, end) }
+}

@@ -1,0 +1,89 @@
+//! The entry points called directly, in one sequence (the driver's state is the process's).
+
+use crate::context::*;
+use crate::device::*;
+use crate::errors::*;
+use crate::memory::*;
+use crate::state::with_driver;
+use crate::stream::*;
+use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUstream};
+use std::ffi::{c_void, CStr};
+
+#[test]
+fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
+    // Before cuInit, as the real driver: not initialised.
+    let mut count = 0;
+    // SAFETY: a valid pointer.
+    assert_eq!(
+        unsafe { cuDeviceGetCount(&mut count) },
+        E::CUDA_ERROR_NOT_INITIALIZED
+    );
+    assert_eq!(cuInit(0), E::CUDA_SUCCESS);
+    // SAFETY: valid pointers throughout.
+    unsafe {
+        assert_eq!(cuDeviceGetCount(&mut count), E::CUDA_SUCCESS);
+        assert_eq!(count, 1);
+        let mut name = std::ptr::null();
+        assert_eq!(
+            cuGetErrorName(E::CUDA_ERROR_ILLEGAL_ADDRESS as u32, &mut name),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            CStr::from_ptr(name).to_str(),
+            Ok("CUDA_ERROR_ILLEGAL_ADDRESS")
+        );
+        // No context yet: memory calls fail.
+        let mut dptr = 0u64;
+        assert_eq!(cuMemAlloc_v2(&mut dptr, 64), E::CUDA_ERROR_INVALID_CONTEXT);
+        let mut ctx: CUcontext = std::ptr::null_mut();
+        assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), E::CUDA_SUCCESS);
+        assert_eq!(cuCtxSetCurrent(ctx), E::CUDA_SUCCESS);
+        assert_eq!(cuMemAlloc_v2(&mut dptr, 1 << 20), E::CUDA_SUCCESS);
+
+        // A copy from pinned memory on a stream leaves the host free; from pageable memory the
+        // host waits for it (it stages the data), and pinned copies are faster.
+        let mut stream: CUstream = std::ptr::null_mut();
+        assert_eq!(cuStreamCreate(&mut stream, 0), E::CUDA_SUCCESS);
+        let mut pinned: *mut c_void = std::ptr::null_mut();
+        assert_eq!(cuMemAllocHost_v2(&mut pinned, 1 << 20), E::CUDA_SUCCESS);
+        let pageable = vec![7u8; 1 << 20];
+        assert_eq!(
+            cuMemcpyHtoDAsync_v2(dptr, pinned, 1 << 20, stream),
+            E::CUDA_SUCCESS
+        );
+        let host_after_pinned = with_driver(|d| d.record.host_us);
+        assert_eq!(
+            cuMemcpyHtoDAsync_v2(dptr, pageable.as_ptr().cast(), 1 << 20, stream),
+            E::CUDA_SUCCESS
+        );
+        let host_after_pageable = with_driver(|d| d.record.host_us);
+        assert_eq!(host_after_pinned, 0.0);
+        assert!(host_after_pageable > 0.0);
+        let (pinned_us, pageable_us) = with_driver(|d| {
+            let t = &d.record.transfers;
+            (t[0].end_us - t[0].start_us, t[1].end_us - t[1].start_us)
+        });
+        assert!(pinned_us < pageable_us);
+        // The data arrived.
+        let mut back = vec![0u8; 16];
+        assert_eq!(
+            cuMemcpyDtoH_v2(back.as_mut_ptr().cast(), dptr, 16),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(back, [7u8; 16]);
+
+        // An entry point this driver lacks names itself and fails.
+        assert_eq!(
+            crate::not_supported::cuArrayCreate_v2(),
+            E::CUDA_ERROR_NOT_SUPPORTED
+        );
+        assert!(with_driver(|d| d
+            .record
+            .not_supported
+            .contains(&"cuArrayCreate_v2".to_string())));
+
+        assert_eq!(cuMemFreeHost(pinned), E::CUDA_SUCCESS);
+        assert_eq!(cuMemFree_v2(dptr), E::CUDA_SUCCESS);
+        assert_eq!(cuMemFree_v2(dptr), E::CUDA_ERROR_INVALID_VALUE);
+    }
+}

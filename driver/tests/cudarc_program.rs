@@ -1,0 +1,87 @@
+//! A cudarc program (examples/cudarc_vector_add.rs) runs unchanged against the simulator's
+//! `libcuda.so`: cudarc loads it by name from the library path, as it would NVIDIA's.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// target/<profile>/, where cargo put the driver library and the example.
+fn build_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn fixture_ptx() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/vector_add.ptx")
+}
+
+/// Runs the example with the simulator's driver as libcuda; returns its output and record.
+fn run_example(args: &[&str]) -> (Output, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_dir().join("libsimcuda.so");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        std::os::unix::fs::symlink(&lib, dir.path().join(name)).unwrap();
+    }
+    let report = dir.path().join("record.json");
+    let output = std::process::Command::new(build_dir().join("examples/cudarc_vector_add"))
+        .arg(fixture_ptx())
+        .args(args)
+        .env("LD_LIBRARY_PATH", dir.path())
+        .env("SIMCUDA_REPORT", &report)
+        .output()
+        .unwrap();
+    let record = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no record ({e}); stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output, serde_json::from_str(&record).unwrap())
+}
+
+#[test]
+fn a_cudarc_program_runs_unchanged_and_its_copies_and_launch_are_recorded() {
+    let (output, record) = run_example(&[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("device: NVIDIA H100 (simulated"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("0 of 1000 elements wrong"), "{stdout}");
+    let transfers = record["transfers"].as_array().unwrap();
+    let count = |direction: &str| {
+        transfers
+            .iter()
+            .filter(|t| t["direction"] == direction && t["bytes"] == 4000)
+            .count()
+    };
+    assert_eq!((count("host_to_device"), count("device_to_host")), (2, 1));
+    let launch = &record["launches"][0];
+    assert_eq!(launch["kernel"], "vector_add");
+    assert_eq!(launch["figures"]["global_load_requests"], 2 * 32);
+    // The copy back comes after the kernel on the modelled timeline.
+    let back = transfers
+        .iter()
+        .find(|t| t["direction"] == "device_to_host")
+        .unwrap();
+    assert!(back["start_us"].as_f64() >= launch["end_us"].as_f64());
+    assert_eq!(record["failures"].as_array().unwrap().len(), 0, "{record}");
+    assert_eq!(record["leaked_bytes"], 0);
+    assert_eq!(record["not_supported"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn a_kernel_that_reads_out_of_bounds_fails_the_program_as_a_gpu_would() {
+    let (output, record) = run_example(&["unguarded"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("CUDA_ERROR_ILLEGAL_ADDRESS"), "{stderr}");
+    assert!(stderr.contains("out-of-bounds 4-byte load"), "{stderr}");
+    assert_eq!(record["launches"][0]["aborted"], true);
+    assert!(record["failures"][0]["error"] == 700, "{record}");
+}
