@@ -120,6 +120,14 @@ fn describe(code: u32) -> Option<(&'static CStr, &'static CStr)> {
         .map(|&(_, name, text)| (name, text))
 }
 
+/// An error's name, for the record.
+pub(crate) fn name_of(code: u32) -> String {
+    describe(code).map_or_else(
+        || format!("CUresult {code}"),
+        |(name, _)| name.to_string_lossy().into_owned(),
+    )
+}
+
 /// # Safety
 /// `out` is null or valid for a write of a pointer.
 #[no_mangle]

@@ -55,6 +55,8 @@ pub struct Launch {
 pub struct Failure {
     pub call: String,
     pub error: u32,
+    /// The error's name (`CUDA_ERROR_ILLEGAL_ADDRESS`).
+    pub name: String,
 }
 
 /// What the program did; see the module's comment.
@@ -93,6 +95,7 @@ impl Record {
         self.failures.push(Failure {
             call: call.to_string(),
             error: error as u32,
+            name: crate::errors::name_of(error as u32),
         });
         error
     }

@@ -97,6 +97,9 @@ pub enum Command {
     Bench(crate::cmd::bench::BenchArgs),
     /// Run any kernel file in the simulator and print its memory figures.
     Sim(crate::cmd::sim::SimArgs),
+    /// Run a whole host program (`runner run -- ./my_program args`) on the simulator's CUDA
+    /// driver, then sum up its calls, copies, launches and modelled timeline.
+    Run(crate::cmd::run::RunArgs),
     /// Grade a class of submissions, each check in its own process, into a CSV grade book, JSON,
     /// JUnit, Gradescope results and an HTML report; `grade merge` joins shards.
     Grade(Box<crate::cmd::grade::GradeArgs>),

@@ -8,6 +8,7 @@ pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod reset;
+pub mod run;
 pub mod serve;
 pub mod sim;
 pub mod watch;
@@ -37,6 +38,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Run(args) => run::run(args),
         Command::Grade(args) => grade::run(*args),
         Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
     }

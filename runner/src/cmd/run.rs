@@ -1,0 +1,210 @@
+//! `runner run -- COMMAND ARGS...`: a whole host program on the simulator's CUDA driver. The
+//! program finds `libsimcuda.so` (the `simdriver` crate) as `libcuda.so` on its library path,
+//! allocates, copies and launches without a GPU, and the driver's record of what it did (calls,
+//! copies, launches and their memory figures, a modelled timeline) is summed up afterwards.
+
+use crate::report::count;
+use anyhow::{bail, Context};
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Print the driver's whole record as JSON instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds a kernel may run in the simulator before it counts as a hang.
+    #[arg(long, default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// The program to run and its arguments (after `--`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    pub command: Vec<OsString>,
+}
+
+/// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner.
+fn driver_library() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os("RUNNER_SIMCUDA") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let beside = exe.with_file_name("libsimcuda.so");
+    if beside.is_file() {
+        return Ok(beside);
+    }
+    bail!(
+        "the simulator's CUDA driver ({}) is not built: build it with `cargo build -p simdriver` \
+         (or `cargo build --workspace`), or set RUNNER_SIMCUDA to libsimcuda.so",
+        beside.display()
+    )
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
+        bail!(
+            "--time-limit {}: give a positive number of seconds",
+            args.time_limit
+        );
+    }
+    let library = driver_library()?;
+    let dir = tempfile::tempdir().context("cannot make a folder for the driver's links")?;
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        std::os::unix::fs::symlink(&library, dir.path().join(name))
+            .context("cannot link the simulator's driver as libcuda")?;
+    }
+    let record_path = dir.path().join("record.json");
+    let mut search = OsString::from(dir.path());
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        search.push(":");
+        search.push(old);
+    }
+    let (program, rest) = args
+        .command
+        .split_first()
+        .context("give the program to run")?;
+    let status = std::process::Command::new(program)
+        .args(rest)
+        .env("LD_LIBRARY_PATH", search)
+        .env("SIMCUDA_REPORT", &record_path)
+        .env("SIMCUDA_TIME_LIMIT", args.time_limit.to_string())
+        .status()
+        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
+    let code = status.code().unwrap_or(1).clamp(0, 255) as u8;
+    let Ok(text) = std::fs::read_to_string(&record_path) else {
+        eprintln!(
+            "{} made no call to the CUDA driver (a program linked to the CUDA runtime statically, \
+             or one that found no libcuda, never reaches the simulator)",
+            program.to_string_lossy()
+        );
+        return Ok(ExitCode::from(code));
+    };
+    let record: Value = serde_json::from_str(&text).context("the driver's record is not JSON")?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&record)?);
+    } else {
+        print!("{}", summary(&record));
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// `[x, y, z]` as `x`, `(x, y)` or `(x, y, z)`, as launches are written.
+fn dims(v: &Value) -> String {
+    let d: Vec<u64> = list(v).iter().map(|x| x.as_u64().unwrap_or(0)).collect();
+    match d.as_slice() {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("({x}, {y})"),
+        [x, y, z] => format!("({x}, {y}, {z})"),
+        _ => v.to_string(),
+    }
+}
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn list(v: &Value) -> &[Value] {
+    v.as_array().map_or(&[], |a| a.as_slice())
+}
+
+/// The record in a few lines: calls, copies, launches, the modelled time, what went wrong.
+pub fn summary(record: &Value) -> String {
+    let calls: f64 = record["calls"]
+        .as_object()
+        .map_or(0.0, |m| m.values().map(number).sum());
+    let transfers = list(&record["transfers"]);
+    let launches = list(&record["launches"]);
+    let mut out = format!(
+        "\nThrough the simulator's CUDA driver: {}, {}, {}, {}\n",
+        count(calls as u64, "call"),
+        count(transfers.len() as u64, "copy or memset"),
+        count(launches.len() as u64, "launch"),
+        count(
+            number(&record["synchronisations"]) as u64,
+            "synchronisation"
+        ),
+    );
+    for (direction, words) in [
+        ("host_to_device", "to the device"),
+        ("device_to_host", "back to the host"),
+        ("device_to_device", "on the device"),
+    ] {
+        let these: Vec<&Value> = transfers
+            .iter()
+            .filter(|t| t["direction"] == direction)
+            .collect();
+        if these.is_empty() {
+            continue;
+        }
+        let bytes: f64 = these.iter().map(|t| number(&t["bytes"])).sum();
+        let pinned = these.iter().filter(|t| t["pinned"] == true).count();
+        let us: f64 = these
+            .iter()
+            .map(|t| number(&t["end_us"]) - number(&t["start_us"]))
+            .sum();
+        let memory = if direction == "device_to_device" {
+            String::new()
+        } else {
+            format!(", {pinned} with pinned host memory")
+        };
+        out.push_str(&format!(
+            "  {words}: {} of {bytes} bytes{memory}, {us:.1} µs modelled\n",
+            count(these.len() as u64, "transfer"),
+        ));
+    }
+    for l in launches {
+        let f = &l["figures"];
+        out.push_str(&format!(
+            "  launch {} <<<{}, {}>>>: {} global sectors, {} shared wavefronts, {:.1} µs modelled{}\n",
+            l["kernel"].as_str().unwrap_or("?"),
+            dims(&l["grid"]),
+            dims(&l["block"]),
+            number(&f["global_load_sectors"]) + number(&f["global_store_sectors"]),
+            number(&f["shared_load_wavefronts"]) + number(&f["shared_store_wavefronts"]),
+            number(&l["end_us"]) - number(&l["start_us"]),
+            if l["aborted"] == true { " (stopped: see above)" } else { "" }
+        ));
+    }
+    let end = transfers
+        .iter()
+        .chain(launches)
+        .map(|x| number(&x["end_us"]))
+        .fold(number(&record["host_us"]), f64::max);
+    out.push_str(&format!(
+        "  modelled time on the device's timeline: {end:.1} µs\n"
+    ));
+    let mut failures: Vec<(String, String, usize)> = Vec::new();
+    for f in list(&record["failures"]) {
+        let (call, name) = (
+            f["call"].as_str().unwrap_or("?"),
+            f["name"].as_str().unwrap_or("?"),
+        );
+        match failures.iter_mut().find(|(c, n, _)| c == call && n == name) {
+            Some(seen) => seen.2 += 1,
+            None => failures.push((call.to_string(), name.to_string(), 1)),
+        }
+    }
+    for (call, name, times) in failures.iter().take(5) {
+        let times = if *times == 1 {
+            String::new()
+        } else {
+            format!(" ({times} times)")
+        };
+        out.push_str(&format!("  {call} returned {name}{times}\n"));
+    }
+    let missing = list(&record["not_supported"]);
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().filter_map(|n| n.as_str()).collect();
+        out.push_str(&format!(
+            "  not implemented by the simulator's driver: {}\n",
+            names.join(", ")
+        ));
+    }
+    let leaked = number(&record["leaked_bytes"]);
+    if leaked > 0.0 {
+        out.push_str(&format!(
+            "  {leaked} bytes of device memory were never freed\n"
+        ));
+    }
+    out
+}
