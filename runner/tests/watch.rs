@@ -71,8 +71,23 @@ impl Watch {
         self.stdin.write_all(b"\n").unwrap();
     }
 
-    /// The process id of the worker (`runner __serve`) that watch runs now.
+    /// The process id of the worker (`runner __serve`) that watch runs now. A worker just
+    /// started shows its command line only once it has executed, which a loaded machine can
+    /// delay after the fork: look again for a few seconds.
     fn worker(&self) -> u32 {
+        let mut workers = Vec::new();
+        for _ in 0..50 {
+            workers = self.workers();
+            if workers.len() == 1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert_eq!(workers.len(), 1, "workers: {workers:?}\n{}", self.seen);
+        workers[0]
+    }
+
+    fn workers(&self) -> Vec<u32> {
         let tasks = format!("/proc/{}/task", self.child.id());
         let mut workers = Vec::new();
         for task in std::fs::read_dir(tasks).unwrap() {
@@ -84,8 +99,7 @@ impl Watch {
                 }
             }
         }
-        assert_eq!(workers.len(), 1, "workers: {workers:?}\n{}", self.seen);
-        workers[0]
+        workers
     }
 
     fn quit(mut self) {
