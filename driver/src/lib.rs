@@ -14,6 +14,7 @@
 //! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
+//! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
 //! asked for, and the simulator keeps it. What a GPU would overlap is left to the timeline of the
@@ -26,6 +27,7 @@ mod launch;
 mod memory;
 mod module;
 mod not_supported;
+mod proc_address;
 mod record;
 mod state;
 mod stream;

@@ -82,8 +82,6 @@ not_supported!(
     cuFuncSetSharedMemConfig,
     cuFuncSetSharedSize,
     cuGetExportTable,
-    cuGetProcAddress,
-    cuGetProcAddress_v2,
     cuGraphAddBatchMemOpNode,
     cuGraphAddChildGraphNode,
     cuGraphAddDependencies,

@@ -10,6 +10,19 @@ fn build_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
+/// The driver library: in deps/ after `cargo test`, beside it after `cargo build`.
+fn driver_library() -> PathBuf {
+    let build = build_dir();
+    let candidates = [
+        build.join("deps/libsimcuda.so"),
+        build.join("libsimcuda.so"),
+    ];
+    let found = candidates.iter().find(|p| p.exists());
+    found
+        .cloned()
+        .expect("libsimcuda.so is built by cargo test -p simdriver")
+}
+
 fn fixture_ptx() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/vector_add.ptx")
 }
@@ -17,8 +30,7 @@ fn fixture_ptx() -> PathBuf {
 /// Runs the example with the simulator's driver as libcuda; returns its output and record.
 fn run_example(args: &[&str]) -> (Output, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_dir().join("libsimcuda.so");
-    assert!(lib.exists(), "{} was not built", lib.display());
+    let lib = driver_library();
     for name in ["libcuda.so", "libcuda.so.1"] {
         std::os::unix::fs::symlink(&lib, dir.path().join(name)).unwrap();
     }

@@ -23,15 +23,17 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
-/// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner.
+/// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner (where
+/// `cargo build` puts it), else in `deps/` beside it (where `cargo test` leaves it).
 fn driver_library() -> anyhow::Result<PathBuf> {
     if let Some(path) = std::env::var_os("RUNNER_SIMCUDA") {
         return Ok(PathBuf::from(path));
     }
     let exe = std::env::current_exe().context("cannot find the runner's own program")?;
     let beside = exe.with_file_name("libsimcuda.so");
-    if beside.is_file() {
-        return Ok(beside);
+    let in_deps = exe.with_file_name("deps").join("libsimcuda.so");
+    if let Some(found) = [&beside, &in_deps].into_iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
     }
     bail!(
         "the simulator's CUDA driver ({}) is not built: build it with `cargo build -p simdriver` \

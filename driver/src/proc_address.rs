@@ -1,0 +1,82 @@
+//! `cuGetProcAddress`: how NVIDIA's Python bindings (and the CUDA runtime) find every other
+//! entry point. A name is looked up in this library itself, preferring its `_v2` form, which is
+//! what the base name means for every CUDA version this driver reports (CUDA 3.2 on); newer
+//! forms (`_v3`, `_v4`) take other arguments and are returned only when asked for by name.
+
+use crate::state::{call, put};
+use cudarc::driver::sys::{cudaError_enum as E, CUresult};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+/// This library's own handle, found from one of its functions.
+fn own_library() -> Option<*mut c_void> {
+    // SAFETY: dladdr only reads the address of one of our functions and fills `info`.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let ours = crate::device::cuInit as *const c_void;
+    // SAFETY: `ours` is a function of this library; `info` is writable.
+    if unsafe { libc::dladdr(ours, &mut info) } == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname names this library, which is loaded: RTLD_NOLOAD only finds it.
+    let handle = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    (!handle.is_null()).then_some(handle)
+}
+
+/// The address of `symbol` (or its `_v2` form) in this library.
+fn lookup(symbol: &str) -> Option<*mut c_void> {
+    let handle = own_library()?;
+    [format!("{symbol}_v2"), symbol.to_string()]
+        .into_iter()
+        .filter_map(|name| CString::new(name).ok())
+        .find_map(|name| {
+            // SAFETY: `handle` is a loaded library and `name` a NUL-terminated string.
+            let address = unsafe { libc::dlsym(handle, name.as_ptr()) };
+            (!address.is_null()).then_some(address)
+        })
+}
+
+/// `symbol_status` (when not null) gets 0 for found, 1 for not found.
+///
+/// # Safety
+/// `symbol` is NUL-terminated; `pfn` and `symbol_status` are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn cuGetProcAddress_v2(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    _cuda_version: c_int,
+    _flags: u64,
+    symbol_status: *mut c_int,
+) -> CUresult {
+    call("cuGetProcAddress_v2", |_| {
+        if symbol.is_null() || pfn.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let name = unsafe { CStr::from_ptr(symbol) }
+            .to_string_lossy()
+            .into_owned();
+        let found = lookup(&name);
+        // SAFETY: the caller's contract.
+        unsafe {
+            put(pfn, found.unwrap_or(std::ptr::null_mut()))?;
+            if !symbol_status.is_null() {
+                put(symbol_status, found.is_none() as c_int)?;
+            }
+        }
+        found.map(|_| ()).ok_or(E::CUDA_ERROR_NOT_FOUND)
+    })
+}
+
+/// The CUDA 11 form, without the status.
+///
+/// # Safety
+/// As [`cuGetProcAddress_v2`].
+#[no_mangle]
+pub unsafe extern "C" fn cuGetProcAddress(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    cuda_version: c_int,
+    flags: u64,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { cuGetProcAddress_v2(symbol, pfn, cuda_version, flags, std::ptr::null_mut()) }
+}
