@@ -178,3 +178,78 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
         Ok(())
     })
 }
+
+/// # Safety
+/// `config` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetCacheConfig(config: *mut c_int) -> CUresult {
+    call("cuCtxGetCacheConfig", |d| {
+        d.require_context()?;
+        // SAFETY: the caller's contract. CU_FUNC_CACHE_PREFER_NONE: the simulator has no
+        // L1/shared carve-out to prefer.
+        unsafe { put(config, 0) }
+    })
+}
+
+/// Accepted and ignored, as a GPU may ignore it.
+#[no_mangle]
+pub extern "C" fn cuCtxSetCacheConfig(_config: c_int) -> CUresult {
+    call("cuCtxSetCacheConfig", |d| d.require_context())
+}
+
+/// # Safety
+/// `config` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetSharedMemConfig(config: *mut c_int) -> CUresult {
+    call("cuCtxGetSharedMemConfig", |d| {
+        d.require_context()?;
+        // SAFETY: the caller's contract. Four-byte banks, the only size since compute 5.0.
+        unsafe { put(config, 1) }
+    })
+}
+
+/// # Safety
+/// Both pointers are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
+    least: *mut c_int,
+    greatest: *mut c_int,
+) -> CUresult {
+    call("cuCtxGetStreamPriorityRange", |d| {
+        d.require_context()?;
+        // SAFETY: the caller's contract; either may be null (not wanted). An H100's range.
+        unsafe {
+            if !least.is_null() {
+                put(least, 0)?;
+            }
+            if !greatest.is_null() {
+                put(greatest, -5)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `flags` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
+    call("cuCtxGetFlags", |d| {
+        d.require_context()?;
+        // SAFETY: the caller's contract.
+        unsafe { put(flags, 0) }
+    })
+}
+
+/// # Safety
+/// `version` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult {
+    call("cuCtxGetApiVersion", |d| {
+        if !ctx.is_null() {
+            context_index(d, ctx)?;
+        }
+        // SAFETY: the caller's contract. The context API version every current driver reports.
+        unsafe { put(version, 3020) }
+    })
+}

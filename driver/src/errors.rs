@@ -109,6 +109,16 @@ fn describe(code: u32) -> Option<(&'static CStr, &'static CStr)> {
             c"pointer does not correspond to a registered memory region",
         ),
         (
+            E::CUDA_ERROR_UNSUPPORTED_LIMIT,
+            c"CUDA_ERROR_UNSUPPORTED_LIMIT",
+            c"limit is not supported on this architecture",
+        ),
+        (
+            E::CUDA_ERROR_FILE_NOT_FOUND,
+            c"CUDA_ERROR_FILE_NOT_FOUND",
+            c"file not found",
+        ),
+        (
             E::CUDA_ERROR_UNKNOWN,
             c"CUDA_ERROR_UNKNOWN",
             c"unknown error",

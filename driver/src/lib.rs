@@ -11,6 +11,7 @@
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
 //! | `module` | PTX modules, their functions and globals |
 //! | `launch` | `cuLaunchKernel` on the simulator |
+//! | `occupancy` | occupancy queries and context limits, from the H100 model |
 //! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
@@ -27,6 +28,7 @@ mod launch;
 mod memory;
 mod module;
 mod not_supported;
+mod occupancy;
 mod proc_address;
 mod record;
 mod state;

@@ -37,6 +37,8 @@ pub(crate) struct Driver {
     pub contexts: Vec<bool>,
     pub current: Option<usize>,
     pub primary_retains: u32,
+    /// Context limits the program set (`cuCtxSetLimit`), by limit.
+    pub limits: HashMap<std::ffi::c_int, usize>,
     /// A kernel fault: every later call answers it, as a GPU's lost context does.
     pub sticky: Option<CUresult>,
     pub record: Record,
@@ -56,6 +58,7 @@ impl Driver {
             contexts: vec![true],
             current: None,
             primary_retains: 0,
+            limits: HashMap::new(),
             sticky: None,
             record: Record::default(),
         }

@@ -82,6 +82,50 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
             .not_supported
             .contains(&"cuArrayCreate_v2".to_string())));
 
+        // Occupancy from the H100 model, and context limits read back as set.
+        let ptx = concat!(
+            include_str!("../../sim/tests/fixtures/vector_add.ptx"),
+            "\0"
+        );
+        let mut module = std::ptr::null_mut();
+        assert_eq!(
+            crate::module::cuModuleLoadData(&mut module, ptx.as_ptr().cast()),
+            E::CUDA_SUCCESS
+        );
+        let mut function = std::ptr::null_mut();
+        let name = c"vector_add";
+        assert_eq!(
+            crate::module::cuModuleGetFunction(&mut function, module, name.as_ptr()),
+            E::CUDA_SUCCESS
+        );
+        let mut blocks = 0;
+        let occupancy = crate::occupancy::cuOccupancyMaxActiveBlocksPerMultiprocessor;
+        assert_eq!(occupancy(&mut blocks, function, 256, 0), E::CUDA_SUCCESS);
+        assert_eq!(blocks, 8, "2048 threads per SM");
+        assert_eq!(
+            occupancy(&mut blocks, function, 256, 100 * 1024),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(blocks, 2, "228 KiB of shared memory per SM");
+        let (mut grid, mut block) = (0, 0);
+        let potential = crate::occupancy::cuOccupancyMaxPotentialBlockSize;
+        assert_eq!(
+            potential(&mut grid, &mut block, function, None, 0, 0),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!((grid, block), (2 * 132, 1024));
+        let mut printf_buffer = 0usize;
+        let limits = crate::occupancy::cuCtxGetLimit;
+        assert_eq!(limits(&mut printf_buffer, 1), E::CUDA_SUCCESS);
+        assert_eq!(printf_buffer, 1 << 20);
+        assert_eq!(crate::occupancy::cuCtxSetLimit(1, 4 << 20), E::CUDA_SUCCESS);
+        assert_eq!(limits(&mut printf_buffer, 1), E::CUDA_SUCCESS);
+        assert_eq!(printf_buffer, 4 << 20);
+        assert_eq!(
+            limits(&mut printf_buffer, 99),
+            E::CUDA_ERROR_UNSUPPORTED_LIMIT
+        );
+
         assert_eq!(cuMemFreeHost(pinned), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_ERROR_INVALID_VALUE);

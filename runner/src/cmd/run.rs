@@ -57,6 +57,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let record_path = dir.path().join("record.json");
     let mut search = OsString::from(dir.path());
+    // Programs that compile their kernels with NVRTC find the course's (as libnvrtc.so, the
+    // name cudarc and others ask for first; its own folder after, for its builtins library).
+    if let Some(nvrtc) = course_nvrtc() {
+        let _ = std::os::unix::fs::symlink(&nvrtc, dir.path().join("libnvrtc.so"));
+        if let Some(folder) = nvrtc.parent() {
+            search.push(":");
+            search.push(folder);
+        }
+    }
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
         search.push(":");
         search.push(old);
@@ -99,6 +108,16 @@ fn dims(v: &Value) -> String {
         [x, y, z] => format!("({x}, {y}, {z})"),
         _ => v.to_string(),
     }
+}
+
+/// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as
+/// a file; none when there is none, which only programs that compile kernels notice.
+fn course_nvrtc() -> Option<PathBuf> {
+    let course = crate::session::find_course().ok();
+    let nvrtc =
+        crate::compile::nvrtc::Nvrtc::find(course.as_ref().map(|c| c.root.as_path())).ok()?;
+    let path = PathBuf::from(&nvrtc.path);
+    path.is_file().then_some(path)
 }
 
 fn number(v: &Value) -> f64 {
