@@ -39,6 +39,9 @@ fn a_host_program_runs_on_the_simulators_driver_and_its_copies_and_launch_are_su
         "to the device: 2 transfers of 8000 bytes, 0 with pinned host memory",
         "back to the host: 1 transfer of 4000 bytes",
         "launch vector_add <<<1, 1024>>>",
+        "timeline (modelled",
+        "stream 0  ",
+        "kernel vector_add",
     ] {
         assert!(run.stdout.contains(part), "{part}: {}", run.stdout);
     }

@@ -99,6 +99,76 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
+/// The operations on the modelled timeline, in the order they start, each with a bar across the
+/// program's span: where copies and kernels overlap (streams, pinned memory), the bars do too.
+fn timeline(transfers: &[Value], launches: &[Value], end: f64) -> String {
+    const SHOWN: usize = 16;
+    const WIDTH: f64 = 40.0;
+    let mut rows: Vec<(f64, f64, String, u64)> = transfers
+        .iter()
+        .map(|t| {
+            let memory = if t["pinned"] == true {
+                "pinned"
+            } else {
+                "pageable"
+            };
+            let bytes = number(&t["bytes"]);
+            let label = match t["direction"].as_str() {
+                Some("host_to_device") => format!("copy in  {bytes} bytes, {memory}"),
+                Some("device_to_host") => format!("copy out {bytes} bytes, {memory}"),
+                _ => format!("on the device: {bytes} bytes copied or set"),
+            };
+            (
+                number(&t["start_us"]),
+                number(&t["end_us"]),
+                label,
+                t["stream"].as_u64().unwrap_or(0),
+            )
+        })
+        .chain(launches.iter().map(|l| {
+            let label = format!("kernel {}", l["kernel"].as_str().unwrap_or("?"));
+            (
+                number(&l["start_us"]),
+                number(&l["end_us"]),
+                label,
+                l["stream"].as_u64().unwrap_or(0),
+            )
+        }))
+        .collect();
+    if rows.is_empty() || end <= 0.0 {
+        return String::new();
+    }
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out =
+        String::from("  timeline (modelled, µs from the first call; one row per operation):\n");
+    for (start, stop, label, stream) in rows.iter().take(SHOWN) {
+        let from = (start / end * WIDTH) as usize;
+        let to = ((stop / end * WIDTH).ceil() as usize).clamp(from + 1, WIDTH as usize);
+        let bar: String = (0..WIDTH as usize)
+            .map(|i| if (from..to).contains(&i) { '#' } else { '.' })
+            .collect();
+        out.push_str(&format!(
+            "    {start:>9.1} {stop:>9.1}  stream {stream}  {bar}  {label}\n"
+        ));
+    }
+    if rows.len() > SHOWN {
+        out.push_str(&format!(
+            "    ... and {} more (--json has them all)\n",
+            rows.len() - SHOWN
+        ));
+    }
+    out
+}
+
+/// `n` things, where the plural is not the singular and an s.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// `[x, y, z]` as `x`, `(x, y)` or `(x, y, z)`, as launches are written.
 fn dims(v: &Value) -> String {
     let d: Vec<u64> = list(v).iter().map(|x| x.as_u64().unwrap_or(0)).collect();
@@ -138,8 +208,12 @@ pub fn summary(record: &Value) -> String {
     let mut out = format!(
         "\nThrough the simulator's CUDA driver: {}, {}, {}, {}\n",
         count(calls as u64, "call"),
-        count(transfers.len() as u64, "copy or memset"),
-        count(launches.len() as u64, "launch"),
+        plural(
+            transfers.len() as u64,
+            "copy or memset",
+            "copies and memsets"
+        ),
+        plural(launches.len() as u64, "launch", "launches"),
         count(
             number(&record["synchronisations"]) as u64,
             "synchronisation"
@@ -194,6 +268,7 @@ pub fn summary(record: &Value) -> String {
     out.push_str(&format!(
         "  modelled time on the device's timeline: {end:.1} µs\n"
     ));
+    out.push_str(&timeline(transfers, launches, end));
     let mut failures: Vec<(String, String, usize)> = Vec::new();
     for f in list(&record["failures"]) {
         let (call, name) = (
