@@ -59,6 +59,47 @@ unsafe fn parameters(info: &sim::KernelInfo, params: *mut *mut c_void) -> Result
         .collect()
 }
 
+/// Each parameter's bytes from `extra`'s packed buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`, then
+/// `CU_LAUNCH_PARAM_BUFFER_SIZE`, then `CU_LAUNCH_PARAM_END`), laid out as the kernel's
+/// parameters are: each at the next multiple of its alignment.
+///
+/// # Safety
+/// `extra` is a list of (key, value) pointers ended by a null key, as the driver API defines.
+unsafe fn packed_parameters(
+    info: &sim::KernelInfo,
+    extra: *mut *mut c_void,
+) -> Result<Vec<Vec<u8>>> {
+    let (mut buffer, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+    for pair in 0..16 {
+        // SAFETY: keys and values alternate until the null key, by the caller's contract.
+        let (key, value) = unsafe { (*extra.add(2 * pair) as usize, *extra.add(2 * pair + 1)) };
+        match key {
+            0 => break,
+            1 => buffer = value.cast(),
+            // SAFETY: the size's value points at a size_t.
+            2 if !value.is_null() => size = Some(unsafe { *value.cast::<usize>() }),
+            _ => return Err(E::CUDA_ERROR_INVALID_VALUE),
+        }
+    }
+    let size = size.ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+    if buffer.is_null() {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: the buffer holds `size` bytes, by the caller's contract.
+    let bytes = unsafe { std::slice::from_raw_parts(buffer, size) };
+    let mut offset = 0usize;
+    info.params
+        .iter()
+        .map(|p| {
+            offset = offset.next_multiple_of(p.align.max(1) as usize);
+            let end = offset + p.size_bytes as usize;
+            let slice = bytes.get(offset..end).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+            offset = end;
+            Ok(slice.to_vec())
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn launch(
     d: &mut Driver,
@@ -132,7 +173,8 @@ fn launch(
 }
 
 /// # Safety
-/// `params` holds a valid pointer to each kernel parameter's bytes (`extra` is not supported).
+/// `params` holds a valid pointer to each kernel parameter's bytes, or is null and `extra` is a
+/// packed parameter buffer's description.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernel(
     function: CUfunction,
@@ -149,14 +191,14 @@ pub unsafe extern "C" fn cuLaunchKernel(
 ) -> CUresult {
     call("cuLaunchKernel", |d| {
         d.require_context()?;
-        if params.is_null() && !extra.is_null() {
-            eprintln!("simcuda: cuLaunchKernel with `extra` (a packed parameter buffer) is not supported; pass kernelParams");
-            return Err(E::CUDA_ERROR_NOT_SUPPORTED);
-        }
         let (module, kernel) = function_of(d, function)?;
         let info = module.kernel(&kernel).ok_or(E::CUDA_ERROR_INVALID_HANDLE)?;
         // SAFETY: the caller's contract.
-        let params = unsafe { parameters(&info, params) }?;
+        let params = if params.is_null() && !extra.is_null() {
+            unsafe { packed_parameters(&info, extra) }?
+        } else {
+            unsafe { parameters(&info, params) }?
+        };
         let grid = [grid_x, grid_y, grid_z];
         let block = [block_x, block_y, block_z];
         launch(d, function, grid, block, shared_bytes, stream, params)

@@ -126,6 +126,52 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
             E::CUDA_ERROR_UNSUPPORTED_LIMIT
         );
 
+        // A launch whose parameters come packed in one buffer (`extra`), as some programs pass
+        // them: three pointers and an int, each at its alignment.
+        let n = 40usize;
+        let (mut a, mut b, mut c) = (0u64, 0u64, 0u64);
+        for (ptr, fill) in [(&mut a, 1.5f32), (&mut b, 2.0), (&mut c, 0.0)] {
+            assert_eq!(cuMemAlloc_v2(ptr, 4 * n), E::CUDA_SUCCESS);
+            let host = vec![fill; n];
+            assert_eq!(
+                cuMemcpyHtoD_v2(*ptr, host.as_ptr().cast(), 4 * n),
+                E::CUDA_SUCCESS
+            );
+        }
+        let mut packed = Vec::new();
+        for ptr in [a, b, c] {
+            packed.extend_from_slice(&ptr.to_le_bytes());
+        }
+        packed.extend_from_slice(&(n as i32).to_le_bytes());
+        let mut size = packed.len();
+        let mut extra = [
+            std::ptr::without_provenance_mut(1), // CU_LAUNCH_PARAM_BUFFER_POINTER
+            packed.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(2), // CU_LAUNCH_PARAM_BUFFER_SIZE
+            (&mut size as *mut usize).cast(),
+            std::ptr::null_mut(),
+        ];
+        let launched = crate::launch::cuLaunchKernel(
+            function,
+            1,
+            1,
+            1,
+            64,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            extra.as_mut_ptr(),
+        );
+        assert_eq!(launched, E::CUDA_SUCCESS);
+        let mut sums = vec![0f32; n];
+        assert_eq!(
+            cuMemcpyDtoH_v2(sums.as_mut_ptr().cast(), c, 4 * n),
+            E::CUDA_SUCCESS
+        );
+        assert!(sums.iter().all(|&s| s == 3.5), "{sums:?}");
+
         assert_eq!(cuMemFreeHost(pinned), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_ERROR_INVALID_VALUE);
