@@ -34,5 +34,12 @@ lines = [
 ]
 lines += [f"    {n}," for n in missing]
 lines += [");", ""]
+lines += [
+    "/// The entry points above, by name (a `_v2` form among them is not what its base name means",
+    "/// here: `cuGetProcAddress` passes over it).",
+    "pub(crate) const NAMES: &[&str] = &[",
+]
+lines += [f'    "{n}",' for n in missing]
+lines += ["];", ""]
 (here / "src" / "not_supported.rs").write_text("\n".join(lines))
 print(f"{len(missing)} entry points not implemented, {len(wanted) - len(missing)} implemented")

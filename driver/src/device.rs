@@ -20,7 +20,6 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
         }
         d.initialised = true;
-        crate::record::write_when_the_program_exits();
         Ok(())
     })
 }

@@ -1,9 +1,10 @@
 //! `cuGetProcAddress`: how NVIDIA's Python bindings (and the CUDA runtime) find every other
-//! entry point. A name is looked up in this library itself, preferring its `_v2` form, which is
-//! what the base name means for every CUDA version this driver reports (CUDA 3.2 on); newer
-//! forms (`_v3`, `_v4`) take other arguments and are returned only when asked for by name.
+//! entry point. A name is looked up in this library itself, preferring the `_v2` form this driver
+//! implements (`cuMemAlloc` means `cuMemAlloc_v2` since CUDA 3.2), else the name itself; a `_v2`
+//! this driver only stubs is passed over, since some take other arguments than their base name
+//! (`cuCtxSynchronize_v2` takes a context) and the base name is what the program asked for.
 
-use crate::state::{call, put};
+use crate::state::{call_with, put};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
@@ -21,10 +22,18 @@ fn own_library() -> Option<*mut c_void> {
     (!handle.is_null()).then_some(handle)
 }
 
-/// The address of `symbol` (or its `_v2` form) in this library.
+/// The address of `symbol` (or its implemented `_v2` form) in this library.
 fn lookup(symbol: &str) -> Option<*mut c_void> {
     let handle = own_library()?;
-    [format!("{symbol}_v2"), symbol.to_string()]
+    let v2 = format!("{symbol}_v2");
+    let implemented = !crate::not_supported::NAMES.contains(&v2.as_str());
+    let mut names = Vec::new();
+    if implemented {
+        names.push(v2.clone());
+    }
+    names.push(symbol.to_string());
+    names.push(v2);
+    names
         .into_iter()
         .filter_map(|name| CString::new(name).ok())
         .find_map(|name| {
@@ -46,7 +55,8 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
     _flags: u64,
     symbol_status: *mut c_int,
 ) -> CUresult {
-    call("cuGetProcAddress_v2", |_| {
+    // Bindings look every entry point up before they call cuInit, as the real driver allows.
+    call_with("cuGetProcAddress_v2", true, |_| {
         if symbol.is_null() || pfn.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
         }

@@ -110,6 +110,8 @@ pub(crate) fn call_with(
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let driver = guard.get_or_insert_with(Driver::new);
+    // The record is written however far the program got, even if it never called cuInit.
+    crate::record::write_when_the_program_exits();
     driver.record.count(name);
     if !driver.initialised && !before_init {
         return driver.record.failed(name, E::CUDA_ERROR_NOT_INITIALIZED);

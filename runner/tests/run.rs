@@ -84,3 +84,33 @@ fn a_program_that_never_calls_the_driver_is_told_so_and_keeps_its_exit_code() {
         run.all()
     );
 }
+
+#[test]
+fn nvidias_cuda_python_bindings_run_a_program_unchanged_on_the_simulators_driver() {
+    let course = TestCourse::new();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let bindings = root.join(".cuda-python");
+    assert!(
+        bindings.join("cuda/bindings").is_dir(),
+        "CUDA Python is not installed in {}: run scripts/test-setup",
+        bindings.display()
+    );
+    let program = TestCourse::fixture("cuda_python/vector_add.py");
+    let output = course
+        .command(&["run", "--", "python3", &program, &ptx()])
+        .env("PYTHONPATH", &bindings)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for part in [
+        "device: NVIDIA H100 (simulated",
+        "wrong: 0",
+        "to the device: 2 transfers of 8000 bytes",
+        "launch vector_add <<<4, 256>>>",
+    ] {
+        assert!(stdout.contains(part), "{part}: {stdout}\n{stderr}");
+    }
+    assert!(!stdout.contains("never freed"), "{stdout}");
+}
