@@ -53,6 +53,11 @@ fn entry_points_are_found_by_name_and_the_base_name_means_the_v2_form() {
             ask("cuLaunchKernel"),
             (0, symbol(handle, "cuLaunchKernel"), 0)
         );
+        // cuCtxSynchronize_v2 takes a context: a stub here, not what the base name means.
+        assert_eq!(
+            ask("cuCtxSynchronize").1,
+            symbol(handle, "cuCtxSynchronize")
+        );
         // Not implemented, but exported: found, and it names itself when called.
         assert_eq!(ask("cuArrayCreate").1, symbol(handle, "cuArrayCreate_v2"));
         let (result, pfn, status) = ask("cuNoSuchEntryPoint");
