@@ -204,3 +204,39 @@ pub unsafe extern "C" fn cuLaunchKernel(
         launch(d, function, grid, block, shared_bytes, stream, params)
     })
 }
+
+/// The launch with a configuration struct (CUDA 12), as cuda.core and Numba launch. Launch
+/// attributes (clusters, cooperative launches, priorities) are not looked at: a kernel that needs
+/// one to be correct (a grid-wide barrier) fails in the simulator, naming what it needs.
+///
+/// # Safety
+/// `config` points at a launch configuration; `params` and `extra` as for [`cuLaunchKernel`].
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernelEx(
+    config: *const cudarc::driver::sys::CUlaunchConfig,
+    function: CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    if config.is_null() {
+        return crate::state::call("cuLaunchKernelEx", |_| Err(E::CUDA_ERROR_INVALID_VALUE));
+    }
+    // SAFETY: non-null, and a launch configuration by the caller's contract.
+    let c = unsafe { &*config };
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cuLaunchKernel(
+            function,
+            c.gridDimX,
+            c.gridDimY,
+            c.gridDimZ,
+            c.blockDimX,
+            c.blockDimY,
+            c.blockDimZ,
+            c.sharedMemBytes,
+            c.hStream,
+            params,
+            extra,
+        )
+    }
+}

@@ -10,7 +10,9 @@
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
 //! | `module` | PTX modules, their functions and globals |
+//! | `library` | the CUDA 12 library API: modules and kernels loaded in no context |
 //! | `launch` | `cuLaunchKernel` on the simulator |
+//! | `link` | the driver's linker, for one PTX input (Numba, cuda.core) |
 //! | `occupancy` | occupancy queries and context limits, from the H100 model |
 //! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
@@ -25,6 +27,8 @@ mod context;
 mod device;
 mod errors;
 mod launch;
+mod library;
+mod link;
 mod memory;
 mod module;
 mod not_supported;

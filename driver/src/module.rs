@@ -5,9 +5,15 @@ use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUmodule, CUresult};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::Arc;
 
-/// Loads PTX text; machine code (ELF or a fat binary) is refused with what to do instead.
+/// Loads PTX text in the current context; machine code (ELF or a fat binary) is refused with
+/// what to do instead.
 fn load(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
     d.require_context()?;
+    load_anywhere(d, image)
+}
+
+/// Loads PTX text, in no context in particular (a library, in the driver's words).
+pub(crate) fn load_anywhere(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
     let machine_code =
         image.starts_with(b"\x7fELF") || image.starts_with(&[0x50, 0xed, 0x55, 0xba]);
     if machine_code {
@@ -33,7 +39,7 @@ fn load(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
 ///
 /// # Safety
 /// `image` is a NUL-terminated image, as the driver API requires of PTX.
-unsafe fn image_bytes<'a>(image: *const c_void) -> Result<&'a [u8]> {
+pub(crate) unsafe fn image_bytes<'a>(image: *const c_void) -> Result<&'a [u8]> {
     if image.is_null() {
         return Err(E::CUDA_ERROR_INVALID_VALUE);
     }
@@ -93,7 +99,7 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, path: *const c_char
     })
 }
 
-fn module_of(d: &Driver, module: CUmodule) -> Result<(usize, Arc<sim::Module>)> {
+pub(crate) fn module_of(d: &Driver, module: CUmodule) -> Result<(usize, Arc<sim::Module>)> {
     let i = index(module)?;
     match d.modules.get(i) {
         Some(Some(m)) => Ok((i, m.module.clone())),

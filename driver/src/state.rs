@@ -29,6 +29,7 @@ pub(crate) struct Driver {
     /// Streams created (index 0 is the default stream, always there).
     pub streams: Vec<bool>,
     pub events: Vec<Option<Event>>,
+    pub links: Vec<Option<crate::link::Link>>,
     /// Device allocations: start and size.
     pub allocations: HashMap<u64, u64>,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
@@ -53,6 +54,7 @@ impl Driver {
             functions: Vec::new(),
             streams: vec![true],
             events: Vec::new(),
+            links: Vec::new(),
             allocations: HashMap::new(),
             pinned: Vec::new(),
             contexts: vec![true],

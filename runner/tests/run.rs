@@ -85,32 +85,55 @@ fn a_program_that_never_calls_the_driver_is_told_so_and_keeps_its_exit_code() {
     );
 }
 
+/// The course's CUDA Python environment (scripts/install-cuda-python).
+fn python() -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join(".cuda-python/bin/python");
+    assert!(
+        python.exists(),
+        "CUDA Python is not installed in .cuda-python/: run scripts/test-setup"
+    );
+    python.display().to_string()
+}
+
+/// `runner run` on a Python program of the fixtures; its stdout, after checking it succeeded.
+fn run_python(course: &TestCourse, program: &str, args: &[&str]) -> String {
+    let program = TestCourse::fixture(program);
+    let mut command = vec!["run", "--", "PYTHON", program.as_str()];
+    command.extend_from_slice(args);
+    let python = python();
+    command[2] = &python;
+    let run = course.run(&command);
+    assert_eq!(run.code, 0, "{}", run.all());
+    run.stdout
+}
+
 #[test]
 fn nvidias_cuda_python_bindings_run_a_program_unchanged_on_the_simulators_driver() {
     let course = TestCourse::new();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let bindings = root.join(".cuda-python");
-    assert!(
-        bindings.join("cuda/bindings").is_dir(),
-        "CUDA Python is not installed in {}: run scripts/test-setup",
-        bindings.display()
-    );
-    let program = TestCourse::fixture("cuda_python/vector_add.py");
-    let output = course
-        .command(&["run", "--", "python3", &program, &ptx()])
-        .env("PYTHONPATH", &bindings)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let stdout = run_python(&course, "cuda_python/vector_add.py", &[&ptx()]);
     for part in [
         "device: NVIDIA H100 (simulated",
         "wrong: 0",
         "to the device: 2 transfers of 8000 bytes",
         "launch vector_add <<<4, 256>>>",
     ] {
-        assert!(stdout.contains(part), "{part}: {stdout}\n{stderr}");
+        assert!(stdout.contains(part), "{part}: {stdout}");
     }
     assert!(!stdout.contains("never freed"), "{stdout}");
+}
+
+#[test]
+fn a_numba_kernel_runs_on_the_simulators_driver_and_its_implicit_copies_show() {
+    let course = TestCourse::new();
+    let stdout = run_python(&course, "cuda_python/numba_add.py", &[]);
+    for part in [
+        "wrong: 0",
+        // Numba copies the three host arrays in, and all three back, input or not.
+        "to the device: 3 transfers of 12000 bytes",
+        "back to the host: 3 transfers of 12000 bytes",
+        "launch __main__::add <<<4, 256>>>",
+    ] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
 }

@@ -126,7 +126,7 @@ fn timeline(transfers: &[Value], launches: &[Value], end: f64) -> String {
             )
         })
         .chain(launches.iter().map(|l| {
-            let label = format!("kernel {}", l["kernel"].as_str().unwrap_or("?"));
+            let label = format!("kernel {}", short_name(l["kernel"].as_str().unwrap_or("?")));
             (
                 number(&l["start_us"]),
                 number(&l["end_us"]),
@@ -158,6 +158,39 @@ fn timeline(transfers: &[Value], launches: &[Value], end: f64) -> String {
         ));
     }
     out
+}
+
+/// A kernel's name as its source wrote it, for C++ names (`_Z4spinPf` is `spin`) and Numba's
+/// (`_ZN8__main__3addB2v1B92...E5ArrayIf...` is `__main__::add`): the mangled name's
+/// components up to the first that is not a plain name. Anything else is shown as it is.
+fn short_name(mangled: &str) -> String {
+    let Some(rest) = mangled.strip_prefix("_Z") else {
+        return mangled.to_string();
+    };
+    let (mut rest, nested) = match rest.strip_prefix('N') {
+        Some(inner) => (inner, true),
+        None => (rest, false),
+    };
+    let mut parts = Vec::new();
+    loop {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let Ok(len) = rest[..digits].parse::<usize>() else {
+            break;
+        };
+        let Some(part) = rest.get(digits..digits + len) else {
+            break;
+        };
+        parts.push(part);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
+        }
+    }
+    if parts.is_empty() {
+        mangled.to_string()
+    } else {
+        parts.join("::")
+    }
 }
 
 /// `n` things, where the plural is not the singular and an s.
@@ -251,7 +284,7 @@ pub fn summary(record: &Value) -> String {
         let f = &l["figures"];
         out.push_str(&format!(
             "  launch {} <<<{}, {}>>>: {} global sectors, {} shared wavefronts, {:.1} µs modelled{}\n",
-            l["kernel"].as_str().unwrap_or("?"),
+            short_name(l["kernel"].as_str().unwrap_or("?")),
             dims(&l["grid"]),
             dims(&l["block"]),
             number(&f["global_load_sectors"]) + number(&f["global_store_sectors"]),
@@ -303,4 +336,20 @@ pub fn summary(record: &Value) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn mangled_kernel_names_are_shown_as_written() {
+        assert_eq!(short_name("_Z4spinxPx"), "spin");
+        assert_eq!(
+            short_name("_ZN8__main__3addB2v1B92cw51cXTLSUwE5ArrayIfLi1E"),
+            "__main__::add"
+        );
+        assert_eq!(short_name("vector_add"), "vector_add");
+        assert_eq!(short_name("_Zbad"), "_Zbad");
+    }
 }

@@ -1,0 +1,127 @@
+//! The library API (CUDA 12): modules loaded in no context in particular, and their kernels. Here
+//! a library is a module and a kernel is a function (one device, one address space), so each
+//! handle is also valid as the other.
+
+use crate::module::{function_of, image_bytes, load_anywhere, module_of};
+use crate::state::{call, handle, put};
+use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUmodule, CUresult};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+
+/// # Safety
+/// `library` is null or valid for a write; `code` is a NUL-terminated PTX image.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cuLibraryLoadData(
+    library: *mut CUmodule,
+    code: *const c_void,
+    _jit_options: *mut c_int,
+    _jit_values: *mut *mut c_void,
+    _num_jit_options: c_uint,
+    _library_options: *mut c_int,
+    _library_values: *mut *mut c_void,
+    _num_library_options: c_uint,
+) -> CUresult {
+    call("cuLibraryLoadData", |d| {
+        // SAFETY: the caller's contract.
+        let loaded = load_anywhere(d, unsafe { image_bytes(code) }?)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(library, loaded) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuLibraryUnload(library: CUmodule) -> CUresult {
+    call("cuLibraryUnload", |d| {
+        let (i, _) = module_of(d, library)?;
+        d.modules[i] = None;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `module` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetModule(module: *mut CUmodule, library: CUmodule) -> CUresult {
+    call("cuLibraryGetModule", |d| {
+        module_of(d, library)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(module, library) }
+    })
+}
+
+/// # Safety
+/// `kernel` is null or valid for a write; `name` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetKernel(
+    kernel: *mut CUfunction,
+    library: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    call("cuLibraryGetKernel", |d| {
+        let (i, m) = module_of(d, library)?;
+        if name.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
+        d.functions.push((i, name));
+        // SAFETY: the caller's contract.
+        unsafe { put(kernel, handle(d.functions.len() - 1)) }
+    })
+}
+
+/// # Safety
+/// `function` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelGetFunction(
+    function: *mut CUfunction,
+    kernel: CUfunction,
+) -> CUresult {
+    call("cuKernelGetFunction", |d| {
+        function_of(d, kernel)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(function, kernel) }
+    })
+}
+
+/// # Safety
+/// `value` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelGetAttribute(
+    value: *mut c_int,
+    attrib: c_int,
+    kernel: CUfunction,
+    _dev: c_int,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { crate::module::cuFuncGetAttribute(value, attrib, kernel) }
+}
+
+/// Accepted, as for functions.
+#[no_mangle]
+pub extern "C" fn cuKernelSetAttribute(
+    _attrib: c_int,
+    _value: c_int,
+    kernel: CUfunction,
+    _dev: c_int,
+) -> CUresult {
+    call("cuKernelSetAttribute", |d| {
+        function_of(d, kernel).map(|_| ())
+    })
+}
+
+/// # Safety
+/// As `cuModuleGetGlobal_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetGlobal(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    library: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { crate::module::cuModuleGetGlobal_v2(dptr, bytes, library, name) }
+}

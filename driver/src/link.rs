@@ -1,0 +1,156 @@
+//! The driver's linker (`cuLinkCreate` ... `cuLinkComplete`), as Numba and cuda.core use it to
+//! turn their PTX into a loadable image. The simulator loads PTX, so linking one PTX input gives
+//! that PTX back as the image; more than one input, or machine code, is refused with the reason
+//! (linking PTX modules together is not done here yet).
+
+use crate::state::{call, handle, index, put, Driver, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUresult};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+
+/// What a link collects: its PTX inputs, and the image once complete (kept until destroyed,
+/// as the driver keeps it).
+#[derive(Default)]
+pub(crate) struct Link {
+    inputs: Vec<Vec<u8>>,
+    image: Vec<u8>,
+}
+
+/// `CU_JIT_INPUT_PTX`.
+const INPUT_PTX: c_int = 1;
+
+fn link_mut(d: &mut Driver, state: *mut c_void) -> Result<&mut Link> {
+    let i = index(state)?;
+    match d.links.get_mut(i) {
+        Some(Some(link)) => Ok(link),
+        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str) -> Result {
+    let link = link_mut(d, state)?;
+    if kind != INPUT_PTX {
+        eprintln!(
+            "simcuda: cuLinkAdd was given {name} as machine code or an archive (input type {kind}); \
+             the simulator links PTX only"
+        );
+        return Err(E::CUDA_ERROR_NOT_SUPPORTED);
+    }
+    // PTX may come with or without its terminating NUL.
+    let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+    link.inputs.push(text.to_vec());
+    Ok(())
+}
+
+/// # Safety
+/// `state` is null or valid for a write; options are ignored (there is nothing to compile).
+#[no_mangle]
+pub unsafe extern "C" fn cuLinkCreate_v2(
+    _num_options: c_uint,
+    _options: *mut c_int,
+    _values: *mut *mut c_void,
+    state: *mut *mut c_void,
+) -> CUresult {
+    call("cuLinkCreate_v2", |d| {
+        d.require_context()?;
+        d.links.push(Some(Link::default()));
+        // SAFETY: the caller's contract.
+        unsafe { put(state, handle(d.links.len() - 1)) }
+    })
+}
+
+/// # Safety
+/// `data` holds `size` bytes; `name` is null or NUL-terminated.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cuLinkAddData_v2(
+    state: *mut c_void,
+    kind: c_int,
+    data: *mut c_void,
+    size: usize,
+    name: *const c_char,
+    _num_options: c_uint,
+    _options: *mut c_int,
+    _values: *mut *mut c_void,
+) -> CUresult {
+    call("cuLinkAddData_v2", |d| {
+        if data.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) };
+        let name = if name.is_null() {
+            "an input".to_string()
+        } else {
+            // SAFETY: NUL-terminated by the caller's contract.
+            unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        add(d, state, kind, bytes, &name)
+    })
+}
+
+/// # Safety
+/// `path` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn cuLinkAddFile_v2(
+    state: *mut c_void,
+    kind: c_int,
+    path: *const c_char,
+    _num_options: c_uint,
+    _options: *mut c_int,
+    _values: *mut *mut c_void,
+) -> CUresult {
+    call("cuLinkAddFile_v2", |d| {
+        if path.is_null() {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: NUL-terminated by the caller's contract.
+        let path = unsafe { CStr::from_ptr(path) }
+            .to_string_lossy()
+            .into_owned();
+        let bytes = std::fs::read(&path).map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
+        add(d, state, kind, &bytes, &path)
+    })
+}
+
+/// # Safety
+/// `image` and `size` are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn cuLinkComplete(
+    state: *mut c_void,
+    image: *mut *mut c_void,
+    size: *mut usize,
+) -> CUresult {
+    call("cuLinkComplete", |d| {
+        let link = link_mut(d, state)?;
+        let [only] = link.inputs.as_slice() else {
+            eprintln!(
+                "simcuda: cuLinkComplete with {} PTX inputs: the simulator links exactly one",
+                link.inputs.len()
+            );
+            return Err(E::CUDA_ERROR_NOT_SUPPORTED);
+        };
+        let mut bytes = only.clone();
+        bytes.push(0);
+        link.image = bytes;
+        let (ptr, len) = (link.image.as_mut_ptr().cast::<c_void>(), link.image.len());
+        // SAFETY: the caller's contract; the image lives until cuLinkDestroy.
+        unsafe {
+            put(image, ptr)?;
+            if !size.is_null() {
+                put(size, len)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuLinkDestroy(state: *mut c_void) -> CUresult {
+    call("cuLinkDestroy", |d| {
+        link_mut(d, state)?;
+        d.links[index(state)?] = None;
+        Ok(())
+    })
+}
