@@ -137,3 +137,20 @@ fn a_numba_kernel_runs_on_the_simulators_driver_and_its_implicit_copies_show() {
         assert!(stdout.contains(part), "{part}: {stdout}");
     }
 }
+
+#[test]
+fn numbas_device_arrays_shared_memory_atomics_random_states_and_ufuncs_run_on_the_simulator() {
+    let course = TestCourse::new();
+    let stdout = run_python(&course, "cuda_python/numba_features.py", &[]);
+    for part in [
+        "gpus: [\"NVIDIA H100 (simulated",
+        "device arrays: True",
+        "shared memory: True",
+        "atomics: True",
+        "random: True",
+        "vectorize: True",
+        "launch __main__::block_sum <<<32, 128>>>",
+    ] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
+}
