@@ -154,3 +154,12 @@ fn numbas_device_arrays_shared_memory_atomics_random_states_and_ufuncs_run_on_th
         assert!(stdout.contains(part), "{part}: {stdout}");
     }
 }
+
+#[test]
+fn cuda_cores_program_api_compiles_with_the_courses_nvrtc_and_launches_on_the_simulator() {
+    let course = TestCourse::new();
+    let stdout = run_python(&course, "cuda_python/core_program.py", &[]);
+    for part in ["cuda.core: True", "launch scale <<<4, 256>>>", "stream 1"] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
+}
