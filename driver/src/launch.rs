@@ -100,6 +100,21 @@ unsafe fn packed_parameters(
         .collect()
 }
 
+/// The lines that moved memory, costliest first (global sectors plus shared wavefronts).
+fn costliest_lines(lines: &[sim::LineFigures]) -> Vec<sim::LineFigures> {
+    let cost = |l: &sim::LineFigures| {
+        let f = &l.figures;
+        f.global_load_sectors
+            + f.global_store_sectors
+            + f.global_atomic_sectors
+            + f.shared_load_wavefronts
+            + f.shared_store_wavefronts
+    };
+    let mut moved: Vec<sim::LineFigures> = lines.iter().filter(|l| cost(l) > 0).cloned().collect();
+    moved.sort_by_key(|l| std::cmp::Reverse(cost(l)));
+    moved
+}
+
 #[allow(clippy::too_many_arguments)]
 fn launch(
     d: &mut Driver,
@@ -154,6 +169,7 @@ fn launch(
             shared_bytes,
             stream,
             figures: report.figures.clone(),
+            lines: costliest_lines(&report.lines),
             warp_instructions: report.warp_instructions,
             diagnostics: report
                 .diagnostics

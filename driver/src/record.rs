@@ -48,6 +48,9 @@ pub struct Launch {
     pub shared_bytes: u32,
     pub stream: usize,
     pub figures: sim::Figures,
+    /// Per source line with memory traffic (where the PTX has line information: NVRTC's
+    /// `-lineinfo`, Numba's `lineinfo=True`), costliest first.
+    pub lines: Vec<sim::LineFigures>,
     pub warp_instructions: u64,
     pub diagnostics: Vec<String>,
     pub aborted: bool,

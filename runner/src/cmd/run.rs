@@ -193,6 +193,35 @@ fn short_name(mangled: &str) -> String {
     }
 }
 
+/// A launch's three costliest source lines, with their text where the file can be read.
+fn busiest_lines(lines: &Value) -> String {
+    let mut out = String::new();
+    for l in list(lines).iter().take(3) {
+        let (file, line) = (
+            l["file"].as_str().unwrap_or("?"),
+            l["line"].as_u64().unwrap_or(0),
+        );
+        let f = &l["figures"];
+        let sectors = number(&f["global_load_sectors"])
+            + number(&f["global_store_sectors"])
+            + number(&f["global_atomic_sectors"]);
+        let wavefronts =
+            number(&f["shared_load_wavefronts"]) + number(&f["shared_store_wavefronts"]);
+        let text = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .nth(line.saturating_sub(1) as usize)
+                    .map(|s| s.trim().to_string())
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "      {file}:{line}  {sectors} sectors, {wavefronts} wavefronts  {text}\n"
+        ));
+    }
+    out
+}
+
 /// `n` things, where the plural is not the singular and an s.
 fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
@@ -292,6 +321,7 @@ pub fn summary(record: &Value) -> String {
             number(&l["end_us"]) - number(&l["start_us"]),
             if l["aborted"] == true { " (stopped: see above)" } else { "" }
         ));
+        out.push_str(&busiest_lines(&l["lines"]));
     }
     let end = transfers
         .iter()
