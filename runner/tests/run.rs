@@ -165,3 +165,20 @@ fn cuda_cores_program_api_compiles_with_the_courses_nvrtc_and_launches_on_the_si
         assert!(stdout.contains(part), "{part}: {stdout}");
     }
 }
+
+#[test]
+fn python_means_the_courses_cuda_python_environment() {
+    let course = TestCourse::new();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::os::unix::fs::symlink(root.join(".cuda-python"), course.path(".cuda-python")).unwrap();
+    let program = TestCourse::fixture("cuda_python/vector_add.py");
+    let run = course.run(&["run", "--", "python", &program, &ptx()]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("wrong: 0"), "{}", run.all());
+    assert!(
+        run.stderr
+            .contains("Python from the course's CUDA Python environment"),
+        "{}",
+        run.stderr
+    );
+}

@@ -74,7 +74,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .command
         .split_first()
         .context("give the program to run")?;
-    let status = std::process::Command::new(program)
+    let program = course_python(program).unwrap_or_else(|| PathBuf::from(program));
+    let status = std::process::Command::new(&program)
         .args(rest)
         .env("LD_LIBRARY_PATH", search)
         .env("SIMCUDA_REPORT", &record_path)
@@ -240,6 +241,23 @@ fn dims(v: &Value) -> String {
         [x, y, z] => format!("({x}, {y}, {z})"),
         _ => v.to_string(),
     }
+}
+
+/// For `python` or `python3`, the course's CUDA Python environment (`.cuda-python/`, made by
+/// `scripts/install-cuda-python`) when it has one: the system's Python has no numba-cuda.
+fn course_python(program: &OsString) -> Option<PathBuf> {
+    if program != "python" && program != "python3" {
+        return None;
+    }
+    let course = crate::session::find_course().ok()?;
+    let python = course.root.join(".cuda-python/bin/python");
+    python.exists().then(|| {
+        eprintln!(
+            "(Python from the course's CUDA Python environment: {})",
+            python.display()
+        );
+        python
+    })
 }
 
 /// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as
