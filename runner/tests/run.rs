@@ -182,3 +182,22 @@ fn python_means_the_courses_cuda_python_environment() {
         run.stderr
     );
 }
+
+#[test]
+fn doctor_says_where_the_simulated_driver_and_cuda_python_are() {
+    let course = TestCourse::new();
+    let run = course.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("simulated CUDA driver"),
+        "{}",
+        run.all()
+    );
+    assert!(run.stdout.contains("libsimcuda.so"), "{}", run.all());
+    // The test course has no .cuda-python of its own: it says how to get one.
+    assert!(
+        run.stdout
+            .contains("not installed: scripts/install-cuda-python"),
+        "{}",
+        run.all()
+    );
+}

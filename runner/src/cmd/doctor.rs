@@ -20,6 +20,28 @@ fn bad(label: &str, text: impl std::fmt::Display) {
     println!("  {} {label:<22} {text}", "✗".red());
 }
 
+/// Something optional that is not there: said, not counted as a fault.
+fn absent(label: &str, text: impl std::fmt::Display) {
+    println!("  {} {label:<22} {text}", "-".dimmed());
+}
+
+/// What `runner run` needs: the simulator's driver library, and for Python programs the
+/// course's CUDA Python environment.
+fn host_programs(course: Option<&crate::course::Course>) {
+    match crate::cmd::run::driver_library() {
+        Ok(library) => ok("simulated CUDA driver", library.display()),
+        Err(e) => absent("simulated CUDA driver", format!("{e:#} (for `runner run`)")),
+    }
+    let python = course.map(|c| c.root.join(".cuda-python/bin/python"));
+    match python.filter(|p| p.exists()) {
+        Some(python) => ok("CUDA Python", python.display()),
+        None => absent(
+            "CUDA Python",
+            "not installed: scripts/install-cuda-python (for `runner run -- python prog.py`)",
+        ),
+    }
+}
+
 pub fn run() -> anyhow::Result<ExitCode> {
     println!("{}", "runner doctor".bold());
     let course = match find_course() {
@@ -115,6 +137,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Some(compiler) => probe(&mut SimBackend::new(), compiler, "simulator"),
         None => false,
     };
+    host_programs(course.as_ref());
     println!();
     if gpu_works {
         println!("Checks run on the GPU; `--backend sim` uses the simulator.");

@@ -25,7 +25,7 @@ pub struct RunArgs {
 
 /// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner (where
 /// `cargo build` puts it), else in `deps/` beside it (where `cargo test` leaves it).
-fn driver_library() -> anyhow::Result<PathBuf> {
+pub fn driver_library() -> anyhow::Result<PathBuf> {
     if let Some(path) = std::env::var_os("RUNNER_SIMCUDA") {
         return Ok(PathBuf::from(path));
     }
