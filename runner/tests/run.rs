@@ -83,6 +83,12 @@ fn a_program_that_never_calls_the_driver_is_told_so_and_keeps_its_exit_code() {
         "{}",
         run.all()
     );
+    let run = course.run(&["run", "--", "sh", "-c", "kill -9 $$"]);
+    assert!(
+        run.stderr.contains("was ended by signal 9"),
+        "{}",
+        run.all()
+    );
 }
 
 /// The course's CUDA Python environment (scripts/install-cuda-python).

@@ -84,11 +84,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let code = status.code().unwrap_or(1).clamp(0, 255) as u8;
     let Ok(text) = std::fs::read_to_string(&record_path) else {
-        eprintln!(
-            "{} made no call to the CUDA driver (a program linked to the CUDA runtime statically, \
-             or one that found no libcuda, never reaches the simulator)",
-            program.to_string_lossy()
-        );
+        let shown = program.display();
+        // The record is written when the program exits normally: a signal leaves none.
+        match std::os::unix::process::ExitStatusExt::signal(&status) {
+            Some(signal) => eprintln!(
+                "{shown} was ended by signal {signal} before the driver could write what it did"
+            ),
+            None => eprintln!(
+                "{shown} made no call to the CUDA driver (a program linked to the CUDA runtime \
+                 statically, or one that found no libcuda, never reaches the simulator)"
+            ),
+        }
         return Ok(ExitCode::from(code));
     };
     let record: Value = serde_json::from_str(&text).context("the driver's record is not JSON")?;
