@@ -56,7 +56,10 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
     symbol_status: *mut c_int,
 ) -> CUresult {
     // Bindings look every entry point up before they call cuInit, as the real driver allows.
-    call_with("cuGetProcAddress_v2", true, |_| {
+    // A name this driver lacks is answered NOT_FOUND, as the real driver answers names it lacks,
+    // but is no failure of the program's: bindings look up every entry point they know.
+    let mut missing = false;
+    let result = call_with("cuGetProcAddress_v2", true, |d| {
         if symbol.is_null() || pfn.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
         }
@@ -65,6 +68,9 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
             .to_string_lossy()
             .into_owned();
         let found = lookup(&name);
+        if found.is_none() && !d.record.not_found.contains(&name) {
+            d.record.not_found.push(name);
+        }
         // SAFETY: the caller's contract.
         unsafe {
             put(pfn, found.unwrap_or(std::ptr::null_mut()))?;
@@ -72,8 +78,14 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
                 put(symbol_status, found.is_none() as c_int)?;
             }
         }
-        found.map(|_| ()).ok_or(E::CUDA_ERROR_NOT_FOUND)
-    })
+        missing = found.is_none();
+        Ok(())
+    });
+    if result == E::CUDA_SUCCESS && missing {
+        E::CUDA_ERROR_NOT_FOUND
+    } else {
+        result
+    }
 }
 
 /// The CUDA 11 form, without the status.

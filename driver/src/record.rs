@@ -76,6 +76,9 @@ pub struct Record {
     pub synchronisations: u64,
     /// Entry points the program called that this driver does not implement.
     pub not_supported: Vec<String>,
+    /// Names asked of cuGetProcAddress that this driver does not have at all (a binding may
+    /// look up every entry point it knows; it fails only if it calls one).
+    pub not_found: Vec<String>,
     /// Device bytes allocated and not freed when the program ended.
     pub leaked_bytes: u64,
     /// The modelled time at which the host is (microseconds from the first call).
