@@ -91,6 +91,8 @@ pub struct Record {
 struct Timeline {
     /// When each stream's last operation ends.
     streams: Vec<f64>,
+    /// Streams created with CU_STREAM_NON_BLOCKING, which do not wait for the default stream.
+    non_blocking: Vec<bool>,
     /// When each engine is next free: copies in, copies out, kernels.
     engines: [f64; 3],
 }
@@ -120,7 +122,18 @@ impl Record {
         }
         let mut start = self.host_us.max(t.streams[stream]).max(t.engines[engine]);
         if stream == 0 {
-            start = t.streams.iter().copied().fold(start, f64::max);
+            // The (legacy) default stream waits for every blocking stream's work...
+            let blocking = t
+                .streams
+                .iter()
+                .zip(t.non_blocking.iter().chain(std::iter::repeat(&false)));
+            start = blocking
+                .filter(|(_, &non_blocking)| !non_blocking)
+                .map(|(&end, _)| end)
+                .fold(start, f64::max);
+        } else if !t.non_blocking.get(stream).copied().unwrap_or(false) {
+            // ... and a blocking stream's work waits for the default stream's.
+            start = start.max(t.streams[0]);
         }
         let end = start + us;
         t.streams[stream] = end;
@@ -169,6 +182,15 @@ impl Record {
         let (start, end) = self.place(launch.stream, 2, modelled_us, false);
         (launch.start_us, launch.end_us) = (start, end);
         self.launches.push(launch);
+    }
+
+    /// Notes a new stream and whether it was made non-blocking.
+    pub(crate) fn stream_created(&mut self, stream: usize, non_blocking: bool) {
+        let t = &mut self.timeline;
+        if t.non_blocking.len() <= stream {
+            t.non_blocking.resize(stream + 1, false);
+        }
+        t.non_blocking[stream] = non_blocking;
     }
 
     /// The host waits for `stream` (or for everything).

@@ -6,18 +6,23 @@ use crate::state::{call, handle, index, put, stream_handle, Driver, Event, Resul
 use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
 use std::ffi::c_uint;
 
-fn new_stream(d: &mut Driver) -> CUstream {
+/// `CU_STREAM_NON_BLOCKING`: the stream does not wait for the default stream, nor it for it.
+const NON_BLOCKING: c_uint = 1;
+
+fn new_stream(d: &mut Driver, flags: c_uint) -> CUstream {
     d.streams.push(true);
-    stream_handle(d.streams.len() - 1)
+    let index = d.streams.len() - 1;
+    d.record.stream_created(index, flags & NON_BLOCKING != 0);
+    stream_handle(index)
 }
 
 /// # Safety
 /// `stream` is null or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, _flags: c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, flags: c_uint) -> CUresult {
     call("cuStreamCreate", |d| {
         d.require_context()?;
-        let s = new_stream(d);
+        let s = new_stream(d, flags);
         // SAFETY: the caller's contract.
         unsafe { put(stream, s) }
     })
@@ -28,12 +33,12 @@ pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, _flags: c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreateWithPriority(
     stream: *mut CUstream,
-    _flags: c_uint,
+    flags: c_uint,
     _priority: i32,
 ) -> CUresult {
     call("cuStreamCreateWithPriority", |d| {
         d.require_context()?;
-        let s = new_stream(d);
+        let s = new_stream(d, flags);
         // SAFETY: the caller's contract.
         unsafe { put(stream, s) }
     })

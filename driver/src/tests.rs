@@ -172,6 +172,55 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         );
         assert!(sums.iter().all(|&s| s == 3.5), "{sums:?}");
 
+        // Work on two streams overlaps on the timeline (a copy engine and the compute engine);
+        // the legacy default stream waits for both (they are blocking streams).
+        let (mut s1, mut s2): (CUstream, CUstream) = (std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(cuStreamCreate(&mut s1, 0), E::CUDA_SUCCESS);
+        assert_eq!(cuStreamCreate(&mut s2, 0), E::CUDA_SUCCESS);
+        assert_eq!(cuCtxSynchronize(), E::CUDA_SUCCESS);
+        let big = 8 << 20;
+        let (mut device_big, mut host_big) = (0u64, std::ptr::null_mut());
+        assert_eq!(cuMemAlloc_v2(&mut device_big, big), E::CUDA_SUCCESS);
+        assert_eq!(cuMemAllocHost_v2(&mut host_big, big), E::CUDA_SUCCESS);
+        assert_eq!(
+            cuMemcpyHtoDAsync_v2(device_big, host_big, big, s1),
+            E::CUDA_SUCCESS
+        );
+        let n_arg = n as i32;
+        let mut args: [*mut c_void; 4] = [
+            (&a as *const u64).cast_mut().cast(),
+            (&b as *const u64).cast_mut().cast(),
+            (&c as *const u64).cast_mut().cast(),
+            (&n_arg as *const i32).cast_mut().cast(),
+        ];
+        let launched = crate::launch::cuLaunchKernel(
+            function,
+            1,
+            1,
+            1,
+            64,
+            1,
+            1,
+            0,
+            s2,
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        );
+        assert_eq!(launched, E::CUDA_SUCCESS);
+        assert_eq!(cuMemsetD8_v2(device_big, 0, 16), E::CUDA_SUCCESS);
+        let (copy, kernel, memset) = with_driver(|d| {
+            let t = &d.record.transfers;
+            let copy = (t[t.len() - 2].start_us, t[t.len() - 2].end_us);
+            let memset = (t[t.len() - 1].start_us, t[t.len() - 1].end_us);
+            let l = d.record.launches.last().unwrap();
+            (copy, (l.start_us, l.end_us), memset)
+        });
+        assert!(
+            kernel.0 < copy.1 && copy.0 <= kernel.0,
+            "{copy:?} {kernel:?}"
+        );
+        assert!(memset.0 >= copy.1.max(kernel.1), "{memset:?}");
+
         assert_eq!(cuMemFreeHost(pinned), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_ERROR_INVALID_VALUE);
