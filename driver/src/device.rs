@@ -1,5 +1,5 @@
 //! `cuInit`, versions, and the one device: a model of an NVIDIA H100 SXM (compute capability 9.0),
-//! with the simulator's 4 GiB of device memory.
+//! or of an H200 with `SIMCUDA_GPU=h200`, with the simulator's 4 GiB of device memory.
 
 use crate::state::{call, call_with, put, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUdevice_attribute as A, CUresult, CUuuid};
@@ -7,7 +7,22 @@ use std::ffi::{c_char, c_int, c_uint};
 
 /// The CUDA version this driver reports (13.0), as `cuDriverGetVersion` encodes it.
 const DRIVER_VERSION: c_int = 13000;
-const NAME: &std::ffi::CStr = c"NVIDIA H100 (simulated by the course's runner)";
+/// The reference GPU the device describes and kernels' times are modelled on: `SIMCUDA_GPU`
+/// (`h100`, the default, or `h200`).
+pub(crate) fn gpu_model() -> sim::GpuModel {
+    match std::env::var("SIMCUDA_GPU").as_deref() {
+        Ok("h200") => sim::GpuModel::h200(),
+        _ => sim::GpuModel::h100(),
+    }
+}
+
+fn device_name() -> &'static std::ffi::CStr {
+    if gpu_model().name == sim::GpuModel::h200().name {
+        c"NVIDIA H200 (simulated by the course's runner)"
+    } else {
+        c"NVIDIA H100 (simulated by the course's runner)"
+    }
+}
 /// The simulator's device memory.
 pub(crate) const TOTAL_MEMORY: usize = 4 << 30;
 
@@ -70,7 +85,7 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: c_i
         if name.is_null() || len <= 0 {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
         }
-        let bytes = NAME.to_bytes();
+        let bytes = device_name().to_bytes();
         let n = bytes.len().min(len as usize - 1);
         // SAFETY: `name` holds `len` bytes and `n + 1 <= len`.
         unsafe {

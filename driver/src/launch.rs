@@ -180,7 +180,7 @@ fn launch(
             start_us: 0.0,
             end_us: 0.0,
         },
-        report.modelled.microseconds,
+        report.modelled_on(&crate::device::gpu_model()).microseconds,
     );
     if let (true, Some(kind)) = (report.aborted, stopped_by) {
         d.sticky = Some(fault(kind));

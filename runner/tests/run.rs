@@ -207,3 +207,23 @@ fn doctor_says_where_the_simulated_driver_and_cuda_python_are() {
         run.all()
     );
 }
+
+#[test]
+fn the_simulated_device_can_be_an_h200() {
+    let course = TestCourse::new();
+    let example = example().display().to_string();
+    let run = course.run(&["run", "--gpu-model", "h200", "--", &example, &ptx()]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("device: NVIDIA H200 (simulated"),
+        "{}",
+        run.stdout
+    );
+    let wrong = course.run(&["run", "--gpu-model", "a100", "--", &example, &ptx()]);
+    assert_eq!(wrong.code, 2, "{}", wrong.all());
+    assert!(
+        wrong.stderr.contains("expected h100 or h200"),
+        "{}",
+        wrong.stderr
+    );
+}

@@ -18,6 +18,9 @@ pub struct RunArgs {
     /// Seconds a kernel may run in the simulator before it counts as a hang.
     #[arg(long, default_value_t = 10.0)]
     pub time_limit: f64,
+    /// The GPU the simulated device describes and kernel times are modelled on: h100 or h200.
+    #[arg(long, default_value = "h100")]
+    pub gpu_model: String,
     /// The program to run and its arguments (after `--`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     pub command: Vec<OsString>,
@@ -43,6 +46,9 @@ pub fn driver_library() -> anyhow::Result<PathBuf> {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if !matches!(args.gpu_model.as_str(), "h100" | "h200") {
+        bail!("--gpu-model {}: expected h100 or h200", args.gpu_model);
+    }
     if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
         bail!(
             "--time-limit {}: give a positive number of seconds",
@@ -80,6 +86,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .env("LD_LIBRARY_PATH", search)
         .env("SIMCUDA_REPORT", &record_path)
         .env("SIMCUDA_TIME_LIMIT", args.time_limit.to_string())
+        .env("SIMCUDA_GPU", &args.gpu_model)
         .status()
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let code = status.code().unwrap_or(1).clamp(0, 255) as u8;
