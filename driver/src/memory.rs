@@ -253,6 +253,53 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(
     })
 }
 
+/// Whether `ptr` lies in a device allocation (unified addressing: the driver tells device
+/// addresses from host ones by where they lie).
+fn on_device(d: &Driver, ptr: u64) -> bool {
+    d.allocations
+        .iter()
+        .any(|(&start, &len)| ptr >= start && ptr < start + len)
+}
+
+/// A copy between any two addresses, its direction found from where they lie.
+fn unified(d: &mut Driver, dst: u64, src: u64, bytes: usize, stream: Option<CUstream>) -> Result {
+    let what = match (on_device(d, dst), on_device(d, src)) {
+        (true, true) => Copy::Within { dst, src },
+        (true, false) => Copy::In {
+            dst,
+            src: src as *const c_void,
+        },
+        (false, true) => Copy::Out {
+            dst: dst as *mut c_void,
+            src,
+        },
+        // Host to host: not the driver's to do (a real driver copies it; say what it is).
+        (false, false) => return Err(E::CUDA_ERROR_INVALID_VALUE),
+    };
+    copy(d, what, bytes, stream)
+}
+
+/// # Safety
+/// A host address among `dst` and `src` is valid for `bytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy(dst: u64, src: u64, bytes: usize) -> CUresult {
+    call("cuMemcpy", |d| unified(d, dst, src, bytes, None))
+}
+
+/// # Safety
+/// As [`cuMemcpy`].
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyAsync(
+    dst: u64,
+    src: u64,
+    bytes: usize,
+    stream: CUstream,
+) -> CUresult {
+    call("cuMemcpyAsync", |d| {
+        unified(d, dst, src, bytes, Some(stream))
+    })
+}
+
 /// Fills `count` elements of `pattern` (1, 2 or 4 bytes, little-endian) at `dst`.
 fn memset(
     d: &mut Driver,

@@ -72,6 +72,17 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         );
         assert_eq!(back, [7u8; 16]);
 
+        // Unified addressing: cuMemcpy finds each side by where it lies.
+        let mut unified_back = vec![0u8; 16];
+        let host_address = unified_back.as_mut_ptr() as u64;
+        assert_eq!(
+            crate::memory::cuMemcpy(host_address, dptr, 16),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(unified_back, [7u8; 16]);
+        let directions = with_driver(|d| d.record.transfers.last().map(|t| t.direction));
+        assert_eq!(directions, Some(crate::record::Direction::DeviceToHost));
+
         // An entry point this driver lacks names itself and fails.
         assert_eq!(
             crate::not_supported::cuArrayCreate_v2(),
