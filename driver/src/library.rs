@@ -2,10 +2,10 @@
 //! a library is a module and a kernel is a function (one device, one address space), so each
 //! handle is also valid as the other.
 
-use crate::module::{function_of, image_bytes, load_anywhere, module_of};
-use crate::state::{call, handle, put};
-use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUmodule, CUresult};
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use crate::module::{function_of, get_function, image_bytes, load_anywhere, module_of};
+use crate::state::{call, put};
+use cudarc::driver::sys::{CUfunction, CUmodule, CUresult};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 
 /// # Safety
 /// `library` is null or valid for a write; `code` is a NUL-terminated PTX image.
@@ -57,19 +57,9 @@ pub unsafe extern "C" fn cuLibraryGetKernel(
     library: CUmodule,
     name: *const c_char,
 ) -> CUresult {
-    call("cuLibraryGetKernel", |d| {
-        let (i, m) = module_of(d, library)?;
-        if name.is_null() {
-            return Err(E::CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: NUL-terminated by the caller's contract.
-        let name = unsafe { CStr::from_ptr(name) }
-            .to_string_lossy()
-            .into_owned();
-        m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
-        d.functions.push((i, name));
-        // SAFETY: the caller's contract.
-        unsafe { put(kernel, handle(d.functions.len() - 1)) }
+    // SAFETY: the caller's contract, passed on.
+    call("cuLibraryGetKernel", |d| unsafe {
+        get_function(d, kernel, library, name)
     })
 }
 

@@ -124,20 +124,34 @@ pub unsafe extern "C" fn cuModuleGetFunction(
     module: CUmodule,
     name: *const c_char,
 ) -> CUresult {
-    call("cuModuleGetFunction", |d| {
-        let (i, m) = module_of(d, module)?;
-        if name.is_null() {
-            return Err(E::CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: NUL-terminated by the caller's contract.
-        let name = unsafe { CStr::from_ptr(name) }
-            .to_string_lossy()
-            .into_owned();
-        m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
-        d.functions.push((i, name));
-        // SAFETY: the caller's contract.
-        unsafe { put(function, handle(d.functions.len() - 1)) }
+    // SAFETY: the caller's contract, passed on.
+    call("cuModuleGetFunction", |d| unsafe {
+        get_function(d, function, module, name)
     })
+}
+
+/// A handle for kernel `name` of `module`, written through `function`.
+///
+/// # Safety
+/// `function` is null or valid for a write; `name` is null or NUL-terminated.
+pub(crate) unsafe fn get_function(
+    d: &mut Driver,
+    function: *mut CUfunction,
+    module: CUmodule,
+    name: *const c_char,
+) -> Result {
+    let (i, m) = module_of(d, module)?;
+    if name.is_null() {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: NUL-terminated by the caller's contract.
+    let name = unsafe { CStr::from_ptr(name) }
+        .to_string_lossy()
+        .into_owned();
+    m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
+    d.functions.push((i, name));
+    // SAFETY: the caller's contract.
+    unsafe { put(function, handle(d.functions.len() - 1)) }
 }
 
 /// The module and kernel name of a function handle.
