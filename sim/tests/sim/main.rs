@@ -13,6 +13,7 @@ mod kernels;
 mod limits;
 mod model;
 mod ncu;
+mod ncu_cases;
 mod ncu_public;
 mod parsing;
 mod races;

@@ -2,40 +2,12 @@
 //! measured figures). Figures must match exactly, except that the hardware may count up to 2% more
 //! shared-load wavefronts and bank conflicts (L1 contention the README there describes).
 
+use super::ncu_cases::{arg, dims};
 use sim::{Launch, Limits, Machine, Module};
 use std::path::PathBuf;
 
 fn ncu_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ncu")
-}
-
-/// One `args` entry in the spec syntax: `f32[N]`, `f32[N]=iota`, `i32=V`, `u32=V`, `f32=V`.
-fn arg(gpu: &mut Machine, spec: &str) -> Vec<u8> {
-    if let Some((ty, rest)) = spec.split_once('[') {
-        let n: u64 = rest.split(']').next().unwrap().parse().unwrap();
-        let elem = match ty {
-            "f64" | "i64" | "u64" => 8,
-            "u8" | "i8" => 1,
-            _ => 4,
-        };
-        // Buffers stay zeroed: no case has addresses that depend on the data.
-        return gpu.alloc(n * elem).to_le_bytes().to_vec();
-    }
-    let (ty, v) = spec.split_once('=').unwrap();
-    match ty {
-        "i32" => v.parse::<i32>().unwrap().to_le_bytes().to_vec(),
-        "u32" => v.parse::<u32>().unwrap().to_le_bytes().to_vec(),
-        "f32" => v.parse::<f32>().unwrap().to_le_bytes().to_vec(),
-        "i64" => v.parse::<i64>().unwrap().to_le_bytes().to_vec(),
-        "u64" => v.parse::<u64>().unwrap().to_le_bytes().to_vec(),
-        "f64" => v.parse::<f64>().unwrap().to_le_bytes().to_vec(),
-        other => panic!("unknown scalar type {other}"),
-    }
-}
-
-fn dims(v: &toml::Value) -> [u32; 3] {
-    let a = v.as_array().unwrap();
-    [0, 1, 2].map(|i| a[i].as_integer().unwrap() as u32)
 }
 
 #[test]
