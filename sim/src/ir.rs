@@ -557,6 +557,43 @@ pub(crate) struct Inst {
     pub ptx_line: u32,
 }
 
+impl Op {
+    /// The registers an instruction writes (`NONE` where a destination is unused).
+    pub fn written_slots(&self) -> Vec<Slot> {
+        match *self {
+            Op::Mov { d, .. }
+            | Op::Pack { d, .. }
+            | Op::Special { d, .. }
+            | Op::Int2 { d, .. }
+            | Op::Int1 { d, .. }
+            | Op::Int3 { d, .. }
+            | Op::Carry { d, .. }
+            | Op::Bfi { d, .. }
+            | Op::Prmt { d, .. }
+            | Op::Shf { d, .. }
+            | Op::Lop3 { d, .. }
+            | Op::Float2 { d, .. }
+            | Op::Float1 { d, .. }
+            | Op::Fma { d, .. }
+            | Op::Selp { d, .. }
+            | Op::Cvt { d, .. }
+            | Op::Cvta { d, .. }
+            | Op::Atom { d, .. }
+            | Op::Bar { d, .. }
+            | Op::Shfl { d, .. }
+            | Op::Vote { d, .. }
+            | Op::Match { d, .. }
+            | Op::Redux { d, .. }
+            | Op::Activemask { d, .. }
+            | Op::Elect { d, .. }
+            | Op::Printf { d, .. } => vec![d],
+            Op::Ld { d, .. } => d.to_vec(),
+            Op::Unpack { ds, .. } => ds.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A value placed in a constant row when a warp's register file is set up for a launch.
 #[derive(Clone, Debug)]
 pub(crate) enum ConstVal {

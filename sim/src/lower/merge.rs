@@ -150,7 +150,7 @@ fn candidate_groups(prog: &Program, forms: &[Affine]) -> Vec<Group> {
             (None, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } | Op::Bar { .. })
             | (None, Op::Printf { .. }) => close(&mut open, &|_| true),
             (None, op) => {
-                let defined = defined_slots(op);
+                let defined = op.written_slots();
                 close(&mut open, &|k| {
                     k.0.terms.iter().any(|(atom, _)| defined.contains(atom))
                 });
@@ -236,7 +236,7 @@ fn affine_forms(prog: &Program) -> Vec<Affine> {
     let mut definition = vec![None; n];
     let mut definitions = vec![0u32; n];
     for (pc, inst) in prog.code.iter().enumerate() {
-        for d in defined_slots(&inst.op) {
+        for d in inst.op.written_slots() {
             if let Some(count) = definitions.get_mut(d as usize) {
                 *count += 1;
                 definition[d as usize] = Some(pc);
@@ -344,41 +344,6 @@ fn block_starts(prog: &Program) -> HashSet<usize> {
     starts
 }
 
-/// The registers an instruction writes (`NONE` where a destination is unused).
-fn defined_slots(op: &Op) -> Vec<Slot> {
-    match *op {
-        Op::Mov { d, .. }
-        | Op::Pack { d, .. }
-        | Op::Special { d, .. }
-        | Op::Int2 { d, .. }
-        | Op::Int1 { d, .. }
-        | Op::Int3 { d, .. }
-        | Op::Carry { d, .. }
-        | Op::Bfi { d, .. }
-        | Op::Prmt { d, .. }
-        | Op::Shf { d, .. }
-        | Op::Lop3 { d, .. }
-        | Op::Float2 { d, .. }
-        | Op::Float1 { d, .. }
-        | Op::Fma { d, .. }
-        | Op::Selp { d, .. }
-        | Op::Cvt { d, .. }
-        | Op::Cvta { d, .. }
-        | Op::Atom { d, .. }
-        | Op::Bar { d, .. }
-        | Op::Shfl { d, .. }
-        | Op::Vote { d, .. }
-        | Op::Match { d, .. }
-        | Op::Redux { d, .. }
-        | Op::Activemask { d, .. }
-        | Op::Elect { d, .. }
-        | Op::Printf { d, .. } => vec![d],
-        Op::Ld { d, .. } => d.to_vec(),
-        Op::Unpack { ds, .. } => ds.to_vec(),
-        _ => Vec::new(),
-    }
-}
-
 /// For every register, the alignment its value is known to have wherever it is defined: a
 /// flow-insensitive fixed point from the constants (shared variables' offsets among them)
 /// through moves, additions, multiplications and shifts. Anything else is unknown (1 byte).
@@ -397,7 +362,7 @@ fn known_alignment(prog: &Program) -> Vec<Alignment> {
     let defined: HashSet<Slot> = prog
         .code
         .iter()
-        .flat_map(|i| defined_slots(&i.op))
+        .flat_map(|i| i.op.written_slots())
         .collect();
     // Registers never written here (and not constants) hold what nobody vouches for.
     for (s, a) in align.iter_mut().enumerate() {
@@ -455,7 +420,7 @@ fn transfer(op: &Op, align: &[Alignment], constant: &[Option<u64>]) -> Vec<(Slot
             _ => (d, 0),
         },
         ref other => {
-            return defined_slots(other).into_iter().map(|d| (d, 0)).collect();
+            return other.written_slots().into_iter().map(|d| (d, 0)).collect();
         }
     };
     vec![value]

@@ -146,14 +146,13 @@ impl Uniformity {
                 d.iter().map(|&d| (d, uniform)).collect()
             }
             Op::Redux { d, .. } | Op::Activemask { d } => one(d, true),
-            Op::Atom { d, .. }
-            | Op::Bar { d, .. }
-            | Op::Shfl { d, .. }
-            | Op::Vote { d, .. }
-            | Op::Match { d, .. }
-            | Op::Elect { d, .. }
-            | Op::Printf { d, .. } => one(d, false),
-            _ => Vec::new(),
+            // Atomics, barriers' counts, shuffles, votes, matches, elect, printf, and any writer
+            // not named above: varying.
+            ref other => other
+                .written_slots()
+                .into_iter()
+                .map(|d| (d, false))
+                .collect(),
         }
     }
 
