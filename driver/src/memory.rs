@@ -147,10 +147,8 @@ enum Copy {
 /// Runs a copy of `bytes` and records it on `stream` (`None`: a synchronous copy).
 fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
     d.require_context()?;
-    let stream_index = match stream {
-        Some(s) => d.stream_index(s.cast())?,
-        None => 0,
-    };
+    // A synchronous call works on the default stream, as a null stream names it.
+    let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
     let (direction, pinned) = match what {
         Copy::In { dst, src } => {
             if src.is_null() {
@@ -309,10 +307,8 @@ fn memset(
     stream: Option<CUstream>,
 ) -> Result {
     d.require_context()?;
-    let stream_index = match stream {
-        Some(s) => d.stream_index(s.cast())?,
-        None => 0,
-    };
+    // A synchronous call works on the default stream, as a null stream names it.
+    let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
     let bytes: Vec<u8> = pattern
         .iter()
         .copied()

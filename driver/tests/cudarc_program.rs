@@ -1,27 +1,11 @@
 //! A cudarc program (examples/cudarc_vector_add.rs) runs unchanged against the simulator's
 //! `libcuda.so`: cudarc loads it by name from the library path, as it would NVIDIA's.
 
+mod common;
+
+use common::{build_dir, driver_library};
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-/// target/<profile>/, where cargo put the driver library and the example.
-fn build_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-/// The driver library: in deps/ after `cargo test`, beside it after `cargo build`.
-fn driver_library() -> PathBuf {
-    let build = build_dir();
-    let candidates = [
-        build.join("deps/libsimcuda.so"),
-        build.join("libsimcuda.so"),
-    ];
-    let found = candidates.iter().find(|p| p.exists());
-    found
-        .cloned()
-        .expect("libsimcuda.so is built by cargo test -p simdriver")
-}
 
 fn fixture_ptx() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/vector_add.ptx")

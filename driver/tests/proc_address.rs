@@ -1,6 +1,8 @@
 //! `cuGetProcAddress` on the built library, as NVIDIA's Python bindings use it: dlopen the
 //! driver, then ask it for every other entry point by name.
 
+mod common;
+
 use std::ffi::{c_char, c_int, c_void, CString};
 
 type Init = unsafe extern "C" fn(u32) -> u32;
@@ -15,16 +17,7 @@ fn symbol(handle: *mut c_void, name: &str) -> *mut c_void {
 
 #[test]
 fn entry_points_are_found_by_name_and_the_base_name_means_the_v2_form() {
-    let exe = std::env::current_exe().unwrap();
-    let build = exe.parent().unwrap().parent().unwrap();
-    let candidates = [
-        build.join("deps/libsimcuda.so"),
-        build.join("libsimcuda.so"),
-    ];
-    let library = candidates
-        .iter()
-        .find(|p| p.exists())
-        .expect("libsimcuda.so is built");
+    let library = common::driver_library();
     let path = CString::new(library.to_str().unwrap()).unwrap();
     // SAFETY: loads the driver library built beside this test.
     let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
