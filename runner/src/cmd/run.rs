@@ -3,6 +3,7 @@
 //! allocates, copies and launches without a GPU, and the driver's record of what it did (calls,
 //! copies, launches and their memory figures, a modelled timeline) is summed up afterwards.
 
+use crate::course::Course;
 use crate::report::count;
 use anyhow::{bail, Context};
 use serde_json::Value;
@@ -62,10 +63,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .context("cannot link the simulator's driver as libcuda")?;
     }
     let record_path = dir.path().join("record.json");
+    // The course the runner was started in, if any: its NVRTC and its CUDA Python environment.
+    let course = crate::session::find_course().ok();
     let mut search = OsString::from(dir.path());
     // Programs that compile their kernels with NVRTC find the course's (as libnvrtc.so, the
     // name cudarc and others ask for first; its own folder after, for its builtins library).
-    if let Some(nvrtc) = course_nvrtc() {
+    if let Some(nvrtc) = course_nvrtc(course.as_ref()) {
         let _ = std::os::unix::fs::symlink(&nvrtc, dir.path().join("libnvrtc.so"));
         if let Some(folder) = nvrtc.parent() {
             search.push(":");
@@ -80,7 +83,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .command
         .split_first()
         .context("give the program to run")?;
-    let program = course_python(program).unwrap_or_else(|| PathBuf::from(program));
+    let program = course_python(course.as_ref(), program).unwrap_or_else(|| PathBuf::from(program));
     let status = std::process::Command::new(&program)
         .args(rest)
         .env("LD_LIBRARY_PATH", search)
@@ -258,12 +261,11 @@ fn dims(v: &Value) -> String {
 
 /// For `python` or `python3`, the course's CUDA Python environment (`.cuda-python/`, made by
 /// `scripts/install-cuda-python`) when it has one: the system's Python has no numba-cuda.
-fn course_python(program: &OsString) -> Option<PathBuf> {
+fn course_python(course: Option<&Course>, program: &OsString) -> Option<PathBuf> {
     if program != "python" && program != "python3" {
         return None;
     }
-    let course = crate::session::find_course().ok()?;
-    let python = course.root.join(".cuda-python/bin/python");
+    let python = course?.root.join(".cuda-python/bin/python");
     python.exists().then(|| {
         eprintln!(
             "(Python from the course's CUDA Python environment: {})",
@@ -275,10 +277,8 @@ fn course_python(program: &OsString) -> Option<PathBuf> {
 
 /// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as
 /// a file; none when there is none, which only programs that compile kernels notice.
-fn course_nvrtc() -> Option<PathBuf> {
-    let course = crate::session::find_course().ok();
-    let nvrtc =
-        crate::compile::nvrtc::Nvrtc::find(course.as_ref().map(|c| c.root.as_path())).ok()?;
+fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
+    let nvrtc = crate::compile::nvrtc::Nvrtc::find(course.map(|c| c.root.as_path())).ok()?;
     let path = PathBuf::from(&nvrtc.path);
     path.is_file().then_some(path)
 }
