@@ -581,24 +581,21 @@ fn global_full_warp(
 /// different words of a sector go together). Measured on an H100:
 /// `scripts/gpu/results/atomics/sectors.md`.
 fn atomic_sectors(exec: u32, addrs: &[u64; 32]) -> u64 {
-    let mut words: Vec<u64> = lanes(exec).map(|l| addrs[l] >> 2).collect();
-    words.sort_unstable();
-    let mut sectors = 0;
-    let mut i = 0;
-    while i < words.len() {
-        let sector = words[i] >> 3;
-        let mut busiest = 0;
-        while i < words.len() && words[i] >> 3 == sector {
-            let word = words[i];
-            let start = i;
-            while i < words.len() && words[i] == word {
-                i += 1;
-            }
-            busiest = busiest.max(i - start);
-        }
-        sectors += busiest as u64;
+    let mut words = [0u64; 32];
+    let mut n = 0;
+    for l in lanes(exec) {
+        words[n] = addrs[l] >> 2;
+        n += 1;
     }
-    sectors
+    let words = &mut words[..n];
+    words.sort_unstable();
+    words
+        .chunk_by(|a, b| a >> 3 == b >> 3)
+        .map(|sector| {
+            let busiest_word = sector.chunk_by(|a, b| a == b).map(<[u64]>::len).max();
+            busiest_word.unwrap_or(0) as u64
+        })
+        .sum()
 }
 
 /// The time model's counts for one global request: the sectors it touched (any order, repeats
