@@ -391,7 +391,7 @@ impl Checker<'_> {
                         report.diagnostics.push(finding);
                     }
                 }
-                report.printf.push_str(&sim_report.printf);
+                report.add_printf(&sim_report.printf);
             }
             ran.verdict = ran.verdict.worse(case_verdict);
             let failed = ran.verdict != Verdict::Passed;

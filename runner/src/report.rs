@@ -8,6 +8,15 @@ use serde::{Deserialize, Serialize};
 /// meaning or goes; new fields may appear without it.
 pub const SCHEMA_VERSION: u32 = 2;
 
+/// The most of a kernel's `printf` output one report keeps, over all its cases and launches: what
+/// one launch may print on a GPU (its printf buffer holds 1 MiB), so a kernel left printing in
+/// every thread gives a report of a few MiB at most, whatever its cases print together.
+pub const MAX_PRINTF_BYTES: usize = 1 << 20;
+
+/// The line that ends a report's `printf` when it was cut at [`MAX_PRINTF_BYTES`]. The
+/// simulator's own note for one launch cut at its buffer starts the same way.
+pub const PRINTF_CUT_NOTE: &str = "printf output cut at 1 MiB";
+
 /// What a check concluded, one word a grader can act on. Every verdict but `Passed` fails the
 /// check; `runner check` exits with 0 for `Passed`, 1 for any other verdict, and 2 when it could
 /// not check at all (bad arguments, no NVRTC, an unreadable file).
@@ -201,6 +210,37 @@ impl SimFigures {
 impl CheckReport {
     pub fn passed(&self) -> bool {
         matches!(self.verdict, Verdict::Passed)
+    }
+
+    /// Adds one launch's (or one backend's) printf output, keeping the first
+    /// [`MAX_PRINTF_BYTES`] in whole lines and ending a cut output with [`PRINTF_CUT_NOTE`].
+    pub fn add_printf(&mut self, text: &str) {
+        let note = format!("{PRINTF_CUT_NOTE}\n");
+        if text.is_empty() || self.printf.ends_with(&note) {
+            return;
+        }
+        let room = MAX_PRINTF_BYTES.saturating_sub(self.printf.len());
+        if text.len() <= room {
+            self.printf.push_str(text);
+            return;
+        }
+        let mut end = room;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let kept = text[..end].rfind('\n').map_or(0, |line_end| line_end + 1);
+        self.printf.push_str(&text[..kept]);
+        if !self.printf.is_empty() && !self.printf.ends_with('\n') {
+            self.printf.push('\n');
+        }
+        self.printf.push_str(&note);
+    }
+
+    /// Whether the printf output was cut, here or at a launch's printf buffer.
+    pub fn printf_was_cut(&self) -> bool {
+        self.printf
+            .lines()
+            .any(|l| l.starts_with("printf output cut"))
     }
 
     pub fn render(&self) -> String {
@@ -495,4 +535,35 @@ fn line_cost(f: &sim::Figures) -> u64 {
         + f.global_store_sectors
         + f.shared_load_wavefronts
         + f.shared_store_wavefronts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> CheckReport {
+        serde_json::from_value(serde_json::json!({
+            "schema_version": SCHEMA_VERSION, "exercise": "02", "title": "t", "file": "f",
+            "backend": "sim", "device": "d", "verdict": "passed", "summary": "s",
+            "compile": null, "cases": [], "gpu": null, "sim": null, "reference_sim": null,
+            "targets": [], "diagnostics": [], "printf": "", "progress": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn printf_over_all_cases_is_cut_at_a_line_once_past_the_limit_and_says_so() {
+        let mut report = empty();
+        let launch = "thread 12345 says hello\n".repeat(30_000); // 720 KB, under the limit alone
+        report.add_printf(&launch);
+        assert!(!report.printf_was_cut());
+        report.add_printf(&launch);
+        report.add_printf(&launch);
+        assert!(report.printf.len() <= MAX_PRINTF_BYTES + PRINTF_CUT_NOTE.len() + 1);
+        assert!(report
+            .printf
+            .ends_with("hello\nprintf output cut at 1 MiB\n"));
+        assert_eq!(report.printf.matches(PRINTF_CUT_NOTE).count(), 1);
+        assert!(report.printf_was_cut());
+    }
 }

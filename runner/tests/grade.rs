@@ -137,6 +137,13 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
         &s("memory_hog").join(K02),
         &fixture("grading/vector_add_memory_hog.cu"),
     );
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend(solution(K02));
+    put(&s("byte_order_mark").join(K02), &bom);
+    put(
+        &s("debug_printf").join(K02),
+        &fixture("grading/vector_add_debug_printf.cu"),
+    );
     put(
         &s("missing").join("README.md"),
         b"I did not do the exercises.\n",
@@ -247,6 +254,12 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
         missing("memory_hog", "01", K01),
         // A 16 MiB local array is past a GPU's 512 KiB per thread: refused before it can use memory.
         expect("memory_hog", "02", "failed", 0.0, "uses too much local data (0x1000000 bytes, 0x80000 max)"),
+        missing("byte_order_mark", "01", K01),
+        // Saved by a Windows editor: the mark is dropped, as `runner check` drops it.
+        expect("byte_order_mark", "02", "passed", 10.0, "Every case is right"),
+        missing("debug_printf", "01", K01),
+        // Ten lines per thread, cut at 1 MiB: printing does not change the grade.
+        expect("debug_printf", "02", "passed", 10.0, "Every case is right"),
         missing("missing", "01", K01),
         missing("missing", "02", K02),
         missing("not_utf8", "01", K01),
@@ -409,6 +422,21 @@ fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
             e.says
         );
     }
+    assert_eq!(
+        std::fs::read(out.join("cells/byte_order_mark/02.cu")).unwrap(),
+        solution(K02),
+        "the kernel kept (and compared for similarity) is the text without the mark"
+    );
+    let printed = read_json(&out.join("submissions/debug_printf.json"));
+    let details = printed["exercises"][1]["details"].as_str().unwrap();
+    assert!(
+        details.contains("The kernel printed (output cut at 1 MiB); this does not change the grade:\n  debug: thread "),
+        "{details}"
+    );
+    assert!(
+        details.len() < 6000,
+        "the cell keeps a few lines of the output"
+    );
     let submissions: std::collections::BTreeSet<&str> =
         expected.iter().map(|e| e.submission).collect();
     assert_eq!(
@@ -542,15 +570,15 @@ fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
             .map(|r| r.split('"').next().unwrap())
             .collect();
         assert_eq!(rows.len(), submissions.len(), "{dom}");
-        // Three with every point first, then the rest (all 0) by name.
-        assert_eq!(
-            rows[..3]
-                .iter()
-                .copied()
-                .collect::<std::collections::BTreeSet<_>>(),
-            ["correct", "flat", "nested"].into()
-        );
-        assert_eq!(rows[3], "absolute", "{rows:?}");
+        // Three with every point first, two with half, then the rest (all 0) by name.
+        let set = |rows: &[&str]| {
+            rows.iter()
+                .map(|r| r.to_string())
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(set(&rows[..3]), set(&["correct", "flat", "nested"]));
+        assert_eq!(set(&rows[3..5]), set(&["byte_order_mark", "debug_printf"]));
+        assert_eq!(rows[5], "absolute", "{rows:?}");
         assert!(
             dom.contains("data-key=\"total\" aria-sort=\"descending\""),
             "sorted by total"

@@ -94,7 +94,7 @@ pub(super) fn failure_summary(report: &CheckReport, exercise: &Exercise) -> Stri
 pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
     gpu.sim = sim.sim;
     gpu.reference_sim = sim.reference_sim;
-    gpu.printf.push_str(&sim.printf);
+    gpu.add_printf(&sim.printf);
     if !matches!(sim.verdict, Verdict::Passed | Verdict::TargetsMissed) {
         gpu.verdict = sim.verdict;
         gpu.diagnostics = sim.diagnostics;

@@ -1,6 +1,13 @@
 //! One cell: `runner check NN --json --file KERNEL` for one submission's kernel, in a process
 //! of its own under a wall-time limit (killed on expiry) and the sandbox's CPU, memory and
 //! file-size limits; then what its exit and its JSON mean for the grade.
+//!
+//! A kernel's `printf` never decides a grade: a correct kernel left with a debug print in every
+//! thread gets its points. Its output is bounded by the check (1 MiB per launch in the simulator,
+//! as a GPU's printf buffer, and 1 MiB per report), the cell shows its first lines and says when
+//! it was cut; only the time printing takes counts, as any other work does (a loop printing
+//! a thousand lines per thread runs past the time limit, in the simulator's budget of
+//! instructions, which does not depend on the machine).
 
 use super::results::{CaseLine, Status};
 use crate::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
@@ -129,7 +136,7 @@ impl CheckCommand {
             pause = (pause * 2).min(Duration::from_millis(20));
         };
         let seconds = started.elapsed().as_secs_f64();
-        let stdout = read_capped(&out_path, MAX_STDOUT);
+        let stdout = read_tail(&out_path, MAX_STDOUT);
         let stderr = read_capped(&err_path, 1 << 20);
         Ok(Raw {
             exit,
@@ -146,6 +153,37 @@ fn read_capped(path: &Path, cap: u64) -> String {
         let _ = file.take(cap).read_to_end(&mut bytes);
     }
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The last `cap` bytes of the check's stdout: the report is printed last, after anything a
+/// kernel printed straight to stdout (a GPU's printf), so a flood is cut from the front.
+fn read_tail(path: &Path, cap: u64) -> String {
+    use std::io::{Seek, SeekFrom};
+    let mut bytes = Vec::new();
+    if let Ok(mut file) = std::fs::File::open(path) {
+        let len = file.metadata().map_or(0, |m| m.len());
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(cap)));
+        let _ = file.take(cap).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// What was printed before the check's report, and the report. `runner check --json` prints its
+/// report last, pretty-printed, so where stdout is not the report alone, it starts at the last
+/// line that is `{` alone (a nested object is indented, and a string's line breaks are escaped);
+/// a GPU kernel's printf comes before it.
+fn split_report(stdout: &str) -> (&str, &str) {
+    if stdout.starts_with('{') && serde_json::from_str::<serde_json::Value>(stdout).is_ok() {
+        return ("", stdout);
+    }
+    let start = stdout
+        .rfind("\n{\n")
+        .map(|at| at + 1)
+        .or_else(|| stdout.starts_with("{\n").then_some(0));
+    match start {
+        Some(start) => stdout.split_at(start),
+        None => (stdout, ""),
+    }
 }
 
 /// What a cell's process said, as a grade: status, one line, details, cases.
@@ -255,8 +293,16 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
             format!("The check's process died ({}, signal {signal}) without a verdict.", signal_name(signal)),
             stderr,
         ),
-        Exit::Code(0 | 1) => match serde_json::from_str::<CheckReport>(&stdout) {
-            Ok(report) if report.schema_version == SCHEMA_VERSION => from_report(report),
+        Exit::Code(0 | 1) => match serde_json::from_str::<CheckReport>(split_report(&stdout).1) {
+            Ok(mut report) if report.schema_version == SCHEMA_VERSION => {
+                // A GPU's printf reaches stdout itself, before the report: it joins the
+                // simulator's, under the same cap.
+                let (printed_before, _) = split_report(&stdout);
+                let printed_in_report = std::mem::take(&mut report.printf);
+                report.add_printf(printed_before);
+                report.add_printf(&printed_in_report);
+                from_report(report)
+            }
             Ok(report) => judged(
                 Status::Error,
                 format!(
@@ -344,12 +390,35 @@ fn details_of(report: &CheckReport) -> String {
         }
     }
     if !report.printf.is_empty() {
-        details.push_str(&format!(
-            "The kernel printed:\n{}\n",
-            report.printf.trim_end()
-        ));
+        details.push_str(&printed(report));
     }
     details
+}
+
+/// Lines of a kernel's printf shown in a cell: enough to recognise a debug print.
+const PRINTF_LINES_SHOWN: usize = 20;
+
+/// What the kernel printed, as the cell shows it: the first lines, how much there was, and
+/// whether the check cut it. Printing never changes a verdict (see the module's comment).
+fn printed(report: &CheckReport) -> String {
+    let lines: Vec<&str> = report
+        .printf
+        .lines()
+        .filter(|l| !l.starts_with("printf output cut"))
+        .collect();
+    let size = if report.printf_was_cut() {
+        "output cut at 1 MiB".to_string()
+    } else {
+        format!("{} lines", lines.len())
+    };
+    let mut text = format!("The kernel printed ({size}); this does not change the grade:\n");
+    for line in lines.iter().take(PRINTF_LINES_SHOWN) {
+        text.push_str(&format!("  {line}\n"));
+    }
+    if lines.len() > PRINTF_LINES_SHOWN {
+        text.push_str("  ...\n");
+    }
+    text
 }
 
 fn from_report(report: CheckReport) -> Judged {
@@ -609,6 +678,42 @@ mod tests {
                 .starts_with("Race. In case `n = 1000`: scan.cu:12: race"),
             "{}",
             judged.message
+        );
+    }
+
+    #[test]
+    fn a_gpu_printf_before_the_report_is_shown_in_the_cell_and_does_not_change_the_grade() {
+        let mut passed = report(Verdict::Passed, vec![case("n = 1", Verdict::Passed)]);
+        passed.printf = "from the simulator\n".into();
+        let json = serde_json::to_string_pretty(&passed).unwrap();
+        let stdout = format!("{{\nnot json, printed by the kernel\n{json}\n");
+        let judged = judge_raw(raw(Exit::Code(0), &stdout, ""));
+        assert_eq!(judged.status, Status::Passed, "{judged:?}");
+        assert!(
+            judged.details.contains(
+                "The kernel printed (3 lines); this does not change the grade:\n  {\n  not json, printed by the kernel\n  from the simulator\n"
+            ),
+            "{}",
+            judged.details
+        );
+    }
+
+    #[test]
+    fn a_flood_of_printf_is_cut_to_a_few_lines_with_a_note() {
+        let mut flooded = report(Verdict::Passed, vec![case("n = 1", Verdict::Passed)]);
+        flooded.add_printf(&"thread 7 says hi\n".repeat(100_000));
+        let judged = judge_report(&flooded);
+        assert_eq!(judged.status, Status::Passed);
+        assert!(
+            judged
+                .details
+                .contains("The kernel printed (output cut at 1 MiB)"),
+            "{}",
+            judged.details
+        );
+        assert_eq!(
+            judged.details.matches("thread 7 says hi").count(),
+            PRINTF_LINES_SHOWN
         );
     }
 

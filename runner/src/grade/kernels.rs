@@ -191,18 +191,16 @@ impl Tree {
                 max_file_bytes / 1024
             ));
         }
-        let text = match String::from_utf8(bytes) {
+        // The same decoding as `runner check`: a byte-order mark (a Windows editor's) dropped,
+        // so the kernel staged, keyed and compared for similarity is the text the student sees.
+        let text = match runner::kernel_file::decode(bytes, &shown) {
             Ok(text) => text,
             Err(e) => {
-                return refused(format!(
-                    "is not UTF-8 text (byte {} is not valid UTF-8); save it as UTF-8 text",
-                    e.utf8_error().valid_up_to()
-                ))
+                return Lookup::Refused {
+                    reason: e.to_string(),
+                }
             }
         };
-        if text.contains('\0') {
-            return refused("has NUL bytes: it is not a text file".into());
-        }
         if let Some((line, why)) = forbidden_include(&text) {
             return Lookup::Refused {
                 reason: format!("{shown}:{line}: {why}"),
