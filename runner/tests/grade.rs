@@ -144,6 +144,17 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
         &s("debug_printf").join(K02),
         &fixture("grading/vector_add_debug_printf.cu"),
     );
+    // A clone of the course repository (GitHub Classroom): the course's solutions/ beside the
+    // student's exercises/, at the same depth.
+    let clone = s("course_clone");
+    put(&clone.join("exercises").join(K01), &solution(K01));
+    put(
+        &clone.join("exercises").join(K02),
+        &fixture("vector_add_first_block_only.cu"),
+    );
+    put(&clone.join("solutions").join(K01), &solution(K01));
+    put(&clone.join("solutions").join(K02), &solution(K02));
+    put(&clone.join("README.md"), b"# The course\n");
     put(
         &s("missing").join("README.md"),
         b"I did not do the exercises.\n",
@@ -260,6 +271,8 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
         missing("debug_printf", "01", K01),
         // Ten lines per thread, cut at 1 MiB: printing does not change the grade.
         expect("debug_printf", "02", "passed", 10.0, "Every case is right"),
+        expect("course_clone", "01", "passed", 10.0, "Every case is right"),
+        expect("course_clone", "02", "failed", 0.0, "the index is threadIdx.x alone"),
         missing("missing", "01", K01),
         missing("missing", "02", K02),
         missing("not_utf8", "01", K01),
@@ -427,6 +440,11 @@ fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
         solution(K02),
         "the kernel kept (and compared for similarity) is the text without the mark"
     );
+    let clone = read_json(&out.join("submissions/course_clone.json"));
+    assert_eq!(
+        clone["exercises"][1]["found_at"],
+        format!("exercises/{K02}")
+    );
     let printed = read_json(&out.join("submissions/debug_printf.json"));
     let details = printed["exercises"][1]["details"].as_str().unwrap();
     assert!(
@@ -570,15 +588,18 @@ fn fixture_class_gets_the_right_grade_and_message_in_every_format() {
             .map(|r| r.split('"').next().unwrap())
             .collect();
         assert_eq!(rows.len(), submissions.len(), "{dom}");
-        // Three with every point first, two with half, then the rest (all 0) by name.
+        // Three with every point first, three with half, then the rest (all 0) by name.
         let set = |rows: &[&str]| {
             rows.iter()
                 .map(|r| r.to_string())
                 .collect::<std::collections::BTreeSet<_>>()
         };
         assert_eq!(set(&rows[..3]), set(&["correct", "flat", "nested"]));
-        assert_eq!(set(&rows[3..5]), set(&["byte_order_mark", "debug_printf"]));
-        assert_eq!(rows[5], "absolute", "{rows:?}");
+        assert_eq!(
+            set(&rows[3..6]),
+            set(&["byte_order_mark", "course_clone", "debug_printf"])
+        );
+        assert_eq!(rows[6], "absolute", "{rows:?}");
         assert!(
             dom.contains("data-key=\"total\" aria-sort=\"descending\""),
             "sorted by total"

@@ -1,6 +1,6 @@
 //! The kernel files of one submission: found by the exercise's path (or, failing that, by the
-//! end of that path or the file name alone, for archives with an extra top folder and for flat
-//! uploads), checked to be UTF-8 text of a sane size that includes nothing from outside, and
+//! end of that path or the file name alone, for archives with an extra top folder, for flat
+//! uploads and for a clone of the course, whose `solutions/` is passed over), checked to be UTF-8 text of a sane size that includes nothing from outside, and
 //! copied into a staging folder. Nothing else from a submission is ever read.
 
 use super::archive::Skipped;
@@ -60,7 +60,9 @@ impl Tree {
             let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
                 continue;
             };
-            for entry in entries.flatten() {
+            let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+            let course_clone = is_course_clone(&entries);
+            for entry in entries {
                 walked += 1;
                 if walked > MAX_WALKED {
                     return Err(format!(
@@ -68,7 +70,10 @@ impl Tree {
                     ));
                 }
                 let name = entry.file_name();
-                if name.to_string_lossy().starts_with('.') || name == "__MACOSX" {
+                if name.to_string_lossy().starts_with('.')
+                    || name == "__MACOSX"
+                    || (course_clone && name == "solutions")
+                {
                     continue;
                 }
                 let relative = dir.join(&name);
@@ -311,6 +316,19 @@ pub fn forbidden_include(text: &str) -> Option<(usize, String)> {
         }
     }
     None
+}
+
+/// Whether a folder is a clone of the course (a student working in their own copy of the
+/// repository, handed in through GitHub): it has both `exercises/` and `solutions/`. Its
+/// `solutions/` are the course's, never the student's work, and would make every exercise's file
+/// ambiguous.
+fn is_course_clone(entries: &[std::fs::DirEntry]) -> bool {
+    let has_folder = |wanted: &str| {
+        entries
+            .iter()
+            .any(|e| e.file_name() == wanted && e.file_type().is_ok_and(|t| t.is_dir()))
+    };
+    has_folder("exercises") && has_folder("solutions")
 }
 
 /// Every exercise's kernel, looked up in one submission.
