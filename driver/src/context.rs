@@ -18,6 +18,7 @@ fn context_index(d: &Driver, ctx: CUcontext) -> Result<usize> {
 /// `pctx` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: c_int) -> CUresult {
+    pass_through!(cuDevicePrimaryCtxRetain(pctx, dev));
     call("cuDevicePrimaryCtxRetain", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -30,6 +31,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: c_i
 
 #[no_mangle]
 pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: c_int) -> CUresult {
+    pass_through!(recorded::cuDevicePrimaryCtxRelease_v2(dev));
     call("cuDevicePrimaryCtxRelease_v2", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -41,6 +43,7 @@ pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: c_int) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: c_int) -> CUresult {
+    pass_through!(recorded::cuDevicePrimaryCtxReset_v2(dev));
     call("cuDevicePrimaryCtxReset_v2", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -52,6 +55,7 @@ pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: c_int) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: c_int, _flags: c_uint) -> CUresult {
+    pass_through!(cuDevicePrimaryCtxSetFlags_v2(dev, _flags));
     call("cuDevicePrimaryCtxSetFlags_v2", |_| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -68,6 +72,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
     flags: *mut c_uint,
     active: *mut c_int,
 ) -> CUresult {
+    pass_through!(cuDevicePrimaryCtxGetState(dev, flags, active));
     call("cuDevicePrimaryCtxGetState", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -88,6 +93,7 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
     _flags: c_uint,
     dev: c_int,
 ) -> CUresult {
+    pass_through!(cuCtxCreate_v2(pctx, _flags, dev));
     call("cuCtxCreate_v2", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -102,6 +108,7 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
 
 #[no_mangle]
 pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
+    pass_through!(recorded::cuCtxDestroy_v2(ctx));
     call("cuCtxDestroy_v2", |d| {
         let i = context_index(d, ctx)?;
         if i > 0 {
@@ -116,6 +123,7 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+    pass_through!(cuCtxSetCurrent(ctx));
     call("cuCtxSetCurrent", |d| {
         d.current = if ctx.is_null() {
             None
@@ -130,6 +138,7 @@ pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
 /// `pctx` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
+    pass_through!(cuCtxGetCurrent(pctx));
     call("cuCtxGetCurrent", |d| {
         let current = d.current.map_or(std::ptr::null_mut(), handle);
         // SAFETY: the caller's contract.
@@ -139,6 +148,7 @@ pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
+    pass_through!(cuCtxPushCurrent_v2(ctx));
     call("cuCtxPushCurrent_v2", |d| {
         d.current = Some(context_index(d, ctx)?);
         Ok(())
@@ -149,6 +159,7 @@ pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
 /// `pctx` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
+    pass_through!(cuCtxPopCurrent_v2(pctx));
     call("cuCtxPopCurrent_v2", |d| {
         let current = d.current.take().ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
         if pctx.is_null() {
@@ -163,6 +174,7 @@ pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
 /// `dev` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut c_int) -> CUresult {
+    pass_through!(cuCtxGetDevice(dev));
     call("cuCtxGetDevice", |d| {
         d.require_context()?;
         // SAFETY: the caller's contract.
@@ -172,6 +184,7 @@ pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut c_int) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
+    pass_through!(recorded::cuCtxSynchronize());
     call("cuCtxSynchronize", |d| {
         d.require_context()?;
         d.record.synchronise(None);
@@ -183,6 +196,7 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
 /// `config` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetCacheConfig(config: *mut c_int) -> CUresult {
+    pass_through!(cuCtxGetCacheConfig(config));
     call("cuCtxGetCacheConfig", |d| {
         d.require_context()?;
         // SAFETY: the caller's contract. CU_FUNC_CACHE_PREFER_NONE: the simulator has no
@@ -194,6 +208,7 @@ pub unsafe extern "C" fn cuCtxGetCacheConfig(config: *mut c_int) -> CUresult {
 /// Accepted and ignored, as a GPU may ignore it.
 #[no_mangle]
 pub extern "C" fn cuCtxSetCacheConfig(_config: c_int) -> CUresult {
+    pass_through!(cuCtxSetCacheConfig(_config));
     call("cuCtxSetCacheConfig", |d| d.require_context())
 }
 
@@ -201,6 +216,7 @@ pub extern "C" fn cuCtxSetCacheConfig(_config: c_int) -> CUresult {
 /// `config` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetSharedMemConfig(config: *mut c_int) -> CUresult {
+    pass_through!(cuCtxGetSharedMemConfig(config));
     call("cuCtxGetSharedMemConfig", |d| {
         d.require_context()?;
         // SAFETY: the caller's contract. Four-byte banks, the only size since compute 5.0.
@@ -215,6 +231,7 @@ pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
     least: *mut c_int,
     greatest: *mut c_int,
 ) -> CUresult {
+    pass_through!(cuCtxGetStreamPriorityRange(least, greatest));
     call("cuCtxGetStreamPriorityRange", |d| {
         d.require_context()?;
         // SAFETY: the caller's contract; either may be null (not wanted). An H100's range.
@@ -234,6 +251,7 @@ pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
 /// `flags` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
+    pass_through!(cuCtxGetFlags(flags));
     call("cuCtxGetFlags", |d| {
         d.require_context()?;
         // SAFETY: the caller's contract.
@@ -245,6 +263,7 @@ pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
 /// `version` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult {
+    pass_through!(cuCtxGetApiVersion(ctx, version));
     call("cuCtxGetApiVersion", |d| {
         if !ctx.is_null() {
             context_index(d, ctx)?;

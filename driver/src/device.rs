@@ -30,6 +30,7 @@ pub(crate) const TOTAL_MEMORY: usize = 4 << 30;
 /// Any flags; none are defined.
 #[no_mangle]
 pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
+    pass_through!(cuInit(flags));
     call_with("cuInit", true, |d| {
         if flags != 0 {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
@@ -43,6 +44,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
 /// `version` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
+    pass_through!(cuDriverGetVersion(version));
     // SAFETY: the caller's contract.
     call_with("cuDriverGetVersion", true, |_| unsafe {
         put(version, DRIVER_VERSION)
@@ -53,6 +55,7 @@ pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
 /// `count` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+    pass_through!(cuDeviceGetCount(count));
     // SAFETY: the caller's contract.
     call("cuDeviceGetCount", |_| unsafe { put(count, 1) })
 }
@@ -69,6 +72,7 @@ fn device(ordinal: c_int) -> Result {
 /// `out` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGet(out: *mut c_int, ordinal: c_int) -> CUresult {
+    pass_through!(cuDeviceGet(out, ordinal));
     call("cuDeviceGet", |_| {
         device(ordinal)?;
         // SAFETY: the caller's contract.
@@ -80,6 +84,7 @@ pub unsafe extern "C" fn cuDeviceGet(out: *mut c_int, ordinal: c_int) -> CUresul
 /// `name` is valid for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: c_int) -> CUresult {
+    pass_through!(cuDeviceGetName(name, len, dev));
     call("cuDeviceGetName", |_| {
         device(dev)?;
         if name.is_null() || len <= 0 {
@@ -100,6 +105,7 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: c_i
 /// `bytes` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: c_int) -> CUresult {
+    pass_through!(cuDeviceTotalMem_v2(bytes, dev));
     call("cuDeviceTotalMem_v2", |_| {
         device(dev)?;
         // SAFETY: the caller's contract.
@@ -111,6 +117,7 @@ pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: c_int) -> C
 /// `uuid` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: c_int) -> CUresult {
+    pass_through!(cuDeviceGetUuid_v2(uuid, dev));
     call("cuDeviceGetUuid_v2", |_| {
         device(dev)?;
         let mut bytes = [0 as c_char; 16];
@@ -126,6 +133,7 @@ pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: c_int) -> CU
 /// `uuid` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: c_int) -> CUresult {
+    pass_through!(cuDeviceGetUuid(uuid, dev));
     // SAFETY: the caller's contract, passed on.
     unsafe { cuDeviceGetUuid_v2(uuid, dev) }
 }
@@ -138,6 +146,7 @@ pub unsafe extern "C" fn cuDeviceComputeCapability(
     minor: *mut c_int,
     dev: c_int,
 ) -> CUresult {
+    pass_through!(cuDeviceComputeCapability(major, minor, dev));
     call("cuDeviceComputeCapability", |_| {
         device(dev)?;
         // SAFETY: the caller's contract.
@@ -211,6 +220,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     attrib: c_int,
     dev: c_int,
 ) -> CUresult {
+    pass_through!(cuDeviceGetAttribute(value, attrib, dev));
     call("cuDeviceGetAttribute", |_| {
         device(dev)?;
         // SAFETY: the caller's contract.

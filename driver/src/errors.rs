@@ -142,6 +142,7 @@ pub(crate) fn name_of(code: u32) -> String {
 /// `out` is null or valid for a write of a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorName(error: u32, out: *mut *const c_char) -> CUresult {
+    pass_through!(cuGetErrorName(error, out));
     call_with("cuGetErrorName", true, |_| {
         let (name, _) = describe(error).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
         // SAFETY: the caller's contract.
@@ -153,6 +154,7 @@ pub unsafe extern "C" fn cuGetErrorName(error: u32, out: *mut *const c_char) -> 
 /// `out` is null or valid for a write of a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorString(error: u32, out: *mut *const c_char) -> CUresult {
+    pass_through!(cuGetErrorString(error, out));
     call_with("cuGetErrorString", true, |_| {
         let (_, text) = describe(error).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
         // SAFETY: the caller's contract.

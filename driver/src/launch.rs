@@ -168,9 +168,9 @@ fn launch(
             block,
             shared_bytes,
             stream,
-            figures: report.figures.clone(),
+            figures: Some(report.figures.clone()),
             lines: costliest_lines(&report.lines),
-            warp_instructions: report.warp_instructions,
+            warp_instructions: Some(report.warp_instructions),
             diagnostics: report
                 .diagnostics
                 .iter()
@@ -205,6 +205,19 @@ pub unsafe extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(recorded::cuLaunchKernel(
+        function,
+        grid_x,
+        grid_y,
+        grid_z,
+        block_x,
+        block_y,
+        block_z,
+        shared_bytes,
+        stream,
+        params,
+        extra
+    ));
     call("cuLaunchKernel", |d| {
         d.require_context()?;
         let (module, kernel) = function_of(d, function)?;
@@ -234,6 +247,7 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(recorded::cuLaunchKernelEx(config, function, params, extra));
     if config.is_null() {
         return crate::state::call("cuLaunchKernelEx", |_| Err(E::CUDA_ERROR_INVALID_VALUE));
     }

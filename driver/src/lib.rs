@@ -18,10 +18,15 @@
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
 //! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
+//! | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
 //! asked for, and the simulator keeps it. What a GPU would overlap is left to the timeline of the
 //! record.
+
+// First: its `pass_through!` starts every entry point.
+#[macro_use]
+mod passthrough;
 
 mod context;
 mod device;

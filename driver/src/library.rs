@@ -21,6 +21,16 @@ pub unsafe extern "C" fn cuLibraryLoadData(
     _library_values: *mut *mut c_void,
     _num_library_options: c_uint,
 ) -> CUresult {
+    pass_through!(cuLibraryLoadData(
+        library,
+        code,
+        _jit_options,
+        _jit_values,
+        _num_jit_options,
+        _library_options,
+        _library_values,
+        _num_library_options
+    ));
     call("cuLibraryLoadData", |d| {
         // SAFETY: the caller's contract.
         let loaded = load_anywhere(d, unsafe { image_bytes(code) }?)?;
@@ -31,6 +41,7 @@ pub unsafe extern "C" fn cuLibraryLoadData(
 
 #[no_mangle]
 pub extern "C" fn cuLibraryUnload(library: CUmodule) -> CUresult {
+    pass_through!(cuLibraryUnload(library));
     call("cuLibraryUnload", |d| {
         let (i, _) = module_of(d, library)?;
         d.modules[i] = None;
@@ -42,6 +53,7 @@ pub extern "C" fn cuLibraryUnload(library: CUmodule) -> CUresult {
 /// `module` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetModule(module: *mut CUmodule, library: CUmodule) -> CUresult {
+    pass_through!(cuLibraryGetModule(module, library));
     call("cuLibraryGetModule", |d| {
         module_of(d, library)?;
         // SAFETY: the caller's contract.
@@ -57,6 +69,7 @@ pub unsafe extern "C" fn cuLibraryGetKernel(
     library: CUmodule,
     name: *const c_char,
 ) -> CUresult {
+    pass_through!(cuLibraryGetKernel(kernel, library, name));
     // SAFETY: the caller's contract, passed on.
     call("cuLibraryGetKernel", |d| unsafe {
         get_function(d, kernel, library, name)
@@ -70,6 +83,7 @@ pub unsafe extern "C" fn cuKernelGetFunction(
     function: *mut CUfunction,
     kernel: CUfunction,
 ) -> CUresult {
+    pass_through!(cuKernelGetFunction(function, kernel));
     call("cuKernelGetFunction", |d| {
         function_of(d, kernel)?;
         // SAFETY: the caller's contract.
@@ -86,6 +100,7 @@ pub unsafe extern "C" fn cuKernelGetAttribute(
     kernel: CUfunction,
     _dev: c_int,
 ) -> CUresult {
+    pass_through!(cuKernelGetAttribute(value, attrib, kernel, _dev));
     // SAFETY: the caller's contract, passed on.
     unsafe { crate::module::cuFuncGetAttribute(value, attrib, kernel) }
 }
@@ -98,6 +113,7 @@ pub extern "C" fn cuKernelSetAttribute(
     kernel: CUfunction,
     _dev: c_int,
 ) -> CUresult {
+    pass_through!(cuKernelSetAttribute(_attrib, _value, kernel, _dev));
     call("cuKernelSetAttribute", |d| {
         function_of(d, kernel).map(|_| ())
     })
@@ -112,6 +128,7 @@ pub unsafe extern "C" fn cuLibraryGetGlobal(
     library: CUmodule,
     name: *const c_char,
 ) -> CUresult {
+    pass_through!(cuLibraryGetGlobal(dptr, bytes, library, name));
     // SAFETY: the caller's contract, passed on.
     unsafe { crate::module::cuModuleGetGlobal_v2(dptr, bytes, library, name) }
 }

@@ -50,6 +50,7 @@ pub unsafe extern "C" fn cuLinkCreate_v2(
     _values: *mut *mut c_void,
     state: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(cuLinkCreate_v2(_num_options, _options, _values, state));
     call("cuLinkCreate_v2", |d| {
         d.require_context()?;
         d.links.push(Some(Link::default()));
@@ -72,6 +73,16 @@ pub unsafe extern "C" fn cuLinkAddData_v2(
     _options: *mut c_int,
     _values: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(cuLinkAddData_v2(
+        state,
+        kind,
+        data,
+        size,
+        name,
+        _num_options,
+        _options,
+        _values
+    ));
     call("cuLinkAddData_v2", |d| {
         if data.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
@@ -101,6 +112,14 @@ pub unsafe extern "C" fn cuLinkAddFile_v2(
     _options: *mut c_int,
     _values: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(cuLinkAddFile_v2(
+        state,
+        kind,
+        path,
+        _num_options,
+        _options,
+        _values
+    ));
     call("cuLinkAddFile_v2", |d| {
         if path.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
@@ -122,6 +141,7 @@ pub unsafe extern "C" fn cuLinkComplete(
     image: *mut *mut c_void,
     size: *mut usize,
 ) -> CUresult {
+    pass_through!(cuLinkComplete(state, image, size));
     call("cuLinkComplete", |d| {
         let link = link_mut(d, state)?;
         let [only] = link.inputs.as_slice() else {
@@ -148,6 +168,7 @@ pub unsafe extern "C" fn cuLinkComplete(
 
 #[no_mangle]
 pub extern "C" fn cuLinkDestroy(state: *mut c_void) -> CUresult {
+    pass_through!(cuLinkDestroy(state));
     call("cuLinkDestroy", |d| {
         link_mut(d, state)?;
         d.links[index(state)?] = None;

@@ -23,6 +23,7 @@ fn alloc(d: &mut Driver, bytes: usize) -> Result<u64> {
 /// `dptr` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CUresult {
+    pass_through!(recorded::cuMemAlloc_v2(dptr, bytes));
     call("cuMemAlloc_v2", |d| {
         let ptr = alloc(d, bytes)?;
         // SAFETY: the caller's contract.
@@ -32,6 +33,7 @@ pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CUresult
 
 #[no_mangle]
 pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
+    pass_through!(recorded::cuMemFree_v2(dptr));
     call("cuMemFree_v2", |d| {
         d.allocations
             .remove(&dptr)
@@ -45,6 +47,7 @@ pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
 /// `free` and `total` are null or valid for writes.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    pass_through!(cuMemGetInfo_v2(free, total));
     call("cuMemGetInfo_v2", |d| {
         let used: u64 = d.allocations.values().sum();
         let total_bytes = crate::device::TOTAL_MEMORY;
@@ -70,6 +73,7 @@ fn alloc_host(d: &mut Driver, bytes: usize) -> Result<*mut c_void> {
 /// `pp` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    pass_through!(cuMemAllocHost_v2(pp, bytes));
     call("cuMemAllocHost_v2", |d| {
         let ptr = alloc_host(d, bytes)?;
         // SAFETY: the caller's contract.
@@ -85,6 +89,7 @@ pub unsafe extern "C" fn cuMemHostAlloc(
     bytes: usize,
     _flags: c_uint,
 ) -> CUresult {
+    pass_through!(cuMemHostAlloc(pp, bytes, _flags));
     call("cuMemHostAlloc", |d| {
         let ptr = alloc_host(d, bytes)?;
         // SAFETY: the caller's contract.
@@ -96,6 +101,7 @@ pub unsafe extern "C" fn cuMemHostAlloc(
 /// `p` came from cuMemAllocHost or cuMemHostAlloc.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    pass_through!(cuMemFreeHost(p));
     call("cuMemFreeHost", |d| {
         let at = d
             .pinned
@@ -111,6 +117,7 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: c_uint) -> CUresult {
+    pass_through!(cuMemHostRegister_v2(p, bytes, _flags));
     call("cuMemHostRegister_v2", |d| {
         let (start, end) = (p as usize, p as usize + bytes);
         if p.is_null() || bytes == 0 {
@@ -126,6 +133,7 @@ pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: c_u
 
 #[no_mangle]
 pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    pass_through!(cuMemHostUnregister(p));
     call("cuMemHostUnregister", |d| {
         let at = d
             .pinned
@@ -196,6 +204,7 @@ fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> R
 
 #[no_mangle]
 pub extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: usize) -> CUresult {
+    pass_through!(recorded::cuMemcpyHtoD_v2(dst, src, bytes));
     call("cuMemcpyHtoD_v2", |d| {
         copy(d, Copy::In { dst, src }, bytes, None)
     })
@@ -203,6 +212,7 @@ pub extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: usize) ->
 
 #[no_mangle]
 pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, bytes: usize) -> CUresult {
+    pass_through!(recorded::cuMemcpyDtoH_v2(dst, src, bytes));
     call("cuMemcpyDtoH_v2", |d| {
         copy(d, Copy::Out { dst, src }, bytes, None)
     })
@@ -210,6 +220,7 @@ pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, bytes: usize) -> C
 
 #[no_mangle]
 pub extern "C" fn cuMemcpyDtoD_v2(dst: u64, src: u64, bytes: usize) -> CUresult {
+    pass_through!(recorded::cuMemcpyDtoD_v2(dst, src, bytes));
     call("cuMemcpyDtoD_v2", |d| {
         copy(d, Copy::Within { dst, src }, bytes, None)
     })
@@ -222,6 +233,7 @@ pub extern "C" fn cuMemcpyHtoDAsync_v2(
     bytes: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemcpyHtoDAsync_v2(dst, src, bytes, stream));
     call("cuMemcpyHtoDAsync_v2", |d| {
         copy(d, Copy::In { dst, src }, bytes, Some(stream))
     })
@@ -234,6 +246,7 @@ pub extern "C" fn cuMemcpyDtoHAsync_v2(
     bytes: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemcpyDtoHAsync_v2(dst, src, bytes, stream));
     call("cuMemcpyDtoHAsync_v2", |d| {
         copy(d, Copy::Out { dst, src }, bytes, Some(stream))
     })
@@ -246,6 +259,7 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(
     bytes: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemcpyDtoDAsync_v2(dst, src, bytes, stream));
     call("cuMemcpyDtoDAsync_v2", |d| {
         copy(d, Copy::Within { dst, src }, bytes, Some(stream))
     })
@@ -281,6 +295,7 @@ fn unified(d: &mut Driver, dst: u64, src: u64, bytes: usize, stream: Option<CUst
 /// A host address among `dst` and `src` is valid for `bytes` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy(dst: u64, src: u64, bytes: usize) -> CUresult {
+    pass_through!(recorded::cuMemcpy(dst, src, bytes));
     call("cuMemcpy", |d| unified(d, dst, src, bytes, None))
 }
 
@@ -293,6 +308,7 @@ pub unsafe extern "C" fn cuMemcpyAsync(
     bytes: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemcpyAsync(dst, src, bytes, stream));
     call("cuMemcpyAsync", |d| {
         unified(d, dst, src, bytes, Some(stream))
     })
@@ -331,11 +347,13 @@ fn memset(
 
 #[no_mangle]
 pub extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CUresult {
+    pass_through!(recorded::cuMemsetD8_v2(dst, value, count));
     call("cuMemsetD8_v2", |d| memset(d, dst, &[value], count, None))
 }
 
 #[no_mangle]
 pub extern "C" fn cuMemsetD16_v2(dst: u64, value: u16, count: usize) -> CUresult {
+    pass_through!(recorded::cuMemsetD16_v2(dst, value, count));
     call("cuMemsetD16_v2", |d| {
         memset(d, dst, &value.to_le_bytes(), count, None)
     })
@@ -343,6 +361,7 @@ pub extern "C" fn cuMemsetD16_v2(dst: u64, value: u16, count: usize) -> CUresult
 
 #[no_mangle]
 pub extern "C" fn cuMemsetD32_v2(dst: u64, value: u32, count: usize) -> CUresult {
+    pass_through!(recorded::cuMemsetD32_v2(dst, value, count));
     call("cuMemsetD32_v2", |d| {
         memset(d, dst, &value.to_le_bytes(), count, None)
     })
@@ -350,6 +369,7 @@ pub extern "C" fn cuMemsetD32_v2(dst: u64, value: u32, count: usize) -> CUresult
 
 #[no_mangle]
 pub extern "C" fn cuMemsetD8Async(dst: u64, value: u8, count: usize, stream: CUstream) -> CUresult {
+    pass_through!(recorded::cuMemsetD8Async(dst, value, count, stream));
     call("cuMemsetD8Async", |d| {
         memset(d, dst, &[value], count, Some(stream))
     })
@@ -362,6 +382,7 @@ pub extern "C" fn cuMemsetD16Async(
     count: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemsetD16Async(dst, value, count, stream));
     call("cuMemsetD16Async", |d| {
         memset(d, dst, &value.to_le_bytes(), count, Some(stream))
     })
@@ -374,6 +395,7 @@ pub extern "C" fn cuMemsetD32Async(
     count: usize,
     stream: CUstream,
 ) -> CUresult {
+    pass_through!(recorded::cuMemsetD32Async(dst, value, count, stream));
     call("cuMemsetD32Async", |d| {
         memset(d, dst, &value.to_le_bytes(), count, Some(stream))
     })

@@ -52,6 +52,7 @@ pub(crate) unsafe fn image_bytes<'a>(image: *const c_void) -> Result<&'a [u8]> {
 /// `module` is null or valid for a write; `image` is a NUL-terminated PTX image.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult {
+    pass_through!(cuModuleLoadData(module, image));
     call("cuModuleLoadData", |d| {
         // SAFETY: the caller's contract.
         let loaded = load(d, unsafe { image_bytes(image) }?)?;
@@ -72,6 +73,13 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
     _options: *mut c_void,
     _values: *mut *mut c_void,
 ) -> CUresult {
+    pass_through!(cuModuleLoadDataEx(
+        module,
+        image,
+        _num_options,
+        _options,
+        _values
+    ));
     call("cuModuleLoadDataEx", |d| {
         // SAFETY: the caller's contract.
         let loaded = load(d, unsafe { image_bytes(image) }?)?;
@@ -84,6 +92,7 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
 /// `module` is null or valid for a write; `path` is a NUL-terminated path.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, path: *const c_char) -> CUresult {
+    pass_through!(cuModuleLoad(module, path));
     call("cuModuleLoad", |d| {
         if path.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
@@ -109,6 +118,7 @@ pub(crate) fn module_of(d: &Driver, module: CUmodule) -> Result<(usize, Arc<sim:
 
 #[no_mangle]
 pub extern "C" fn cuModuleUnload(module: CUmodule) -> CUresult {
+    pass_through!(cuModuleUnload(module));
     call("cuModuleUnload", |d| {
         let (i, _) = module_of(d, module)?;
         d.modules[i] = None;
@@ -124,6 +134,7 @@ pub unsafe extern "C" fn cuModuleGetFunction(
     module: CUmodule,
     name: *const c_char,
 ) -> CUresult {
+    pass_through!(cuModuleGetFunction(function, module, name));
     // SAFETY: the caller's contract, passed on.
     call("cuModuleGetFunction", |d| unsafe {
         get_function(d, function, module, name)
@@ -176,6 +187,7 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(
     module: CUmodule,
     name: *const c_char,
 ) -> CUresult {
+    pass_through!(cuModuleGetGlobal_v2(dptr, bytes, module, name));
     call("cuModuleGetGlobal_v2", |d| {
         let (_, m) = module_of(d, module)?;
         if name.is_null() {
@@ -213,6 +225,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     attrib: c_int,
     function: CUfunction,
 ) -> CUresult {
+    pass_through!(cuFuncGetAttribute(value, attrib, function));
     use cudarc::driver::sys::CUfunction_attribute as F;
     call("cuFuncGetAttribute", |d| {
         function_of(d, function)?;
@@ -238,6 +251,7 @@ pub extern "C" fn cuFuncSetAttribute(
     _attrib: c_int,
     _value: c_int,
 ) -> CUresult {
+    pass_through!(cuFuncSetAttribute(function, _attrib, _value));
     call("cuFuncSetAttribute", |d| {
         function_of(d, function).map(|_| ())
     })
@@ -245,7 +259,32 @@ pub extern "C" fn cuFuncSetAttribute(
 
 #[no_mangle]
 pub extern "C" fn cuFuncSetCacheConfig(function: CUfunction, _config: c_int) -> CUresult {
+    pass_through!(cuFuncSetCacheConfig(function, _config));
     call("cuFuncSetCacheConfig", |d| {
         function_of(d, function).map(|_| ())
+    })
+}
+
+/// The kernel's name, as written in the PTX (mangled, for C++ kernels). The driver keeps one
+/// string per distinct name for the life of the process, as the real driver keeps its own.
+///
+/// # Safety
+/// `name` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetName(name: *mut *const c_char, function: CUfunction) -> CUresult {
+    pass_through!(cuFuncGetName(name, function));
+    call("cuFuncGetName", |d| {
+        let (_, kernel) = function_of(d, function)?;
+        let text = std::ffi::CString::new(kernel).map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
+        let kept: &'static CStr = match d.names.iter().find(|n| ***n == *text) {
+            Some(&kept) => kept,
+            None => {
+                let kept = Box::leak(text.into_boxed_c_str());
+                d.names.push(kept);
+                kept
+            }
+        };
+        // SAFETY: the caller's contract.
+        unsafe { put(name, kept.as_ptr()) }
     })
 }

@@ -47,6 +47,9 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
     block_size: c_int,
     shared: usize,
 ) -> CUresult {
+    pass_through!(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        blocks, function, block_size, shared
+    ));
     call("cuOccupancyMaxActiveBlocksPerMultiprocessor", |d| {
         let n = active_blocks(d, function, block_size, shared)?;
         // SAFETY: the caller's contract.
@@ -64,6 +67,9 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     shared: usize,
     _flags: c_uint,
 ) -> CUresult {
+    pass_through!(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        blocks, function, block_size, shared, _flags
+    ));
     call(
         "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
         |d| {
@@ -123,6 +129,9 @@ pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
     shared: usize,
     limit: c_int,
 ) -> CUresult {
+    pass_through!(cuOccupancyMaxPotentialBlockSize(
+        min_grid, block, function, shared_of, shared, limit
+    ));
     call("cuOccupancyMaxPotentialBlockSize", |d| {
         // SAFETY: the caller's contract.
         unsafe { potential(d, min_grid, block, function, shared_of, shared, limit) }
@@ -141,6 +150,9 @@ pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
     limit: c_int,
     _flags: c_uint,
 ) -> CUresult {
+    pass_through!(cuOccupancyMaxPotentialBlockSizeWithFlags(
+        min_grid, block, function, shared_of, shared, limit, _flags
+    ));
     call("cuOccupancyMaxPotentialBlockSizeWithFlags", |d| {
         // SAFETY: the caller's contract.
         unsafe { potential(d, min_grid, block, function, shared_of, shared, limit) }
@@ -165,6 +177,7 @@ fn limit_default(limit: c_int) -> Option<usize> {
 /// `value` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
+    pass_through!(cuCtxGetLimit(value, limit));
     call("cuCtxGetLimit", |d| {
         d.require_context()?;
         let default = limit_default(limit).ok_or(E::CUDA_ERROR_UNSUPPORTED_LIMIT)?;
@@ -178,6 +191,7 @@ pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUres
 /// stay what they are.
 #[no_mangle]
 pub extern "C" fn cuCtxSetLimit(limit: c_int, value: usize) -> CUresult {
+    pass_through!(cuCtxSetLimit(limit, value));
     call("cuCtxSetLimit", |d| {
         d.require_context()?;
         limit_default(limit).ok_or(E::CUDA_ERROR_UNSUPPORTED_LIMIT)?;

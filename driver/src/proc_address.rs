@@ -43,6 +43,29 @@ fn lookup(symbol: &str) -> Option<*mut c_void> {
         })
 }
 
+/// The real driver's answer for `symbol`, in pass-through mode.
+fn real_proc_address(
+    symbol: *const c_char,
+    cuda_version: c_int,
+    flags: u64,
+) -> Option<*mut c_void> {
+    if !crate::passthrough::active() {
+        return None;
+    }
+    let mut pfn: *mut c_void = std::ptr::null_mut();
+    let status: *mut c_int = std::ptr::null_mut();
+    let args = (
+        symbol,
+        &mut pfn as *mut *mut c_void,
+        cuda_version,
+        flags,
+        status,
+    );
+    // SAFETY: a NUL-terminated name and a writable pointer, as cuGetProcAddress_v2 takes.
+    let asked = unsafe { crate::passthrough::raw("cuGetProcAddress_v2", args) };
+    (asked == E::CUDA_SUCCESS && !pfn.is_null()).then_some(pfn)
+}
+
 /// `symbol_status` (when not null) gets 0 for found, 1 for not found.
 ///
 /// # Safety
@@ -51,8 +74,8 @@ fn lookup(symbol: &str) -> Option<*mut c_void> {
 pub unsafe extern "C" fn cuGetProcAddress_v2(
     symbol: *const c_char,
     pfn: *mut *mut c_void,
-    _cuda_version: c_int,
-    _flags: u64,
+    cuda_version: c_int,
+    flags: u64,
     symbol_status: *mut c_int,
 ) -> CUresult {
     // Bindings look every entry point up before they call cuInit, as the real driver allows.
@@ -67,7 +90,9 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
         let name = unsafe { CStr::from_ptr(symbol) }
             .to_string_lossy()
             .into_owned();
-        let found = lookup(&name);
+        // In pass-through mode, what this library does not export comes from the real driver
+        // (unrecorded: the program calls it directly).
+        let found = lookup(&name).or_else(|| real_proc_address(symbol, cuda_version, flags));
         if found.is_none() && !d.record.not_found.contains(&name) {
             d.record.not_found.push(name);
         }

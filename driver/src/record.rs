@@ -1,7 +1,9 @@
 //! What the program did through the driver: calls, transfers, launches, synchronisations, and a
-//! modelled timeline, written as JSON to `SIMCUDA_REPORT` when the program exits.
+//! timeline, written as JSON to `SIMCUDA_REPORT` when the program exits.
 //!
-//! The timeline is modelled, not measured: copies over PCIe 5.0 x16 as an H100's measured
+//! On the simulator the timeline is modelled (`"timeline": "modelled"`); in pass-through mode it
+//! is measured with the GPU's events (`"measured"`, see `passthrough::timing`), and launches have
+//! no simulator figures. The modelled timeline: copies over PCIe 5.0 x16 as an H100's measured
 //! (`scripts/gpu/results/copies.md`, from `scripts/gpu/copies/measure.sh`): 55 GB/s from or to
 //! page-locked memory, 10 GB/s from or to pageable memory (which the driver stages through a
 //! buffer of its own), and about 9 µs before the first byte; kernels at the simulator's modelled
@@ -47,11 +49,13 @@ pub struct Launch {
     pub block: [u32; 3],
     pub shared_bytes: u32,
     pub stream: usize,
-    pub figures: sim::Figures,
+    /// The simulator's figures; none when the kernel ran on a GPU (pass-through mode).
+    pub figures: Option<sim::Figures>,
     /// Per source line with memory traffic (where the PTX has line information: NVRTC's
     /// `-lineinfo`, Numba's `lineinfo=True`), costliest first.
     pub lines: Vec<sim::LineFigures>,
-    pub warp_instructions: u64,
+    /// None when the kernel ran on a GPU (pass-through mode).
+    pub warp_instructions: Option<u64>,
     pub diagnostics: Vec<String>,
     pub aborted: bool,
     pub start_us: f64,
@@ -66,9 +70,22 @@ pub struct Failure {
     pub name: String,
 }
 
+/// Where a record's times come from.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    /// The simulator's model of an H100's copy engines and kernels.
+    #[default]
+    Modelled,
+    /// A GPU's events around each copy and launch (pass-through mode).
+    Measured,
+}
+
 /// What the program did; see the module's comment.
 #[derive(Default, Debug, Serialize)]
 pub struct Record {
+    /// Whether `start_us` and `end_us` (and `host_us`) are modelled or measured.
+    pub timeline: TimelineKind,
     pub calls: BTreeMap<String, u64>,
     pub failures: Vec<Failure>,
     pub transfers: Vec<Transfer>,
@@ -81,10 +98,11 @@ pub struct Record {
     pub not_found: Vec<String>,
     /// Device bytes allocated and not freed when the program ended.
     pub leaked_bytes: u64,
-    /// The modelled time at which the host is (microseconds from the first call).
+    /// The modelled time at which the host is (microseconds from the first call); measured: when
+    /// the last operation timed ended.
     pub host_us: f64,
     #[serde(skip)]
-    timeline: Timeline,
+    model: Timeline,
 }
 
 #[derive(Default, Debug)]
@@ -116,7 +134,7 @@ impl Record {
     /// the engine's, after the host issued it (and, on the default stream, after every stream).
     /// A synchronous operation holds the host until it ends. Returns its start and end.
     fn place(&mut self, stream: usize, engine: usize, us: f64, synchronous: bool) -> (f64, f64) {
-        let t = &mut self.timeline;
+        let t = &mut self.model;
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
         }
@@ -186,7 +204,7 @@ impl Record {
 
     /// Notes a new stream and whether it was made non-blocking.
     pub(crate) fn stream_created(&mut self, stream: usize, non_blocking: bool) {
-        let t = &mut self.timeline;
+        let t = &mut self.model;
         if t.non_blocking.len() <= stream {
             t.non_blocking.resize(stream + 1, false);
         }
@@ -196,7 +214,7 @@ impl Record {
     /// The host waits for `stream` (or for everything).
     pub(crate) fn synchronise(&mut self, stream: Option<usize>) {
         self.synchronisations += 1;
-        let t = &self.timeline;
+        let t = &self.model;
         let until = match stream {
             Some(s) => t.streams.get(s).copied().unwrap_or(0.0),
             None => t.streams.iter().copied().fold(0.0, f64::max),
@@ -206,14 +224,14 @@ impl Record {
 
     /// When `stream`'s work queued so far ends (an event recorded now fires then).
     pub(crate) fn stream_end(&self, stream: usize) -> f64 {
-        let t = &self.timeline;
+        let t = &self.model;
         let end = t.streams.get(stream).copied().unwrap_or(0.0);
         end.max(self.host_us)
     }
 
     /// `stream` waits until `at` (an event another stream recorded).
     pub(crate) fn wait_until(&mut self, stream: usize, at: f64) {
-        let t = &mut self.timeline;
+        let t = &mut self.model;
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
         }
@@ -226,7 +244,13 @@ extern "C" fn write_at_exit() {
     let Some(path) = std::env::var_os("SIMCUDA_REPORT") else {
         return;
     };
+    if crate::passthrough::active() {
+        crate::passthrough::timing::resolve(true);
+    }
     let json = crate::state::with_driver(|d| {
+        if crate::passthrough::active() {
+            d.record.timeline = TimelineKind::Measured;
+        }
         d.record.leaked_bytes = d.allocations.values().sum();
         serde_json::to_string_pretty(&d.record)
     });
@@ -237,10 +261,14 @@ extern "C" fn write_at_exit() {
     }
 }
 
-/// Registers [`write_at_exit`] once.
+/// Registers [`write_at_exit`] once, unless this library is the real driver behind a copy of
+/// itself in pass-through mode (that copy keeps the record).
 pub(crate) fn write_when_the_program_exits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        if !crate::passthrough::keeps_record() {
+            return;
+        }
         // SAFETY: registers a function without arguments that never unwinds.
         unsafe { libc::atexit(write_at_exit) };
     });

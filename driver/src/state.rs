@@ -26,6 +26,8 @@ pub(crate) struct Driver {
     pub modules: Vec<Option<LoadedModule>>,
     /// (module index, kernel name) of each function handle.
     pub functions: Vec<(usize, String)>,
+    /// Kernel names given out by `cuFuncGetName`, one string each.
+    pub names: Vec<&'static std::ffi::CStr>,
     /// Streams created (index 0 is the default stream, always there).
     pub streams: Vec<bool>,
     pub events: Vec<Option<Event>>,
@@ -43,6 +45,8 @@ pub(crate) struct Driver {
     /// A kernel fault: every later call answers it, as a GPU's lost context does.
     pub sticky: Option<CUresult>,
     pub record: Record,
+    /// Pass-through mode's streams and the events not read yet.
+    pub measured: crate::passthrough::timing::Measured,
 }
 
 impl Driver {
@@ -52,6 +56,7 @@ impl Driver {
             machine: sim::Machine::new(),
             modules: Vec::new(),
             functions: Vec::new(),
+            names: Vec::new(),
             streams: vec![true],
             events: Vec::new(),
             links: Vec::new(),
@@ -63,6 +68,7 @@ impl Driver {
             limits: HashMap::new(),
             sticky: None,
             record: Record::default(),
+            measured: Default::default(),
         }
     }
 

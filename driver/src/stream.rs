@@ -20,6 +20,7 @@ fn new_stream(d: &mut Driver, flags: c_uint) -> CUstream {
 /// `stream` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, flags: c_uint) -> CUresult {
+    pass_through!(cuStreamCreate(stream, flags));
     call("cuStreamCreate", |d| {
         d.require_context()?;
         let s = new_stream(d, flags);
@@ -36,6 +37,7 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(
     flags: c_uint,
     _priority: i32,
 ) -> CUresult {
+    pass_through!(cuStreamCreateWithPriority(stream, flags, _priority));
     call("cuStreamCreateWithPriority", |d| {
         d.require_context()?;
         let s = new_stream(d, flags);
@@ -46,6 +48,7 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(
 
 #[no_mangle]
 pub extern "C" fn cuStreamDestroy_v2(stream: CUstream) -> CUresult {
+    pass_through!(cuStreamDestroy_v2(stream));
     call("cuStreamDestroy_v2", |d| {
         let i = d.stream_index(stream.cast())?;
         if i == 0 {
@@ -58,6 +61,7 @@ pub extern "C" fn cuStreamDestroy_v2(stream: CUstream) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
+    pass_through!(recorded::cuStreamSynchronize(stream));
     call("cuStreamSynchronize", |d| {
         let i = d.stream_index(stream.cast())?;
         d.record.synchronise(Some(i));
@@ -67,6 +71,7 @@ pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuStreamQuery(stream: CUstream) -> CUresult {
+    pass_through!(cuStreamQuery(stream));
     call("cuStreamQuery", |d| {
         d.stream_index(stream.cast()).map(|_| ())
     })
@@ -82,6 +87,7 @@ fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
 
 #[no_mangle]
 pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, _flags: c_uint) -> CUresult {
+    pass_through!(cuStreamWaitEvent(stream, event, _flags));
     call("cuStreamWaitEvent", |d| {
         let s = d.stream_index(stream.cast())?;
         if let Some(at) = event_mut(d, event)?.at_us {
@@ -95,6 +101,7 @@ pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, _flags: c_
 /// `event` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, _flags: c_uint) -> CUresult {
+    pass_through!(cuEventCreate(event, _flags));
     call("cuEventCreate", |d| {
         d.require_context()?;
         d.events.push(Some(Event::default()));
@@ -105,6 +112,7 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, _flags: c_uint) -> C
 
 #[no_mangle]
 pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
+    pass_through!(cuEventDestroy_v2(event));
     call("cuEventDestroy_v2", |d| {
         event_mut(d, event)?;
         d.events[index(event)?] = None;
@@ -121,6 +129,7 @@ fn record_event(d: &mut Driver, event: CUevent, stream: CUstream) -> Result {
 
 #[no_mangle]
 pub extern "C" fn cuEventRecord(event: CUevent, stream: CUstream) -> CUresult {
+    pass_through!(cuEventRecord(event, stream));
     call("cuEventRecord", |d| record_event(d, event, stream))
 }
 
@@ -130,11 +139,13 @@ pub extern "C" fn cuEventRecordWithFlags(
     stream: CUstream,
     _flags: c_uint,
 ) -> CUresult {
+    pass_through!(cuEventRecordWithFlags(event, stream, _flags));
     call("cuEventRecordWithFlags", |d| record_event(d, event, stream))
 }
 
 #[no_mangle]
 pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
+    pass_through!(recorded::cuEventSynchronize(event));
     call("cuEventSynchronize", |d| {
         let at = event_mut(d, event)?.at_us;
         d.record.synchronisations += 1;
@@ -147,6 +158,7 @@ pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
 
 #[no_mangle]
 pub extern "C" fn cuEventQuery(event: CUevent) -> CUresult {
+    pass_through!(cuEventQuery(event));
     call("cuEventQuery", |d| event_mut(d, event).map(|_| ()))
 }
 
@@ -160,6 +172,7 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
     start: CUevent,
     end: CUevent,
 ) -> CUresult {
+    pass_through!(cuEventElapsedTime_v2(ms, start, end));
     call("cuEventElapsedTime_v2", |d| {
         let from = event_mut(d, start)?.at_us;
         let to = event_mut(d, end)?.at_us;
@@ -179,6 +192,7 @@ pub unsafe extern "C" fn cuEventElapsedTime(
     start: CUevent,
     end: CUevent,
 ) -> CUresult {
+    pass_through!(cuEventElapsedTime(ms, start, end));
     // SAFETY: the caller's contract, passed on.
     unsafe { cuEventElapsedTime_v2(ms, start, end) }
 }

@@ -84,10 +84,10 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         assert_eq!(directions, Some(crate::record::Direction::DeviceToHost));
 
         // An entry point this driver lacks names itself and fails.
-        assert_eq!(
-            crate::not_supported::cuArrayCreate_v2(),
-            E::CUDA_ERROR_NOT_SUPPORTED
-        );
+        let mut array = std::ptr::null_mut();
+        // A writable handle and a null descriptor, never read on the simulator.
+        let created = crate::not_supported::cuArrayCreate_v2(&mut array, std::ptr::null());
+        assert_eq!(created, E::CUDA_ERROR_NOT_SUPPORTED);
         assert!(with_driver(|d| d
             .record
             .not_supported
