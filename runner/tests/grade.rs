@@ -1063,6 +1063,8 @@ fn an_unusable_course_stops_before_any_student_is_graded() {
 #[test]
 fn gradescope_autograder_grades_one_submission_into_results_json() {
     let course = TestCourse::new();
+    // The assignment's exercises, named once in the grading file the zip carries.
+    grading_file(&course, "exercises = \"01-02\"\n");
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("grades");
     let run = course.run(&[
@@ -1070,10 +1072,13 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
         "--gradescope-autograder",
         "--out",
         out.to_str().unwrap(),
-        "--exercises",
-        "01,02",
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("It grades exercises 01, 02."),
+        "{}",
+        run.all()
+    );
     // Unpack as Gradescope does: into /autograder/source (here a temporary root).
     let root = work.path().join("autograder");
     let mut zip =
@@ -1104,17 +1109,20 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
         &root.join("submission/vector_add.cu"),
         &fixture("vector_add_no_guard.cu"),
     );
-    let mut script = std::process::Command::new("bash");
-    script
-        .arg(root.join("source/run_autograder"))
-        .env("AUTOGRADER_ROOT", &root)
-        .env("NO_COLOR", "1");
-    let nvrtc = repo_root().join(".nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
-    if nvrtc.exists() {
-        script.env("RUNNER_NVRTC", nvrtc);
-    }
-    let ran = script.output().unwrap();
-    let results = read_json(&root.join("results/results.json"));
+    let run_autograder = || {
+        let mut script = std::process::Command::new("bash");
+        script
+            .arg(root.join("source/run_autograder"))
+            .env("AUTOGRADER_ROOT", &root)
+            .env("NO_COLOR", "1");
+        let nvrtc = repo_root().join(".nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
+        if nvrtc.exists() {
+            script.env("RUNNER_NVRTC", nvrtc);
+        }
+        let ran = script.output().unwrap();
+        (read_json(&root.join("results/results.json")), ran)
+    };
+    let (results, ran) = run_autograder();
     assert_eq!(
         results["score"].as_f64(),
         Some(10.0),
@@ -1134,6 +1142,24 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
         .as_str()
         .unwrap()
         .contains("in the simulator"));
+
+    // Another student: a zip uploaded with a note beside it.
+    std::fs::remove_dir_all(root.join("submission")).unwrap();
+    put(&root.join("submission/notes.txt"), b"I found 02 hard.\n");
+    zip_archive(
+        &root.join("submission/work.zip"),
+        &[
+            Entry::File(&format!("work/{K01}"), solution(K01)),
+            Entry::File(&format!("work/{K02}"), solution(K02)),
+        ],
+    );
+    let (results, ran) = run_autograder();
+    assert_eq!(
+        results["score"].as_f64(),
+        Some(20.0),
+        "{results:#}\n{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
 }
 
 #[test]

@@ -175,16 +175,24 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     }
     let course = find_course()?;
     if args.gradescope_autograder {
-        let zip = autograder::write(
+        let written = autograder::write(
             &course,
             &args.out,
             args.grading.as_deref(),
             args.exercises.as_deref(),
         )?;
         println!(
-            "Wrote {}: upload it as the assignment's autograder on Gradescope.",
-            zip.display()
+            "Wrote {}: upload it as the assignment's autograder on Gradescope. It grades exercises {}.",
+            written.zip.display(),
+            written.exercises.join(", ")
         );
+        if !written.named {
+            eprintln!(
+                "Note: that is every exercise of the course. For an assignment of a few, name them in {} \
+                 (exercises = \"01-04\") or with --exercises, and write the zip again.",
+                crate::grade::config::GRADING_FILE
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let submissions = args.submissions.clone().context(

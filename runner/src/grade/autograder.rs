@@ -81,14 +81,9 @@ set -uo pipefail
 root=${{AUTOGRADER_ROOT:-/autograder}}
 work=$(mktemp -d)
 mkdir -p "$work/class" "$root/results"
-shopt -s nullglob
-files=("$root/submission"/*)
-# One archive uploaded as it is: grade the archive (the runner reads it safely).
-if [ ${{#files[@]}} -eq 1 ] && [[ "${{files[0]}}" =~ \.(zip|tar\.gz|tgz)$ ]]; then
-  cp "${{files[0]}}" "$work/class/submission.${{BASH_REMATCH[1]}}"
-else
-  cp -r "$root/submission" "$work/class/submission"
-fi
+# The whole upload is the submission: the runner takes the exercises' files from it, or, where
+# it holds none, from the one archive in it (a zip uploaded beside a note is still graded).
+cp -r "$root/submission" "$work/class/submission"
 cd "$root/source/course"
 "$root/source/runner" grade "$work/class" --out "$work/out" --backend sim --format gradescope,json{only}
 code=$?
@@ -125,16 +120,25 @@ fn add(
     Ok(())
 }
 
-/// Writes `out/autograder.zip` and returns its path.
+/// The zip written, and what it grades.
+pub struct Autograder {
+    pub zip: PathBuf,
+    pub exercises: Vec<String>,
+    /// Whether `--exercises` or the grading file named them (else: every exercise).
+    pub named: bool,
+}
+
+/// Writes `out/autograder.zip`. The exercises are `--exercises`, else the grading file's.
 pub fn write(
     course: &Course,
     out: &Path,
     grading: Option<&Path>,
     exercises: Option<&str>,
-) -> anyhow::Result<PathBuf> {
+) -> anyhow::Result<Autograder> {
     // Refuse a broken grading file or exercise list now, not on Gradescope.
-    let (_, grading_path) = super::config::GradingFile::load(grading, &course.root)?;
-    super::prepare::select_exercises(course, exercises)?;
+    let (file, grading_path) = super::config::GradingFile::load(grading, &course.root)?;
+    let named = exercises.or(file.exercises.as_deref());
+    let chosen = super::prepare::select_exercises(course, named)?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot make {}", out.display()))?;
     let path = out.join("autograder.zip");
     let file =
@@ -179,5 +183,9 @@ pub fn write(
     }
     zip.finish()
         .with_context(|| format!("cannot finish {}", path.display()))?;
-    Ok(path)
+    Ok(Autograder {
+        zip: path,
+        exercises: chosen.into_iter().map(|e| e.id).collect(),
+        named: named.is_some(),
+    })
 }

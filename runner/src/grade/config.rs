@@ -10,6 +10,9 @@ pub const GRADING_FILE: &str = "grading.toml";
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct GradingFile {
+    /// The exercises of the assignment, e.g. `"01-04"` or `"01,02,05"`: graded when
+    /// `--exercises` is not given (and so by the Gradescope autograder); by default all.
+    pub exercises: Option<String>,
     /// Seed of the random test inputs. Students never see it, so a kernel tuned to the public
     /// cases meets inputs it has not seen. `--seed` overrides it.
     pub seed: Option<u64>,
@@ -41,6 +44,7 @@ pub struct GradingFile {
 impl Default for GradingFile {
     fn default() -> Self {
         GradingFile {
+            exercises: None,
             seed: None,
             sizes: Vec::new(),
             time_limit_s: 120.0,

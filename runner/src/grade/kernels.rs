@@ -94,6 +94,11 @@ impl Tree {
         })
     }
 
+    /// Whether the submission holds no file named like an exercise's kernel.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.skipped.is_empty()
+    }
+
     /// Finds, checks and stages the kernel of `exercise` into `staging` (at the exercise's path).
     pub fn kernel(&self, exercise: &Exercise, staging: &Path, max_file_bytes: u64) -> Lookup {
         let expected = Path::new(&exercise.file);

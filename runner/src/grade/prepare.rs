@@ -10,7 +10,7 @@ use super::submissions::{Kind, Submission};
 use crate::course::{Course, Exercise};
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 /// `01,02,5-7` as exercise ids of the course, in course order.
@@ -66,33 +66,77 @@ pub fn stage(
 ) -> Result<BTreeMap<String, Lookup>, String> {
     let staging = work.join("stage").join(&submission.id);
     let tree = match submission.kind {
-        Kind::Folder => Tree::walk(&submission.path, exercises, Vec::new()),
-        kind => {
-            let dest = work.join("extract").join(&submission.id);
-            std::fs::create_dir_all(&dest)
-                .map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
-            let wanted = |p: &Path| kernels::is_candidate(p, exercises);
-            let extracted = archive::extract(&submission.path, kind, &dest, limits, &wanted)
-                .map_err(|e| e.to_string())?;
-            Tree::walk(&dest, exercises, extracted.skipped)
+        Kind::Folder => {
+            let tree = Tree::walk(&submission.path, exercises, Vec::new())
+                .map_err(|why| format!("{} {why}", file_name(&submission.path)))?;
+            match lone_archive(&submission.path) {
+                Some((archive, kind)) if tree.is_empty() => {
+                    extract(&submission.id, &archive, kind, exercises, work, limits)?
+                }
+                _ => tree,
+            }
         }
+        kind => extract(
+            &submission.id,
+            &submission.path,
+            kind,
+            exercises,
+            work,
+            limits,
+        )?,
     };
-    let tree = tree.map_err(|why| {
-        format!(
-            "{} {why}",
-            submission
-                .path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-        )
-    })?;
     Ok(kernels::look_up_all(
         &tree,
         exercises,
         &staging,
         limits.max_file_bytes,
     ))
+}
+
+/// The one archive at the top of a folder that holds no kernel file: a student who uploaded
+/// their zip beside a note (Gradescope keeps every uploaded file), or an LMS export that puts
+/// each student's upload in a folder of its own.
+fn lone_archive(folder: &Path) -> Option<(PathBuf, Kind)> {
+    let mut archives = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            match super::submissions::kind_and_stem(&name, !is_file) {
+                Some((kind @ (Kind::Zip | Kind::TarGz), _)) if is_file => {
+                    Some((entry.path(), kind))
+                }
+                _ => None,
+            }
+        });
+    let first = archives.next()?;
+    archives.next().is_none().then_some(first)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The candidate files of an archive, extracted under `work`, as a tree.
+fn extract(
+    id: &str,
+    archive: &Path,
+    kind: Kind,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<Tree, String> {
+    let dest = work.join("extract").join(id);
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+    let wanted = |p: &Path| kernels::is_candidate(p, exercises);
+    let extracted =
+        archive::extract(archive, kind, &dest, limits, &wanted).map_err(|e| e.to_string())?;
+    Tree::walk(&dest, exercises, extracted.skipped)
+        .map_err(|why| format!("{} {why}", file_name(archive)))
 }
 
 /// Checks each exercise's own (pristine) file once: the course, the compiler and the backend

@@ -86,7 +86,10 @@ struct Job {
 
 pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
     let (file, _) = GradingFile::load(options.grading.as_deref(), &course.root)?;
-    let exercises = select_exercises(course, options.exercises.as_deref())?;
+    let exercises = select_exercises(
+        course,
+        options.exercises.as_deref().or(file.exercises.as_deref()),
+    )?;
     let class = super::submissions::discover(&options.submissions)?;
     let mut submissions = class.submissions;
     if let Some(shard) = options.shard {

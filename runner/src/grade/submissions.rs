@@ -26,7 +26,7 @@ pub struct Class {
     pub ignored: Vec<String>,
 }
 
-fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
+pub fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
     if is_dir {
         return Some((Kind::Folder, name));
     }
