@@ -6,7 +6,7 @@
 use cudarc::driver::sys::*;
 
 macro_rules! not_supported {
-    (recorded: $(fn $name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+    (recorded: $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {$(
         /// # Safety
         /// The real driver's contract for this entry point.
         #[no_mangle]
@@ -15,7 +15,7 @@ macro_rules! not_supported {
             crate::errors::not_supported(stringify!($name))
         }
     )*};
-    ($(fn $name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {$(
         /// # Safety
         /// The real driver's contract for this entry point.
         #[no_mangle]
