@@ -227,3 +227,49 @@ fn the_simulated_device_can_be_an_h200() {
         wrong.stderr
     );
 }
+
+/// The simulator's driver library, as `cargo test` built it (in deps/: the one beside the runner
+/// is as old as the last `cargo build`).
+fn driver_library() -> PathBuf {
+    let build = PathBuf::from(env!("CARGO_BIN_EXE_runner"));
+    [
+        build.with_file_name("deps").join("libsimcuda.so"),
+        build.with_file_name("libsimcuda.so"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .expect("libsimcuda.so is built by `cargo test --workspace`")
+}
+
+#[test]
+fn with_backend_gpu_the_program_runs_through_the_real_driver_and_the_times_are_measured() {
+    // No GPU here: a copy of the driver library stands for NVIDIA's (named as the real driver,
+    // it simulates), so pass-through mode is what is tested, and the summary it leads to.
+    let course = TestCourse::new();
+    let real = course.path("real-driver/libcuda.so.1");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::copy(driver_library(), &real).unwrap();
+    let example = example().display().to_string();
+    let output = course
+        .command(&["run", "--backend", "gpu", "--", &example, &ptx()])
+        .env("RUNNER_SIMCUDA", driver_library())
+        .env("RUNNER_REAL_LIBCUDA", &real)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}{stderr}");
+    for part in [
+        "0 of 1000 elements wrong",
+        "Through NVIDIA's CUDA driver (pass-through):",
+        "to the device: 2 transfers of 8000 bytes, 0 with pinned host memory",
+        "launch vector_add <<<1, 1024>>>: ",
+        "µs measured",
+        "measured time on the device's timeline",
+        "timeline (measured on the GPU",
+        "kernel vector_add",
+    ] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
+    assert!(!stdout.contains("global sectors"), "{stdout}");
+}

@@ -2,6 +2,10 @@
 //! program finds `libsimcuda.so` (the `simdriver` crate) as `libcuda.so` on its library path,
 //! allocates, copies and launches without a GPU, and the driver's record of what it did (calls,
 //! copies, launches and their memory figures, a modelled timeline) is summed up afterwards.
+//! With `--backend gpu` the same library runs in pass-through mode in front of NVIDIA's driver
+//! (`real_driver` finds it): the program runs on the GPU, and the record's times are measured.
+
+mod real_driver;
 
 use crate::course::Course;
 use crate::report::count;
@@ -22,9 +26,19 @@ pub struct RunArgs {
     /// The GPU the simulated device describes and kernel times are modelled on: h100 or h200.
     #[arg(long, default_value = "h100")]
     pub gpu_model: String,
+    /// Where the program's driver calls go: `sim`, the simulator; `gpu`, NVIDIA's driver, through
+    /// the same library in pass-through mode (same record, times measured on the GPU).
+    #[arg(long, value_enum, default_value_t = Backend::Sim)]
+    pub backend: Backend,
     /// The program to run and its arguments (after `--`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     pub command: Vec<OsString>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    Sim,
+    Gpu,
 }
 
 /// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner (where
@@ -57,6 +71,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let library = driver_library()?;
+    let real = match args.backend {
+        Backend::Gpu => Some(real_driver::find(&library)?),
+        Backend::Sim => None,
+    };
     let dir = tempfile::tempdir().context("cannot make a folder for the driver's links")?;
     for name in ["libcuda.so", "libcuda.so.1"] {
         std::os::unix::fs::symlink(&library, dir.path().join(name))
@@ -84,12 +102,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .split_first()
         .context("give the program to run")?;
     let program = course_python(course.as_ref(), program).unwrap_or_else(|| PathBuf::from(program));
-    let status = std::process::Command::new(&program)
+    let mut command = std::process::Command::new(&program);
+    command
         .args(rest)
         .env("LD_LIBRARY_PATH", search)
         .env("SIMCUDA_REPORT", &record_path)
         .env("SIMCUDA_TIME_LIMIT", args.time_limit.to_string())
-        .env("SIMCUDA_GPU", &args.gpu_model)
+        .env("SIMCUDA_GPU", &args.gpu_model);
+    if let Some(real) = &real {
+        command
+            .env("SIMCUDA_BACKEND", "gpu")
+            .env("SIMCUDA_REAL_LIBCUDA", real);
+    }
+    let status = command
         .status()
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let code = status.code().unwrap_or(1).clamp(0, 255) as u8;
@@ -118,7 +143,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// The operations on the modelled timeline, in the order they start, each with a bar across the
 /// program's span: where copies and kernels overlap (streams, pinned memory), the bars do too.
-fn timeline(transfers: &[Value], launches: &[Value], end: f64) -> String {
+fn timeline(transfers: &[Value], launches: &[Value], end: f64, times: Times) -> String {
     const SHOWN: usize = 16;
     const WIDTH: f64 = 40.0;
     let mut rows: Vec<(f64, f64, String, u64)> = transfers
@@ -156,8 +181,13 @@ fn timeline(transfers: &[Value], launches: &[Value], end: f64) -> String {
         return String::new();
     }
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut out =
-        String::from("  timeline (modelled, µs from the first call; one row per operation):\n");
+    let mut out = format!(
+        "  timeline ({}; one row per operation):\n",
+        match times {
+            Times::Modelled => "modelled, µs from the first call",
+            Times::Measured => "measured on the GPU, µs from the first operation's start",
+        }
+    );
     for (start, stop, label, stream) in rows.iter().take(SHOWN) {
         let from = (start / end * WIDTH) as usize;
         let to = ((stop / end * WIDTH).ceil() as usize).clamp(from + 1, WIDTH as usize);
@@ -291,15 +321,71 @@ fn list(v: &Value) -> &[Value] {
     v.as_array().map_or(&[], |a| a.as_slice())
 }
 
-/// The record in a few lines: calls, copies, launches, the modelled time, what went wrong.
+/// A launch in one line: its shape, its memory figures on the simulator (a GPU gives none), its
+/// time.
+fn launch_line(l: &Value, times: Times) -> String {
+    let f = &l["figures"];
+    let figures = if f.is_null() {
+        String::new()
+    } else {
+        format!(
+            " {} global sectors, {} shared wavefronts,",
+            number(&f["global_load_sectors"]) + number(&f["global_store_sectors"]),
+            number(&f["shared_load_wavefronts"]) + number(&f["shared_store_wavefronts"]),
+        )
+    };
+    format!(
+        "  launch {} <<<{}, {}>>>:{figures} {:.1} µs {}{}\n",
+        short_name(l["kernel"].as_str().unwrap_or("?")),
+        dims(&l["grid"]),
+        dims(&l["block"]),
+        number(&l["end_us"]) - number(&l["start_us"]),
+        times.word(),
+        if l["aborted"] == true {
+            " (stopped: see above)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Where a record's times come from: the simulator's model, or the GPU's events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Times {
+    Modelled,
+    Measured,
+}
+
+impl Times {
+    fn of(record: &Value) -> Times {
+        match record["timeline"].as_str() {
+            Some("measured") => Times::Measured,
+            _ => Times::Modelled,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Times::Modelled => "modelled",
+            Times::Measured => "measured",
+        }
+    }
+}
+
+/// The record in a few lines: calls, copies, launches, the time, what went wrong.
 pub fn summary(record: &Value) -> String {
+    let times = Times::of(record);
     let calls: f64 = record["calls"]
         .as_object()
         .map_or(0.0, |m| m.values().map(number).sum());
     let transfers = list(&record["transfers"]);
     let launches = list(&record["launches"]);
     let mut out = format!(
-        "\nThrough the simulator's CUDA driver: {}, {}, {}, {}\n",
+        "\nThrough {}: {}, {}, {}, {}\n",
+        match times {
+            Times::Modelled => "the simulator's CUDA driver",
+            Times::Measured => "NVIDIA's CUDA driver (pass-through)",
+        },
         count(calls as u64, "call"),
         plural(
             transfers.len() as u64,
@@ -336,22 +422,13 @@ pub fn summary(record: &Value) -> String {
             format!(", {pinned} with pinned host memory")
         };
         out.push_str(&format!(
-            "  {words}: {} of {bytes} bytes{memory}, {us:.1} µs modelled\n",
+            "  {words}: {} of {bytes} bytes{memory}, {us:.1} µs {}\n",
             count(these.len() as u64, "transfer"),
+            times.word(),
         ));
     }
     for l in launches {
-        let f = &l["figures"];
-        out.push_str(&format!(
-            "  launch {} <<<{}, {}>>>: {} global sectors, {} shared wavefronts, {:.1} µs modelled{}\n",
-            short_name(l["kernel"].as_str().unwrap_or("?")),
-            dims(&l["grid"]),
-            dims(&l["block"]),
-            number(&f["global_load_sectors"]) + number(&f["global_store_sectors"]),
-            number(&f["shared_load_wavefronts"]) + number(&f["shared_store_wavefronts"]),
-            number(&l["end_us"]) - number(&l["start_us"]),
-            if l["aborted"] == true { " (stopped: see above)" } else { "" }
-        ));
+        out.push_str(&launch_line(l, times));
         out.push_str(&busiest_lines(&l["lines"]));
     }
     let end = transfers
@@ -360,9 +437,10 @@ pub fn summary(record: &Value) -> String {
         .map(|x| number(&x["end_us"]))
         .fold(number(&record["host_us"]), f64::max);
     out.push_str(&format!(
-        "  modelled time on the device's timeline: {end:.1} µs\n"
+        "  {} time on the device's timeline: {end:.1} µs\n",
+        times.word()
     ));
-    out.push_str(&timeline(transfers, launches, end));
+    out.push_str(&timeline(transfers, launches, end, times));
     let mut failures: Vec<(String, String, usize)> = Vec::new();
     for f in list(&record["failures"]) {
         let (call, name) = (
