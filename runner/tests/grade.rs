@@ -869,6 +869,90 @@ fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
 }
 
 #[test]
+fn every_submission_has_its_own_id_and_its_name_as_handed_in_in_every_format() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    // Names of any script, and names that make the same safe id ("a b", "a_b", "A_B").
+    let names = ["Zoë Smith (2)", "李雷", "王芳", "a b", "a_b", "A_B"];
+    for name in names {
+        put(&class.join(name).join(K01), &solution(K01));
+    }
+    let out = work.path().join("grades");
+    let mut command = course.command(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "01",
+    ]);
+    // The grader's umask, not a temporary file's 0600, decides who may read the grade book.
+    // SAFETY: umask is async-signal-safe and touches no memory.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::umask(0o027);
+            Ok(())
+        });
+    }
+    let run = command.output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    let book = read_json(&out.join("class.json"));
+    let rows = book["rows"].as_array().unwrap();
+    let ids: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["submission"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), names.len(), "{ids:?}");
+    assert!(ids.contains("李雷") && ids.contains("王芳"), "{ids:?}");
+    let grades = csv_table(&out.join("gradebook.csv"));
+    let xml = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for row in rows {
+        let (id, name) = (
+            row["submission"].as_str().unwrap(),
+            row["name"].as_str().unwrap(),
+        );
+        assert!(names.contains(&name), "{row:#}");
+        assert_eq!(row["total"].as_f64(), Some(10.0), "{row:#}");
+        assert_eq!(grades[&(id.to_string(), "name".into())], name);
+        assert_eq!(
+            read_json(&out.join(format!("submissions/{id}.json")))["name"],
+            name
+        );
+        let gradescope = read_json(&out.join(format!("gradescope/{id}/results.json")));
+        assert_eq!(gradescope["extra_data"]["name"], name);
+        assert!(
+            xml.contains(&format!(
+                "<property name=\"name\" value=\"{}\"/>",
+                html_text(name)
+            )),
+            "{xml}"
+        );
+        assert!(
+            html.contains(&format!("\"name\":\"{name}\"")),
+            "the report's data lacks {name}"
+        );
+    }
+    for file in [
+        "gradebook.csv",
+        "junit.xml",
+        "report.html",
+        "cells/李雷/01.json",
+    ] {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(out.join(file)).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o640, "{file}");
+    }
+}
+
+#[test]
 fn shards_merge_into_the_grade_book_of_a_single_run() {
     let course = TestCourse::new();
     let work = tempfile::tempdir().unwrap();

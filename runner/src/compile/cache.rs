@@ -144,7 +144,11 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result
 fn write_replacing(path: &std::path::Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    // Made as `File::create` makes a file (0666 less the umask), not private as a temporary
+    // file: a grade book or a progress file is shared with whoever the umask lets read it.
+    let mut file = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)?;
     file.write_all(bytes)?;
     if durable {
         file.as_file().sync_all()?;

@@ -38,6 +38,8 @@ pub enum Format {
 #[derive(Debug, Serialize)]
 pub struct Row {
     pub submission: String,
+    /// The folder or archive name as handed in ("Zoë Smith (2)"), shown beside the id.
+    pub name: String,
     /// In the order of `settings.exercises`; None for a cell not graded (yet).
     pub cells: Vec<Option<CellResult>>,
     pub total: f64,
@@ -90,8 +92,15 @@ impl Book {
                     .collect();
                 let total = row_cells.iter().flatten().map(|c| c.points).sum::<f64>();
                 let seconds = row_cells.iter().flatten().map(|c| c.seconds).sum::<f64>();
+                let name = row_cells
+                    .iter()
+                    .flatten()
+                    .map(|c| c.name.clone())
+                    .find(|n| !n.is_empty())
+                    .unwrap_or_else(|| id.clone());
                 Row {
                     submission: id,
+                    name,
                     cells: row_cells,
                     total: round2(total),
                     max: settings.max_total(),

@@ -71,6 +71,10 @@ pub struct CaseLine {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CellResult {
     pub submission: String,
+    /// The submission's folder or archive name as it is on disk (`submission` is it made safe
+    /// for file names and unique); cells graded before it was kept have none.
+    #[serde(default)]
+    pub name: String,
     pub exercise: String,
     pub title: String,
     pub status: Status,
@@ -171,6 +175,7 @@ mod tests {
     pub fn cell(submission: &str, exercise: &str, status: Status) -> CellResult {
         CellResult {
             submission: submission.into(),
+            name: submission.into(),
             exercise: exercise.into(),
             title: "T".into(),
             status,

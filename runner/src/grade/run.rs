@@ -9,7 +9,7 @@ use super::kernels::Lookup;
 use super::prepare::{limits_of, preflight, select_exercises, stage};
 use super::results::{CellResult, Status, Store};
 use super::settings::{ExerciseInfo, Settings};
-use super::submissions::Shard;
+use super::submissions::{Shard, Submission};
 use crate::course::Course;
 use anyhow::{bail, Context};
 use std::collections::VecDeque;
@@ -53,14 +53,15 @@ pub fn default_jobs(backend: &str) -> usize {
 }
 
 fn immediate(
-    submission: &str,
+    submission: &Submission,
     exercise: &ExerciseInfo,
     status: Status,
     message: String,
     key: String,
 ) -> CellResult {
     CellResult {
-        submission: submission.into(),
+        submission: submission.id.clone(),
+        name: submission.name.clone(),
         exercise: exercise.id.clone(),
         title: exercise.title.clone(),
         status,
@@ -76,7 +77,7 @@ fn immediate(
 }
 
 struct Job {
-    submission: String,
+    submission: Submission,
     exercise: ExerciseInfo,
     staged: PathBuf,
     found_at: String,
@@ -168,7 +169,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                         .is_some_and(|c| c.key == key && c.status.is_final());
                     if !(options.resume && done) {
                         jobs.push_back(Job {
-                            submission: submission.id.clone(),
+                            submission: submission.clone(),
                             exercise: info.clone(),
                             staged,
                             found_at,
@@ -189,7 +190,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     settings.cell_key(info, &reason),
                 ),
             };
-            let cell = immediate(&submission.id, info, status, message, key);
+            let cell = immediate(submission, info, status, message, key);
             if !(options.resume
                 && store
                     .load(&submission.id, &info.id)
@@ -266,7 +267,8 @@ fn run_pool(
                     Ok(raw) => {
                         let judged = judge(&raw, &naming, limit, settings.memory_limit_mb);
                         CellResult {
-                            submission: job.submission.clone(),
+                            submission: job.submission.id.clone(),
+                            name: job.submission.name.clone(),
                             exercise: job.exercise.id.clone(),
                             title: job.exercise.title.clone(),
                             status: judged.status,

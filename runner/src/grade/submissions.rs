@@ -1,7 +1,7 @@
 //! The class: one submission per folder, `.zip` or `.tar.gz` in the submissions folder, each
 //! with an id safe to use in file names, and the deterministic slice of them a shard grades.
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,8 +14,12 @@ pub enum Kind {
 
 #[derive(Clone, Debug)]
 pub struct Submission {
-    /// The folder or archive name without extension, made safe for file names.
+    /// The folder or archive name without extension, made safe for file names and unique in
+    /// the class (see `unique_ids`).
     pub id: String,
+    /// The folder or archive name as it is on disk ("Zoë Smith (2)", "bob.zip"): every output
+    /// shows it beside the id.
+    pub name: String,
     pub path: PathBuf,
     pub kind: Kind,
 }
@@ -43,13 +47,13 @@ pub fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
     None
 }
 
-/// Letters, digits and `._-@+` are kept; anything else becomes `_`, so an id is a file name
-/// in every output and a name in every format.
+/// Letters and digits of any script and `._-@+` are kept; anything else becomes `_`, so an id
+/// is a file name in every output and a name in every format.
 pub fn safe_id(name: &str) -> String {
     let id: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-@+".contains(c) {
+            if c.is_alphanumeric() || "._-@+".contains(c) {
                 c
             } else {
                 '_'
@@ -63,11 +67,35 @@ pub fn safe_id(name: &str) -> String {
     }
 }
 
+/// Ids for submissions, given as (stem, name on disk), never the same for two: where stems
+/// give the same safe id (also when only letter case differs, as on a case-insensitive disk),
+/// each of them gets a suffix from a hash of its own name, so an id does not depend on which
+/// other names are there or in what order they were read (shards on several machines agree).
+fn unique_ids(entries: &[(&str, &str)]) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let ids: Vec<String> = entries.iter().map(|(stem, _)| safe_id(stem)).collect();
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    for id in &ids {
+        *uses.entry(id.to_lowercase()).or_default() += 1;
+    }
+    ids.into_iter()
+        .zip(entries)
+        .map(|(id, (_, name))| {
+            if uses[&id.to_lowercase()] == 1 {
+                return id;
+            }
+            let hash = Sha256::digest(name.as_bytes());
+            let suffix: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+            format!("{id}-{suffix}")
+        })
+        .collect()
+}
+
 pub fn discover(dir: &Path) -> anyhow::Result<Class> {
     let entries = std::fs::read_dir(dir).with_context(|| {
         format!("cannot read the submissions folder {}: give a folder with one folder or archive per student", dir.display())
     })?;
-    let mut by_id: BTreeMap<String, Submission> = BTreeMap::new();
+    let mut found: Vec<(String, String, PathBuf, Kind)> = Vec::new();
     let mut ignored = Vec::new();
     for entry in entries {
         let entry = entry
@@ -83,19 +111,27 @@ pub fn discover(dir: &Path) -> anyhow::Result<Class> {
             ignored.push(name);
             continue;
         };
-        let id = safe_id(stem);
-        if let Some(other) = by_id.get(&id) {
-            bail!(
-                "{} and {} both give the submission id `{id}`: rename one so each student has one entry",
-                other.path.display(),
-                path.display()
-            );
-        }
-        by_id.insert(id.clone(), Submission { id, path, kind });
+        found.push((stem.to_string(), name, path, kind));
     }
+    let keys: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(stem, name, ..)| (stem.as_str(), name.as_str()))
+        .collect();
+    let ids = unique_ids(&keys);
+    let mut submissions: Vec<Submission> = ids
+        .into_iter()
+        .zip(found)
+        .map(|(id, (_, name, path, kind))| Submission {
+            id,
+            name,
+            path,
+            kind,
+        })
+        .collect();
+    submissions.sort_by(|a, b| a.id.cmp(&b.id));
     ignored.sort();
     Ok(Class {
-        submissions: by_id.into_values().collect(),
+        submissions,
         ignored,
     })
 }
@@ -146,10 +182,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_safe_file_names() {
-        assert_eq!(safe_id("Anna Müller (1)"), "Anna_M_ller__1_");
+    fn ids_are_safe_file_names_in_any_script() {
+        assert_eq!(safe_id("Anna Müller (1)"), "Anna_Müller__1_");
+        assert_eq!(safe_id("李雷"), "李雷");
         assert_eq!(safe_id("../x"), "_.._x");
+        assert_eq!(safe_id("a/b\\c"), "a_b_c");
         assert_eq!(safe_id("bob@uni.edu"), "bob@uni.edu");
+    }
+
+    #[test]
+    fn names_that_give_one_id_each_get_their_own_suffix_whatever_else_is_there() {
+        let ids = unique_ids(&[
+            ("a b", "a b"),
+            ("a_b", "a_b.zip"),
+            ("A_B", "A_B"),
+            ("c", "c"),
+        ]);
+        assert_eq!(ids.len(), 4);
+        assert!(
+            ids[..3].iter().all(|id| id.len() == "a_b-".len() + 8),
+            "{ids:?}"
+        );
+        assert_eq!(ids[3], "c");
+        let unique: std::collections::BTreeSet<_> = ids.iter().map(|i| i.to_lowercase()).collect();
+        assert_eq!(unique.len(), 4, "{ids:?}");
+        // The same name keeps its id when the others change.
+        assert_eq!(unique_ids(&[("a b", "a b"), ("a_b", "other")])[0], ids[0]);
     }
 
     #[test]
@@ -174,9 +232,19 @@ mod tests {
             ]
         );
         assert_eq!(class.ignored, ["notes.txt"]);
+        assert_eq!(class.submissions[0].name, "alice.zip");
         std::fs::create_dir(dir.path().join("alice")).unwrap();
-        let err = discover(dir.path()).err().unwrap().to_string();
-        assert!(err.contains("both give the submission id `alice`"), "{err}");
+        let class = discover(dir.path()).unwrap();
+        let alices: Vec<_> = class
+            .submissions
+            .iter()
+            .filter(|s| s.id.starts_with("alice-"))
+            .collect();
+        assert_eq!(
+            alices.len(),
+            2,
+            "a folder and an archive of one name are both graded"
+        );
     }
 
     #[test]
@@ -184,6 +252,7 @@ mod tests {
         let class: Vec<Submission> = (0..10)
             .map(|i| Submission {
                 id: format!("s{i:02}"),
+                name: format!("s{i:02}"),
                 path: PathBuf::new(),
                 kind: Kind::Folder,
             })

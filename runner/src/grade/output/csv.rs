@@ -20,14 +20,14 @@ fn table(
     totals: bool,
 ) -> anyhow::Result<Vec<u8>> {
     let mut writer = ::csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["submission".to_string()];
+    let mut header = vec!["submission".to_string(), "name".to_string()];
     header.extend(book.settings.exercises.iter().map(|e| e.id.clone()));
     if totals {
         header.extend(["total".to_string(), "max".to_string()]);
     }
     writer.write_record(&header)?;
     for row in &book.rows {
-        let mut record = vec![inert(&row.submission)];
+        let mut record = vec![inert(&row.submission), inert(&row.name)];
         record.extend((0..row.cells.len()).map(|i| cell(row, i)));
         if totals {
             record.extend([points(row.total), row.max.to_string()]);

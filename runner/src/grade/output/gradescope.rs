@@ -1,5 +1,6 @@
 //! Gradescope's autograder format: `gradescope/<id>/results.json` per submission, with the
-//! fields Gradescope documents (`score`, `execution_time`, `output`, `visibility`, and `tests`
+//! fields Gradescope documents (`score`, `execution_time`, `output`, `visibility`, `extra_data`
+//! with the submission's id and name as handed in, and `tests`
 //! with `name`, `number`, `score`, `max_score`, `status`, `output`, `visibility`).
 
 use super::{points, round2, Book, Row};
@@ -61,6 +62,7 @@ pub fn results(book: &Book, row: &Row) -> Value {
         "output": output,
         "visibility": "visible",
         "stdout_visibility": "hidden",
+        "extra_data": { "submission": row.submission, "name": row.name },
         "tests": tests,
     })
 }

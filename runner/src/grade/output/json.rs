@@ -11,6 +11,7 @@ pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     for row in &book.rows {
         let value = json!({
             "submission": row.submission,
+            "name": row.name,
             "total": round2(row.total),
             "max": row.max,
             "complete": row.graded() == row.cells.len(),

@@ -82,10 +82,11 @@ pub fn render(book: &Book) -> String {
         time += row.seconds;
         let _ = writeln!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{suite_failures}\" errors=\"{suite_errors}\" skipped=\"{suite_skipped}\" time=\"{:.3}\">\n    <properties>\n      <property name=\"points\" value=\"{}\"/>\n      <property name=\"max_points\" value=\"{}\"/>\n    </properties>\n{cases}  </testsuite>",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{suite_failures}\" errors=\"{suite_errors}\" skipped=\"{suite_skipped}\" time=\"{:.3}\">\n    <properties>\n      <property name=\"name\" value=\"{}\"/>\n      <property name=\"points\" value=\"{}\"/>\n      <property name=\"max_points\" value=\"{}\"/>\n    </properties>\n{cases}  </testsuite>",
             escape(&row.submission),
             row.cells.len(),
             row.seconds,
+            escape(&row.name),
             points(row.total),
             row.max
         );

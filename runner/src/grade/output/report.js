@@ -39,7 +39,10 @@
   document.getElementById("rule").textContent = book.settings.scoring_rule;
 
   // The class table, sortable by any column.
-  const columns = [{ key: "submission", label: "Submission", text: true, value: (r) => r.submission }];
+  const columns = [
+    { key: "submission", label: "Submission", text: true, value: (r) => r.submission },
+    { key: "name", label: "Handed in as", text: true, value: (r) => r.name },
+  ];
   exercises.forEach((e, i) =>
     columns.push({ key: e.id, label: e.id, title: `${e.title} (${e.points} points)`, value: (r) => (r.cells[i] ? r.cells[i].points : -1) })
   );
@@ -55,6 +58,7 @@
     for (const row of order) {
       const tr = el("tr", { "data-submission": row.submission });
       tr.append(el("td", { class: "name" }, el("a", { href: studentLink(row.submission) }, row.submission)));
+      tr.append(el("td", { class: "name handed-in" }, row.name));
       row.cells.forEach((cell, i) => {
         if (!cell) {
           tr.append(el("td", { class: "ungraded", title: "not graded yet" }, "–"));
@@ -96,7 +100,7 @@
   const students = document.getElementById("students");
   for (const row of rows) {
     const section = el("section", { class: "student", "data-submission": row.submission });
-    section.append(el("h2", {}, row.submission), el("p", {}, `${fmt(row.total)} of ${row.max} points.`));
+    section.append(el("h2", {}, row.submission), el("p", {}, `Handed in as “${row.name}”. ${fmt(row.total)} of ${row.max} points.`));
     const detail = el("table", {}, el("tr", {}, el("th", {}, "Exercise"), el("th", {}, "Status"), el("th", {}, "Points"), el("th", {}, "What happened")));
     row.cells.forEach((cell, i) => {
       const e = exercises[i];
