@@ -5,6 +5,7 @@
 //! `cudarc_vector_add PTX [unguarded]`: with `unguarded`, the kernel without a bounds check runs
 //! on a size that is not a multiple of the block, and the program reports the driver's error.
 
+use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
@@ -30,8 +31,11 @@ fn main() -> Result<(), DriverError> {
     let b_dev = stream.memcpy_stod(&b)?;
     let mut c_dev = stream.alloc_zeros::<f32>(n)?;
 
-    let start = ctx.new_event(None)?;
-    let end = ctx.new_event(None)?;
+    // Events that keep time: cudarc's default (`None`) disables timing, and a GPU then gives
+    // no elapsed time.
+    let timed = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let start = ctx.new_event(timed)?;
+    let end = ctx.new_event(timed)?;
     start.record(&stream)?;
     let n_arg = n as i32;
     let mut launch = stream.launch_builder(&f);

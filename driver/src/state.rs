@@ -16,6 +16,8 @@ pub(crate) struct LoadedModule {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Event {
     pub at_us: Option<f64>,
+    /// Created with `CU_EVENT_DISABLE_TIMING`: a GPU gives no elapsed time for it.
+    pub without_timing: bool,
 }
 
 /// Everything the driver holds. Handles given to the program are indices into these tables,

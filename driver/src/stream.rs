@@ -8,6 +8,8 @@ use std::ffi::c_uint;
 
 /// `CU_STREAM_NON_BLOCKING`: the stream does not wait for the default stream, nor it for it.
 const NON_BLOCKING: c_uint = 1;
+/// `CU_EVENT_DISABLE_TIMING`: the event orders work, and has no time to give.
+const DISABLE_TIMING: c_uint = 2;
 
 fn new_stream(d: &mut Driver, flags: c_uint) -> CUstream {
     d.streams.push(true);
@@ -100,11 +102,14 @@ pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, _flags: c_
 /// # Safety
 /// `event` is null or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, _flags: c_uint) -> CUresult {
-    pass_through!(cuEventCreate(event, _flags));
+pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, flags: c_uint) -> CUresult {
+    pass_through!(cuEventCreate(event, flags));
     call("cuEventCreate", |d| {
         d.require_context()?;
-        d.events.push(Some(Event::default()));
+        d.events.push(Some(Event {
+            at_us: None,
+            without_timing: flags & DISABLE_TIMING != 0,
+        }));
         // SAFETY: the caller's contract.
         unsafe { put(event, handle(d.events.len() - 1)) }
     })
@@ -174,8 +179,12 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
 ) -> CUresult {
     pass_through!(cuEventElapsedTime_v2(ms, start, end));
     call("cuEventElapsedTime_v2", |d| {
-        let from = event_mut(d, start)?.at_us;
-        let to = event_mut(d, end)?.at_us;
+        let (start, end) = (*event_mut(d, start)?, *event_mut(d, end)?);
+        // As a GPU answers (cudarc's `new_event(None)` makes such events).
+        if start.without_timing || end.without_timing {
+            return Err(E::CUDA_ERROR_INVALID_HANDLE);
+        }
+        let (from, to) = (start.at_us, end.at_us);
         let (Some(from), Some(to)) = (from, to) else {
             return Err(E::CUDA_ERROR_INVALID_HANDLE);
         };

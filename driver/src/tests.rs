@@ -44,6 +44,23 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         // host waits for it (it stages the data), and pinned copies are faster.
         let mut stream: CUstream = std::ptr::null_mut();
         assert_eq!(cuStreamCreate(&mut stream, 0), E::CUDA_SUCCESS);
+
+        // Events created without timing (CU_EVENT_DISABLE_TIMING, cudarc's default) give no
+        // elapsed time, as on a GPU; timing events do.
+        let mut events = [std::ptr::null_mut(); 4];
+        for (event, flags) in events.iter_mut().zip([2, 2, 0, 0]) {
+            assert_eq!(cuEventCreate(event, flags), E::CUDA_SUCCESS);
+            assert_eq!(cuEventRecord(*event, stream), E::CUDA_SUCCESS);
+        }
+        let mut ms = 0f32;
+        assert_eq!(
+            cuEventElapsedTime_v2(&mut ms, events[0], events[1]),
+            E::CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            cuEventElapsedTime_v2(&mut ms, events[2], events[3]),
+            E::CUDA_SUCCESS
+        );
         let mut pinned: *mut c_void = std::ptr::null_mut();
         assert_eq!(cuMemAllocHost_v2(&mut pinned, 1 << 20), E::CUDA_SUCCESS);
         let pageable = vec![7u8; 1 << 20];
