@@ -7,6 +7,7 @@
 pub mod case;
 pub mod compare;
 pub mod exercises;
+pub mod host;
 pub mod random;
 
 pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
@@ -14,3 +15,4 @@ pub use compare::{
     compare, compare_case, identical_and_accepted, Evidence, Mismatch, Tolerance, WrongElement,
 };
 pub use exercises::{cases_for, known_ids, parse_extra_size, MAX_EXTRA_SIZE};
+pub use host::{diagnose_host, host_cases_for, host_ids, HostCase};

@@ -33,6 +33,31 @@ pub struct Exercise {
     /// which `runner bench` times and `runner dev check` holds to every case (see `tuned.rs`).
     #[serde(default)]
     pub tuned: Option<String>,
+    /// Present for a host exercise: a whole program (a Rust crate on cudarc's driver API) rather
+    /// than a kernel; `file` is its `src/main.rs` and `entries` the kernels it must launch.
+    #[serde(default)]
+    pub host: Option<HostTargets>,
+}
+
+impl Exercise {
+    /// Whether the student writes a whole program (see `host`) rather than a kernel.
+    pub fn is_host(&self) -> bool {
+        self.host.is_some()
+    }
+}
+
+/// What a host exercise's program must do through the driver, beyond right outputs: the lesson
+/// of each host exercise is in how it copies and launches.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostTargets {
+    /// Copies to the device in one run, at most (data kept on the device is uploaded once).
+    pub max_uploads: Option<u64>,
+    /// Copies back to the host in one run, at most.
+    pub max_downloads: Option<u64>,
+    /// The share of copy time that overlaps other work on the timeline, at least (streams and
+    /// pinned memory), on the exercise's largest case.
+    pub min_copy_hidden: Option<f64>,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct

@@ -137,14 +137,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         None => sim::GpuModel::for_device(&gpu.as_ref().map(|g| g.describe()).unwrap_or_default()),
     };
     let mut simulator = args.model.then(SimBackend::new);
+    // Host exercises are whole programs: their figures are in `runner check`'s timeline.
     let exercises: Vec<&Exercise> = if args.ids.is_empty() {
-        course.exercises.iter().collect()
+        course.exercises.iter().filter(|e| !e.is_host()).collect()
     } else {
         args.ids
             .iter()
             .map(|id| course.exercise(id))
             .collect::<Result<_, _>>()?
     };
+    if let Some(host) = exercises.iter().find(|e| e.is_host()) {
+        bail!(
+            "exercise {} is a whole program: `runner check {}` shows its copies, launches and \
+             timeline; `runner bench` times kernels",
+            host.id,
+            host.id
+        );
+    }
     let copy_bandwidth = match gpu.as_mut() {
         Some(gpu) => gpu.copy_bandwidth()?.unwrap_or(f64::NAN),
         None => f64::NAN,

@@ -52,6 +52,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     pristine::snapshot(&course)?;
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
+    if exercise.is_host() {
+        let path = file
+            .clone()
+            .unwrap_or_else(|| course.exercise_path(&exercise));
+        return check_host(&course, &exercise, &path, seed, json, file.is_none());
+    }
     let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
     let premade = make_cases_ahead(&exercise, seed, &sizes, gpu_likely);
     // The compile children start (and load NVRTC) while the GPU is being opened: on a GPU one
@@ -93,6 +99,38 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Err(err) => return Err(err),
     };
     record(&course, &exercise, &mut report, own_file)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.render());
+    }
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `runner check` on a host exercise: the program built and run on each case (see `host`).
+fn check_host(
+    course: &Course,
+    exercise: &Exercise,
+    path: &Path,
+    seed: Option<u64>,
+    json: bool,
+    own_file: bool,
+) -> anyhow::Result<ExitCode> {
+    let original = pristine::original_text(course, exercise);
+    let mut report = crate::host::check(course, exercise, path, seed, original.as_deref())?;
+    let passed = report.passed().then(|| report.backend.clone());
+    let (done, total) = record_outcome(
+        course,
+        exercise,
+        passed.as_deref(),
+        own_file,
+        &mut report.summary,
+    )?;
+    report.progress = Some((done, total));
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -171,15 +209,35 @@ pub fn record(
     report: &mut CheckReport,
     own_file: bool,
 ) -> anyhow::Result<()> {
+    let passed = report.passed().then(|| report.backend.clone());
+    report.progress = Some(record_outcome(
+        course,
+        exercise,
+        passed.as_deref(),
+        own_file,
+        &mut report.summary,
+    )?);
+    Ok(())
+}
+
+/// Records a pass (on `passed`, the backend's name) of the exercise's own file, adds the next
+/// exercise to `summary`, and gives the progress (done, total).
+fn record_outcome(
+    course: &Course,
+    exercise: &Exercise,
+    passed: Option<&str>,
+    own_file: bool,
+    summary: &mut String,
+) -> anyhow::Result<(usize, usize)> {
     let (mut progress, warning) = Progress::load(&course.root)?;
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
     }
-    if report.passed() && own_file {
-        progress.mark_done(&exercise.id, &report.backend);
+    if let (Some(backend), true) = (passed, own_file) {
+        progress.mark_done(&exercise.id, backend);
         progress.save()?;
         let next = course.exercises.iter().find(|e| !progress.is_done(&e.id));
-        report.summary.push_str(&match next {
+        summary.push_str(&match next {
             Some(next) => format!(" Next: `runner check {}` ({}).", next.id, next.title),
             None => " That was the last one: the course is done!".into(),
         });
@@ -189,6 +247,5 @@ pub fn record(
         .iter()
         .filter(|e| progress.is_done(&e.id))
         .count();
-    report.progress = Some((done, course.exercises.len()));
-    Ok(())
+    Ok((done, course.exercises.len()))
 }

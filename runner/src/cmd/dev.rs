@@ -61,6 +61,55 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A host exercise's solution must pass and its pristine program be "not done", through the
+/// simulator's driver; the solution only adds lines, as a kernel exercise's does.
+fn host_problems(course: &Course, exercise: &Exercise) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !checks::host_ids().any(|id| id == exercise.id) {
+        problems.push("has no host check in checks/src/host.rs".into());
+        return problems;
+    }
+    let (pristine_path, solution_path) = (
+        course.exercise_path(exercise),
+        course.solution_path(exercise),
+    );
+    let (Ok(pristine), Ok(solution)) = (
+        std::fs::read_to_string(&pristine_path),
+        std::fs::read_to_string(&solution_path),
+    ) else {
+        problems.push(format!(
+            "needs both {} and {}",
+            course.display_name(&pristine_path),
+            course.display_name(&solution_path)
+        ));
+        return problems;
+    };
+    if let Some(change) = first_non_addition(&pristine, &solution) {
+        problems.push(format!(
+            "the solution must only add lines to the exercise, but it changes: {change}"
+        ));
+    }
+    match crate::host::check(course, exercise, &solution_path, None, Some(&pristine)) {
+        Ok(report) if report.passed() => {}
+        Ok(report) => problems.push(format!(
+            "the solution does not pass: {:?}: {}{}",
+            report.verdict,
+            report.summary,
+            report.build_errors.as_deref().unwrap_or_default()
+        )),
+        Err(e) => problems.push(format!("the solution could not be checked: {e:#}")),
+    }
+    match crate::host::check(course, exercise, &pristine_path, None, Some(&pristine)) {
+        Ok(report) if report.verdict == Verdict::NotDone => {}
+        Ok(report) => problems.push(format!(
+            "the pristine exercise should be \"not done\", and is {:?}",
+            report.verdict
+        )),
+        Err(e) => problems.push(format!("the pristine exercise could not be checked: {e:#}")),
+    }
+    problems
+}
+
 fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> Vec<String> {
     let mut problems = Vec::new();
     if exercise.hints.len() < 2 {
@@ -68,6 +117,10 @@ fn problems_of(course: &Course, exercise: &Exercise, checker: &mut Checker) -> V
             "has {} hints; give at least two, from a nudge to nearly the answer",
             exercise.hints.len()
         ));
+    }
+    if exercise.is_host() {
+        problems.extend(host_problems(course, exercise));
+        return problems;
     }
     if !checks::known_ids().any(|id| id == exercise.id) {
         problems.push("has no check in checks/src/exercises.rs".into());

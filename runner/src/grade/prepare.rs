@@ -15,8 +15,14 @@ use std::sync::atomic::AtomicBool;
 
 /// `01,02,5-7` as exercise ids of the course, in course order.
 pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<Vec<Exercise>> {
+    // Host exercises (whole programs) are not graded yet: `runner grade` compiles kernels.
     let Some(spec) = spec else {
-        return Ok(course.exercises.clone());
+        return Ok(course
+            .exercises
+            .iter()
+            .filter(|e| !e.is_host())
+            .cloned()
+            .collect());
     };
     let mut wanted = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -39,6 +45,18 @@ pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<V
     }
     if wanted.is_empty() {
         bail!("--exercises {spec:?} names no exercise; write ids such as 01,02 or a range such as 01-04");
+    }
+    if let Some(host) = course
+        .exercises
+        .iter()
+        .find(|e| e.is_host() && wanted.contains(&e.id))
+    {
+        bail!(
+            "exercise {} is a whole program (a host exercise), which `runner grade` does not grade \
+             yet; grade it with `runner check {} --file PATH/src/main.rs --json`",
+            host.id,
+            host.id
+        );
     }
     Ok(course
         .exercises
@@ -91,6 +109,43 @@ pub fn stage(
         &staging,
         limits.max_file_bytes,
     ))
+}
+
+/// The exercises' files as handed out (the course's own, which the preflight checked), by id.
+pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, String> {
+    exercises
+        .iter()
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(course.exercise_path(e)).ok()?;
+            Some((e.id.clone(), text))
+        })
+        .collect()
+}
+
+/// Marks each kernel that is its exercise's file as handed out (line endings and trailing blank
+/// space aside: an editor may change those on save) as untouched. Decided here, not by the
+/// check, because the check knows the original only for the course the runner was built with
+/// (or a snapshot in the course folder): an untouched find-the-bug exercise (22, 23) writes its
+/// output, and would otherwise be graded "failed".
+pub fn mark_untouched(
+    lookups: &mut BTreeMap<String, Lookup>,
+    originals: &BTreeMap<String, String>,
+) {
+    let same =
+        |a: &str, b: &str| a.replace("\r\n", "\n").trim_end() == b.replace("\r\n", "\n").trim_end();
+    for (id, lookup) in lookups.iter_mut() {
+        if let Lookup::Found { found_at, text, .. } = lookup {
+            if originals
+                .get(id)
+                .is_some_and(|original| same(text, original))
+            {
+                *lookup = Lookup::Untouched {
+                    found_at: std::mem::take(found_at),
+                    text: std::mem::take(text),
+                };
+            }
+        }
+    }
 }
 
 /// The one archive at the top of a folder that holds no kernel file: a student who uploaded
@@ -147,8 +202,8 @@ pub fn preflight(
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
+    cancel: &AtomicBool,
 ) -> anyhow::Result<(String, String)> {
-    let never = AtomicBool::new(false);
     let mut found = None;
     let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for exercise in exercises {
@@ -165,9 +220,12 @@ pub fn preflight(
                 &exercise.id,
                 &file,
                 &work.join("preflight").join(&exercise.id),
-                &never,
+                cancel,
             )
             .context("cannot start the runner to check the course")?;
+        if raw.exit == Exit::Cancelled {
+            bail!("stopped while checking the course, before any submission was graded: run the command again");
+        }
         let report = match raw.exit {
             Exit::Code(0 | 1) => serde_json::from_str::<serde_json::Value>(&raw.stdout).ok(),
             _ => None,

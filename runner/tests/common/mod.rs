@@ -66,9 +66,15 @@ impl Default for TestCourse {
 impl TestCourse {
     pub fn new() -> TestCourse {
         let dir = tempfile::tempdir().unwrap();
-        for part in ["exercises", "solutions"] {
+        for part in ["exercises", "solutions", "hostkit"] {
             copy_dir(&repo_root().join(part), &dir.path().join(part));
         }
+        // The host exercises build against the course's lock file (see runner/src/host/build.rs).
+        std::fs::copy(
+            repo_root().join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
         TestCourse {
             dir,
             cache: tempfile::tempdir().unwrap(),
@@ -86,6 +92,11 @@ impl TestCourse {
             .current_dir(self.dir.path())
             .env("RUNNER_CACHE_DIR", self.cache.path())
             .env("RUNNER_BACKEND", "sim")
+            // One build folder for every test course's host exercises: cudarc is compiled once.
+            .env(
+                "RUNNER_HOST_TARGET",
+                repo_root().join("target").join("host-tests"),
+            )
             .env("NO_COLOR", "1")
             .env_remove("RUNNER_NVRTC");
         if let Some(nvrtc) = nvrtc() {

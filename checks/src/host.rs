@@ -1,0 +1,110 @@
+//! The host exercises' cases: a whole program gets a case's numbers and input arrays, and hands
+//! back output arrays that are compared with a CPU reference. How the program got there (copies,
+//! launches, streams) is judged from the driver's record, in the runner.
+
+use crate::case::HostData;
+use crate::random::Rng;
+
+mod ex25_first_program;
+mod ex26_device_arrays;
+mod ex27_pinned_streams;
+pub mod ex28_host_random;
+
+/// One run of a host program: what it is given and what it must hand back.
+#[derive(Clone, Debug)]
+pub struct HostCase {
+    /// Says what the case tries (`n = 1000, not a whole number of blocks`).
+    pub name: String,
+    /// Numbers, as `name = value` lines for the program.
+    pub params: Vec<(&'static str, String)>,
+    pub inputs: Vec<(&'static str, HostData)>,
+    /// The outputs the CPU reference computes, by name.
+    pub expected: Vec<(&'static str, HostData)>,
+}
+
+type CaseFn = fn(&mut Rng) -> Vec<HostCase>;
+type DiagnoseFn = fn(&HostCase, &str, &HostData) -> Option<String>;
+
+struct HostCheck {
+    id: &'static str,
+    cases: CaseFn,
+    /// Names the likely mistake behind a wrong output, where the exercise can tell.
+    diagnose: Option<DiagnoseFn>,
+}
+
+const CHECKS: &[HostCheck] = &[
+    HostCheck {
+        id: "25",
+        cases: ex25_first_program::cases,
+        diagnose: Some(ex25_first_program::diagnose),
+    },
+    HostCheck {
+        id: "26",
+        cases: ex26_device_arrays::cases,
+        diagnose: Some(ex26_device_arrays::diagnose),
+    },
+    HostCheck {
+        id: "27",
+        cases: ex27_pinned_streams::cases,
+        diagnose: None,
+    },
+    HostCheck {
+        id: "28",
+        cases: ex28_host_random::cases,
+        diagnose: Some(ex28_host_random::diagnose),
+    },
+];
+
+/// The default seed of the cases' random inputs (`runner check --seed` picks another).
+pub const DEFAULT_SEED: u64 = 0x2025;
+
+/// The cases of host exercise `id`, or None when it has no host check.
+pub fn host_cases_for(id: &str, seed: Option<u64>) -> Option<Vec<HostCase>> {
+    let check = CHECKS.iter().find(|c| c.id == id)?;
+    let mut rng = Rng::new(seed.unwrap_or(DEFAULT_SEED));
+    Some((check.cases)(&mut rng))
+}
+
+/// The ids of the exercises with a host check.
+pub fn host_ids() -> impl Iterator<Item = &'static str> {
+    CHECKS.iter().map(|c| c.id)
+}
+
+/// The likely mistake behind output `name` of `case` being `actual`, where exercise `id` knows.
+pub fn diagnose_host(id: &str, case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+    let check = CHECKS.iter().find(|c| c.id == id)?;
+    check
+        .diagnose
+        .and_then(|diagnose| diagnose(case, name, actual))
+}
+
+impl HostCase {
+    pub fn expected(&self, name: &str) -> Option<&HostData> {
+        self.expected
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| d)
+    }
+
+    pub fn input(&self, name: &str) -> Option<&HostData> {
+        self.inputs.iter().find(|(n, _)| *n == name).map(|(_, d)| d)
+    }
+
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The file extension hostkit gives an element type (`hostkit::Element::SUFFIX`).
+pub fn suffix(data: &HostData) -> &'static str {
+    match data {
+        HostData::F32(_) => "f32",
+        HostData::F64(_) => "f64",
+        HostData::I32(_) => "i32",
+        HostData::U32(_) => "u32",
+        HostData::U8(_) => "u8",
+    }
+}

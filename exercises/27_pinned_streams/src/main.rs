@@ -1,0 +1,55 @@
+//! Exercise 27: pinned memory and streams. Hide the copies behind the work.
+//!
+//! The GPU has an engine that copies to the device, one that copies back, and the SMs: three
+//! things that can run at once. A program that copies everything in, computes, then copies
+//! everything back uses one at a time. Cut the signal into `chunks`; give each chunk its own
+//! copy in, kernel and copy back on a stream (a few streams, taken in turn), and while one chunk
+//! computes the next is already being copied in and the one before copied back.
+//!
+//! Copies only run beside other work from pinned (page-locked) host memory: from a Vec the
+//! driver first copies into a buffer of its own while your program waits.
+//!
+//! `runner check 27` reads the timeline of copies and kernels from the driver's record and
+//! measures how much of the copy time ran beside other work.
+
+#[allow(unused_imports)]
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::compile_ptx;
+use std::error::Error;
+
+/// How many streams the chunks take turns on.
+const STREAMS: usize = 4;
+
+#[allow(unused_variables, unused_mut)]
+fn main() -> Result<(), Box<dyn Error>> {
+    let task = hostkit::Task::open()?;
+    let chunks = task.param("chunks")? as usize;
+    let rounds = task.param("rounds")? as i32;
+    let signal = task.read_f32s("signal")?;
+    let n = signal.len();
+    let chunk = n.div_ceil(chunks);
+    println!("{n} elements in {chunks} chunks of up to {chunk}");
+
+    let ctx = CudaContext::new(0)?;
+    let module = ctx.load_module(compile_ptx(include_str!("../transform.cu"))?)?;
+    let transform = module.load_function("transform")?;
+    let mut result = Vec::with_capacity(n);
+
+    // TODO 1: make STREAMS streams (ctx.new_stream()).
+
+    // TODO 2: for each chunk (the elements c * chunk .. up to (c + 1) * chunk, the last one
+    // shorter), take stream c % STREAMS and:
+    //  - allocate pinned host memory for its input and output (unsafe { ctx.alloc_pinned::<f32>(len) }),
+    //    and fill the input from the signal (pinned.as_mut_slice()?.copy_from_slice(...));
+    //  - allocate its device input and output on that stream (stream.alloc_zeros);
+    //  - copy in (stream.memcpy_htod), launch transform(in, out, len, rounds), copy back
+    //    (stream.memcpy_dtoh) into the pinned output.
+    // Keep each chunk's pinned output and its device arrays (Vecs of them) until every chunk is
+    // queued: dropping a device array frees it, and freeing waits for the GPU to finish with it.
+
+    // TODO 3: append each chunk's pinned output to result, in order (as_slice() waits for that
+    // chunk's copy back to finish).
+
+    task.write_f32s("signal", &result)?;
+    Ok(())
+}

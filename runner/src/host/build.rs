@@ -1,0 +1,217 @@
+//! Building a host exercise: the student's `src/main.rs` (and the files beside it) copied into a
+//! crate the runner owns, under the course's `target/host/`, with a manifest the runner writes,
+//! and built by cargo into one target folder shared by every host exercise. So dependencies
+//! (cudarc) are compiled once, a check of a file anywhere (a submission) builds the same way,
+//! and the student's own manifest cannot change what is built.
+
+use crate::course::{Course, Exercise};
+use anyhow::Context;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A built program, and the lock that keeps another check of the same exercise from building
+/// over it while it runs.
+pub struct Built {
+    pub program: PathBuf,
+    /// Warnings the compiler gave, as it printed them, paths named as the student's.
+    pub warnings: Vec<String>,
+    _lock: File,
+}
+
+/// Why the program was not built.
+pub enum BuildFailure {
+    /// The compiler's errors, as it printed them, paths named as the student's.
+    Errors(String),
+    /// Something other than the student's code (no cargo, an unwritable folder).
+    Setup(anyhow::Error),
+}
+
+/// The manifest of the crate the runner builds: the course's dependencies, nothing else.
+fn manifest(package: &str, course: &Course) -> String {
+    let hostkit = course.root.join("hostkit");
+    format!(
+        "# Written by the runner for each check; edits are overwritten.\n\
+         [package]\nname = \"{package}\"\nedition = \"2021\"\nversion = \"0.1.0\"\npublish = false\n\n\
+         [dependencies]\n\
+         cudarc = {{ version = \"0.17\", default-features = false, features = [\"driver\", \"nvrtc\", \
+         \"dynamic-loading\", \"cuda-13000\", \"std\"] }}\n\
+         hostkit = {{ path = {:?} }}\n\n[workspace]\n",
+        hostkit.display().to_string()
+    )
+}
+
+/// The package (and program) name of an exercise's crate: `ex25_first_program`.
+pub fn package_name(exercise: &Exercise) -> String {
+    format!("ex{}_{}", exercise.id, exercise.name)
+}
+
+/// Builds `main` (the student's `src/main.rs`, or a submission's) as `exercise`'s program.
+pub fn build(
+    course: &Course,
+    exercise: &Exercise,
+    main: &Path,
+    source: &str,
+) -> Result<Built, BuildFailure> {
+    let host = course.root.join("target").join("host");
+    let stage = host.join(format!("ex{}", exercise.id));
+    // RUNNER_HOST_TARGET shares one build folder between courses (the tests' many copies).
+    let target = std::env::var_os("RUNNER_HOST_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| host.join("build"));
+    // The lock is on the build folder's program, which every course sharing it writes.
+    let lock = lock(&target, &exercise.id).map_err(BuildFailure::Setup)?;
+    let package = package_name(exercise);
+    stage_files(course, exercise, main, source, &stage, &package).map_err(BuildFailure::Setup)?;
+    let first = !target.join("debug").join("deps").exists();
+    if first {
+        eprintln!(
+            "Building the host exercises' dependencies (cudarc) once, in {}: the first build \
+             takes a minute or two, later ones a few seconds.",
+            course.display_name(&target)
+        );
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .args(["build", "--color", "never", "--manifest-path"])
+        .arg(stage.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .map_err(|e| {
+            BuildFailure::Setup(anyhow::anyhow!(
+                "cannot run cargo ({e}): a host exercise is a Rust program, built with cargo; \
+                 install Rust from https://rustup.rs"
+            ))
+        })?;
+    let shown = course.display_name(main);
+    let messages = String::from_utf8_lossy(&output.stderr).replace("src/main.rs", &shown);
+    if !output.status.success() {
+        return Err(BuildFailure::Errors(compiler_messages(&messages)));
+    }
+    Ok(Built {
+        program: target.join("debug").join(&package),
+        warnings: warnings(&messages),
+        _lock: lock,
+    })
+}
+
+/// An exclusive lock on the exercise's program in the build folder, held until the check is done.
+fn lock(target: &Path, id: &str) -> anyhow::Result<File> {
+    std::fs::create_dir_all(target).with_context(|| format!("cannot make {}", target.display()))?;
+    let path = target.join(format!("ex{id}.lock"));
+    let file = File::create(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    file.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(file)
+}
+
+/// Writes the crate: the manifest, the course's lock file (so the versions are those the
+/// course was tested with, and nothing new is downloaded), `src/` from beside `main`, the
+/// student's `main.rs`, and the exercise's other files (its kernels). A file is written only
+/// when it changed, so cargo rebuilds only what did.
+fn stage_files(
+    course: &Course,
+    exercise: &Exercise,
+    main: &Path,
+    source: &str,
+    stage: &Path,
+    package: &str,
+) -> anyhow::Result<()> {
+    let src = stage.join("src");
+    std::fs::create_dir_all(&src).with_context(|| format!("cannot make {}", src.display()))?;
+    write_if_changed(
+        &stage.join("Cargo.toml"),
+        manifest(package, course).as_bytes(),
+    )?;
+    let lock = stage.join("Cargo.lock");
+    if !lock.exists() {
+        if let Ok(bytes) = std::fs::read(course.root.join("Cargo.lock")) {
+            write_if_changed(&lock, &bytes)?;
+        }
+    }
+    let folder = course
+        .exercise_path(exercise)
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .context("the exercise's file is not in a crate's src/ folder")?;
+    copy_regular_files(&folder, stage, &["Cargo.toml", "Cargo.lock"])?;
+    if let Some(beside) = main.parent() {
+        copy_regular_files(beside, &src, &["main.rs"])?;
+    }
+    write_if_changed(&src.join("main.rs"), source.as_bytes())
+}
+
+/// Copies the regular files of `from` (not folders, not `except`) into `to`.
+fn copy_regular_files(from: &Path, to: &Path, except: &[&str]) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if !regular || except.iter().any(|e| name == *e) {
+            continue;
+        }
+        // A file that cannot be read (a FIFO swapped in, no permission) is left out: the build
+        // then says what is missing.
+        if let Ok(text) = runner::kernel_file::read(&entry.path()) {
+            write_if_changed(&to.join(&name), text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The compiler's errors and warnings without cargo's own progress lines.
+fn compiler_messages(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            !(line.starts_with("Compiling ")
+                || line.starts_with("Checking ")
+                || line.starts_with("Finished ")
+                || line.starts_with("Blocking "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Each warning's first two lines (what and where), without cargo's count at the end.
+fn warnings(stderr: &str) -> Vec<String> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with("warning: ") && !line.contains("generated"))
+        .map(|(i, line)| match lines.get(i + 1) {
+            Some(next) if next.trim_start().starts_with("-->") => {
+                format!("{line} ({})", next.trim_start().trim_start_matches("--> "))
+            }
+            _ => line.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_name_the_place_and_leave_out_the_count() {
+        let stderr = "warning: unused `Result` that must be used\n  --> exercises/25/src/main.rs:40:5\n   |\n\
+                      warning: `ex25` (bin \"ex25\") generated 1 warning\n    Finished `dev` profile";
+        assert_eq!(
+            warnings(stderr),
+            ["warning: unused `Result` that must be used (exercises/25/src/main.rs:40:5)"]
+        );
+        assert!(!compiler_messages(stderr).contains("Finished"));
+    }
+}

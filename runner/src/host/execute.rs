@@ -1,0 +1,147 @@
+//! Running a host program on one case: the case written where hostkit reads it, the program
+//! started on the simulator's driver with a wall-clock limit and its output kept within bounds,
+//! then its outputs and the driver's record read back.
+
+use super::record::Record;
+use crate::driver_env::SimDriver;
+use anyhow::Context;
+use checks::{HostCase, HostData};
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most of a program's output a report keeps (its end, where errors are).
+const MAX_OUTPUT: u64 = 16 << 10;
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    TimedOut,
+}
+
+/// One run of the program on one case.
+pub struct Run {
+    pub exit: Exit,
+    pub seconds: f64,
+    /// The end of what the program printed, stdout then stderr.
+    pub output: String,
+    /// The driver's record; None where the program ended before the driver could write it.
+    pub record: Option<Record>,
+    /// The same record as the driver wrote it, for the report's figures.
+    pub raw: Option<serde_json::Value>,
+    /// The outputs the program handed back, by name, as the case expects them.
+    pub outputs: Vec<(&'static str, Option<HostData>)>,
+}
+
+pub fn run_case(
+    program: &Path,
+    case: &HostCase,
+    driver: &SimDriver,
+    limit: Duration,
+) -> anyhow::Result<Run> {
+    let dir = tempfile::tempdir().context("cannot make a folder for the case")?;
+    write_case(dir.path(), case)?;
+    let (out_path, err_path) = (dir.path().join("stdout.txt"), dir.path().join("stderr.txt"));
+    let mut command = Command::new(program);
+    driver.apply(&mut command);
+    command
+        .env(hostkit::CASE_VARIABLE, dir.path())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path)?)
+        .stderr(std::fs::File::create(&err_path)?)
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("cannot start {}", program.display()))?;
+    let exit = loop {
+        if let Some(status) = child.try_wait()? {
+            break match (status.code(), status.signal()) {
+                (Some(code), _) => Exit::Code(code),
+                (_, Some(signal)) => Exit::Signal(signal),
+                _ => Exit::Code(-1),
+            };
+        }
+        if started.elapsed() >= limit {
+            // The whole group: a program may have started others.
+            // SAFETY: killpg takes a process group id and a signal; it touches no memory.
+            unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+            let _ = child.kill();
+            let _ = child.wait();
+            break Exit::TimedOut;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let output = format!("{}{}", tail(&out_path), tail(&err_path));
+    let raw: Option<serde_json::Value> = std::fs::read_to_string(driver.record_path())
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    let record = raw.clone().and_then(|v| serde_json::from_value(v).ok());
+    let outputs = case
+        .expected
+        .iter()
+        .map(|(name, want)| (*name, read_output(dir.path(), name, want)))
+        .collect();
+    Ok(Run {
+        exit,
+        seconds: started.elapsed().as_secs_f64(),
+        output,
+        record,
+        raw,
+        outputs,
+    })
+}
+
+/// The case as hostkit reads it: `params.txt`, and one file of raw elements per input.
+fn write_case(dir: &Path, case: &HostCase) -> anyhow::Result<()> {
+    let params: String = case
+        .params
+        .iter()
+        .map(|(name, value)| format!("{name} = {value}\n"))
+        .collect();
+    std::fs::write(dir.join("params.txt"), params)?;
+    for (name, data) in &case.inputs {
+        let file = dir.join(format!("{name}.{}", checks::host::suffix(data)));
+        std::fs::write(file, data.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Output `name`, read as the type of `want`; None where the program wrote none. A file of
+/// another length is read as it is (the comparison says the length is wrong).
+fn read_output(dir: &Path, name: &str, want: &HostData) -> Option<HostData> {
+    let path = dir.join(format!("out_{name}.{}", checks::host::suffix(want)));
+    let limit = want.byte_len() as u64 + 4096;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let mut data = match want {
+        HostData::F32(_) => HostData::F32(vec![0.0; bytes.len() / 4]),
+        HostData::F64(_) => HostData::F64(vec![0.0; bytes.len() / 8]),
+        HostData::I32(_) => HostData::I32(vec![0; bytes.len() / 4]),
+        HostData::U32(_) => HostData::U32(vec![0; bytes.len() / 4]),
+        HostData::U8(_) => HostData::U8(vec![0; bytes.len()]),
+    };
+    let whole = data.byte_len();
+    data.as_bytes_mut().copy_from_slice(&bytes[..whole]);
+    Some(data)
+}
+
+/// The last `MAX_OUTPUT` bytes of a file, as text.
+fn tail(path: &Path) -> String {
+    use std::io::{Seek, SeekFrom};
+    let mut bytes = Vec::new();
+    if let Ok(mut file) = std::fs::File::open(path) {
+        let len = file.metadata().map_or(0, |m| m.len());
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(MAX_OUTPUT)));
+        let _ = file.take(MAX_OUTPUT).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}

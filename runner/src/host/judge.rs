@@ -1,0 +1,271 @@
+//! Judging a host program's runs: its outputs against the CPU reference, and what the driver's
+//! record shows of how it got them (copies, launches, errors, streams), so the mistakes the host
+//! chapters teach about are named, not only noticed.
+
+use super::execute::{Exit, Run};
+use super::record::{Direction, Record};
+use crate::course::{Exercise, HostTargets};
+use crate::report::Verdict;
+use checks::{HostCase, HostData, Tolerance};
+use serde::Serialize;
+
+/// One case's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub passed: bool,
+    /// What went wrong, in a sentence or two, where something did.
+    pub problem: Option<String>,
+    /// The end of what the program printed, where the case failed.
+    pub output: Option<String>,
+    pub seconds: f64,
+}
+
+/// A goal on how the program used the driver, and how it did.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetResult {
+    pub name: String,
+    pub wanted: String,
+    pub got: String,
+    pub met: bool,
+}
+
+/// What a run failed on before its outputs could count, with the verdict it gives.
+fn run_failure(run: &Run) -> Option<(Verdict, String)> {
+    let failures = run.record.as_ref().map(failed_calls).unwrap_or_default();
+    let unsupported: Vec<&String> = run.record.iter().flat_map(Record::unsupported).collect();
+    if let Some(name) = unsupported.first() {
+        return Some((
+            Verdict::Crashed,
+            format!(
+                "the program called {name}, which the simulator's CUDA driver does not implement"
+            ),
+        ));
+    }
+    if let Some(diagnostic) = run
+        .record
+        .iter()
+        .flat_map(|r| &r.launches)
+        .find(|l| l.aborted || !l.diagnostics.is_empty())
+    {
+        let what = diagnostic.diagnostics.join("; ");
+        return Some((
+            Verdict::Crashed,
+            format!("kernel {}: {what}", diagnostic.kernel),
+        ));
+    }
+    match run.exit {
+        Exit::Code(0) => None,
+        Exit::TimedOut => Some((
+            Verdict::Hang,
+            format!(
+                "the program was still running after {:.0} s and was stopped",
+                run.seconds
+            ),
+        )),
+        Exit::Signal(signal) => Some((
+            Verdict::Crashed,
+            format!("the program was ended by signal {signal}"),
+        )),
+        Exit::Code(code) if failures.is_empty() => Some((
+            Verdict::Crashed,
+            format!("the program stopped with exit code {code}"),
+        )),
+        Exit::Code(_) => Some((
+            Verdict::Crashed,
+            format!(
+                "the program stopped on an error from the driver: {}",
+                failures.join(", ")
+            ),
+        )),
+    }
+}
+
+/// The program's failed calls, as `cuLaunchKernel: CUDA_ERROR_INVALID_VALUE`.
+fn failed_calls(record: &Record) -> Vec<String> {
+    record
+        .program_failures()
+        .map(|f| format!("{} returned {}", f.call, f.name))
+        .collect()
+}
+
+/// Judges one case's run: its outputs, once the run itself went well.
+pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
+    let verdict_and_problem = run_failure(run).or_else(|| wrong_output(exercise, case, run));
+    let (verdict, problem) = match verdict_and_problem {
+        Some((verdict, problem)) => (verdict, Some(problem)),
+        None => (Verdict::Passed, None),
+    };
+    let passed = verdict == Verdict::Passed;
+    let result = CaseResult {
+        name: case.name.clone(),
+        passed,
+        problem,
+        output: (!passed && !run.output.trim().is_empty()).then(|| run.output.clone()),
+        seconds: run.seconds,
+    };
+    (verdict, result)
+}
+
+fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verdict, String)> {
+    for (name, got) in &run.outputs {
+        let want = case.expected(name)?;
+        let Some(got) = got else {
+            return Some((
+                Verdict::WrongOutput,
+                format!("the program handed back no {name} (hostkit's task.write_f32s(\"{name}\", ...) was never called)"),
+            ));
+        };
+        if let Some(problem) = mismatch(name, want, got, exercise.tolerance) {
+            let cause = checks::diagnose_host(&exercise.id, case, name, got)
+                .map(|c| format!("\n  Likely: {c}"))
+                .unwrap_or_default();
+            return Some((Verdict::WrongOutput, format!("{problem}{cause}")));
+        }
+    }
+    None
+}
+
+/// How `got` differs from `want`: its length, or its first few wrong elements.
+fn mismatch(name: &str, want: &HostData, got: &HostData, tolerance: Tolerance) -> Option<String> {
+    if want.len() != got.len() {
+        return Some(format!(
+            "{name} has {} elements, and should have {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    if checks::identical_and_accepted(want, got, tolerance) {
+        return None;
+    }
+    let wrong: Vec<usize> = (0..want.len())
+        .filter(|&i| {
+            let (w, g) = (
+                checks::compare::element_f64(want, i),
+                checks::compare::element_f64(got, i),
+            );
+            !tolerance.accepts_value(w, g)
+        })
+        .collect();
+    if wrong.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = wrong
+        .iter()
+        .take(3)
+        .map(|&i| {
+            let (w, g) = (
+                checks::compare::element_f64(want, i),
+                checks::compare::element_f64(got, i),
+            );
+            format!("{name}[{i}] = {g}, expected {w}")
+        })
+        .collect();
+    Some(format!(
+        "{} of {} elements of {name} are wrong: {}",
+        wrong.len(),
+        want.len(),
+        shown.join("; ")
+    ))
+}
+
+/// The mistakes the driver's records show in runs whose outputs were right, each named with
+/// what to do instead. The lesson of a host exercise is in these.
+pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
+    let mut found = Vec::new();
+    let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
+    if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {
+        found.push(format!(
+            "{failure}, and the program went on as if it had worked: check the result of every \
+             call (in Rust, `?` or a match), so an error stops the program where it happens"
+        ));
+    }
+    for kernel in &exercise.entries {
+        let launched = records.iter().all(|r| {
+            r.launches
+                .iter()
+                .any(|l| super::kernel_named(&l.kernel, kernel))
+        });
+        if !launched {
+            found.push(format!(
+                "the program never launched {kernel}: the results were not computed on the GPU"
+            ));
+        }
+    }
+    if let Some(leaked) = records
+        .iter()
+        .map(|r| r.leaked_bytes)
+        .max()
+        .filter(|b| *b > 0)
+    {
+        found.push(format!(
+            "{leaked} bytes of device memory were still allocated when the program ended: free \
+             what you allocate (cudarc frees a CudaSlice when it is dropped; a raw cuMemAlloc \
+             needs its cuMemFree)"
+        ));
+    }
+    let targets = exercise.host.clone().unwrap_or_default();
+    if targets.min_copy_hidden.is_some() {
+        let pageable = records
+            .iter()
+            .flat_map(|r| &r.transfers)
+            .filter(|t| t.asynchronous && !t.pinned && t.direction != Direction::DeviceToDevice)
+            .count();
+        if pageable > 0 {
+            found.push(format!(
+                "{pageable} asynchronous copies used pageable host memory (a Vec): the driver \
+                 stages those through a buffer of its own while the host waits, so they overlap \
+                 nothing. Copy from and to pinned memory (ctx.alloc_pinned)"
+            ));
+        }
+    }
+    found
+}
+
+/// The exercise's targets on the runs' records; copy overlap on the last (largest) case only.
+pub fn targets(targets: &HostTargets, runs: &[&Run]) -> Vec<TargetResult> {
+    let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
+    let mut results = Vec::new();
+    let most = |f: fn(&Record) -> u64| records.iter().map(|r| f(r)).max().unwrap_or(0);
+    if let Some(max) = targets.max_uploads {
+        let got = most(|r| r.uploads().count() as u64);
+        results.push(TargetResult {
+            name: "copies to the device in one run".into(),
+            wanted: format!("at most {max}"),
+            got: got.to_string(),
+            met: got <= max,
+        });
+    }
+    if let Some(max) = targets.max_downloads {
+        let got = most(|r| r.downloads().count() as u64);
+        results.push(TargetResult {
+            name: "copies back to the host in one run".into(),
+            wanted: format!("at most {max}"),
+            got: got.to_string(),
+            met: got <= max,
+        });
+    }
+    if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
+        let got = last.copy_time_hidden();
+        results.push(TargetResult {
+            name: "copy time overlapped by other work (largest case)".into(),
+            wanted: format!("at least {:.0}%", min * 100.0),
+            got: format!("{:.0}%", got * 100.0),
+            met: got >= min,
+        });
+    }
+    results
+}
+
+/// Says what a missed transfer target usually means.
+pub fn explain_missed(target: &TargetResult) -> &'static str {
+    if target.name.starts_with("copies back") {
+        "a copy back inside the loop: keep the data on the device between kernels, and copy back \
+         once, after the last"
+    } else if target.name.starts_with("copies to") {
+        "data sent again that is already on the device: upload once, before the loop"
+    } else {
+        "copies that overlap nothing: put each chunk's copy in, kernel and copy out on a stream \
+         of its own, with pinned host memory, so one chunk's copies run beside another's kernel"
+    }
+}

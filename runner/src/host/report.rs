@@ -1,0 +1,115 @@
+//! A host exercise's report: what `runner check` prints, and its `--json` form.
+
+use super::judge::{explain_missed, CaseResult, TargetResult};
+use crate::report::Verdict;
+use colored::Colorize;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Debug, Serialize)]
+pub struct HostReport {
+    pub schema_version: u32,
+    pub exercise: String,
+    pub title: String,
+    /// "host": a whole program, not a kernel; the fields below differ from a kernel's report.
+    pub kind: &'static str,
+    pub backend: String,
+    pub verdict: Verdict,
+    pub summary: String,
+    /// The compiler's errors, where the program did not build.
+    pub build_errors: Option<String>,
+    pub warnings: Vec<String>,
+    pub cases: Vec<CaseResult>,
+    /// What the driver's record shows the program did wrong, even with right outputs.
+    pub mistakes: Vec<String>,
+    pub targets: Vec<TargetResult>,
+    /// The driver's record of the largest case that ran: calls, copies, launches, timeline.
+    pub record: Option<serde_json::Value>,
+    pub progress: Option<(usize, usize)>,
+}
+
+impl HostReport {
+    pub fn passed(&self) -> bool {
+        self.verdict == Verdict::Passed
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} {} · {} (a whole program, on {})",
+            "Exercise".bold(),
+            self.exercise.bold(),
+            self.title,
+            self.backend
+        );
+        if let Some(errors) = &self.build_errors {
+            let _ = writeln!(out, "\n{errors}");
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "  {} {}", "!".yellow(), warning);
+        }
+        for case in &self.cases {
+            let mark = if case.passed {
+                "✓".green()
+            } else {
+                "✗".red()
+            };
+            let _ = writeln!(out, "  {mark} {}", case.name);
+            for line in case.problem.iter().flat_map(|p| p.lines()) {
+                let _ = writeln!(out, "      {}", line.trim_start());
+            }
+            if let Some(output) = &case.output {
+                for line in output
+                    .lines()
+                    .rev()
+                    .take(6)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                {
+                    let _ = writeln!(out, "      | {line}");
+                }
+            }
+        }
+        self.render_findings(&mut out);
+        if let Some(record) = &self.record {
+            out.push_str(&crate::cmd::run::summary(record));
+        }
+        let _ = writeln!(out, "\n{} {}", self.verdict_word(), self.summary);
+        if let Some((done, total)) = self.progress {
+            let _ = writeln!(out, "Progress: {done}/{total} exercises done.");
+        }
+        out
+    }
+
+    fn render_findings(&self, out: &mut String) {
+        for mistake in &self.mistakes {
+            let _ = writeln!(out, "  {} {mistake}", "Mistake:".red().bold());
+        }
+        for target in &self.targets {
+            let mark = if target.met {
+                "✓".green()
+            } else {
+                "✗".red()
+            };
+            let _ = writeln!(
+                out,
+                "  {mark} target: {} {} (got {})",
+                target.name, target.wanted, target.got
+            );
+            if !target.met {
+                let _ = writeln!(out, "      likely {}", explain_missed(target));
+            }
+        }
+    }
+
+    fn verdict_word(&self) -> colored::ColoredString {
+        match self.verdict {
+            Verdict::Passed => "PASSED".green().bold(),
+            Verdict::NotDone => "NOT DONE".yellow().bold(),
+            Verdict::TargetsMissed => "TARGETS MISSED".yellow().bold(),
+            _ => "FAILED".red().bold(),
+        }
+    }
+}
