@@ -252,7 +252,7 @@ fn fixture_class(dir: &Path) -> Vec<Expect> {
     let mut cells = vec![
         expect("correct", "01", "passed", 10.0, "Every case is right"),
         expect("correct", "02", "passed", 10.0, "Every case is right"),
-        expect("wrong", "01", "not_done", 0.0, "the exercise's TODOs are not done"),
+        expect("wrong", "01", "not_done", 0.0, "Not done: 01_thread_index/thread_index.cu is the exercise's file as handed out, unchanged."),
         expect("wrong", "02", "failed", 0.0, "the index is threadIdx.x alone; add the threads of the blocks before"),
         missing("compile_error", "01", K01),
         expect("compile_error", "02", "compile_error", 0.0, "Does not compile: 02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined"),
@@ -784,7 +784,38 @@ fn resume_keeps_finished_cells_and_grades_only_what_changed() {
 }
 
 #[test]
-fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
+fn untouched_files_are_not_done_and_cost_no_check() {
+    // Another course's metadata: the runner's embedded originals do not apply to it.
+    let course = course_without_hang_detection();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let files = [
+        "06_launch_config/distances.cu",
+        "22_bug_out_of_bounds/blur_rows.cu",
+        "23_bug_missing_barrier/reverse.cu",
+    ];
+    for file in files {
+        let mut text = std::fs::read(course.path("exercises").join(file)).unwrap();
+        text.extend(b"\n\n"); // an editor's trailing blank lines change nothing
+        put(&class.join("ann").join(file), &text);
+    }
+    let out = work.path().join("grades");
+    let run = grade(&course, &class, &out, &["--exercises", "06,22,23"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("(0 checks run now)"), "{}", run.stdout);
+    let statuses = csv_table(&out.join("statuses.csv"));
+    for exercise in ["06", "22", "23"] {
+        assert_eq!(
+            statuses[&("ann".into(), exercise.into())],
+            "not_done",
+            "{exercise}"
+        );
+    }
+}
+
+/// Stops a run with `signal` while a check hangs: every finished cell is kept, the check and
+/// its scratch folder are gone, and `--resume` grades the rest.
+fn stop_with_signal_and_resume(signal: &str) {
     let course = course_without_hang_detection();
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
@@ -806,8 +837,12 @@ fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
         "--format",
         "csv,json",
     ];
+    // The grader's temporary folders go here, to be seen removed.
+    let scratch = work.path().join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
     let child = course
         .command(&args)
+        .env("TMPDIR", &scratch)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -823,7 +858,7 @@ fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
     std::thread::sleep(Duration::from_millis(1500)); // the hanging check is running now
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
-        .args(["-INT", &pid])
+        .args([&format!("-{signal}"), &pid])
         .status()
         .unwrap()
         .success());
@@ -840,6 +875,16 @@ fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
         "{stdout}"
     );
     assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(
+        std::fs::read_dir(&scratch).unwrap().count(),
+        0,
+        "the scratch folder is removed"
+    );
+    assert_eq!(
+        processes_mentioning(&scratch),
+        Vec::<String>::new(),
+        "the checks are ended"
+    );
     assert_eq!(
         read_json(&out.join("cells/a_done/01.json"))["status"],
         "passed"
@@ -950,6 +995,33 @@ fn every_submission_has_its_own_id_and_its_name_as_handed_in_in_every_format() {
         );
         assert_eq!(mode & 0o777, 0o640, "{file}");
     }
+}
+
+/// The command lines of running processes that name `path`.
+fn processes_mentioning(path: &Path) -> Vec<String> {
+    let wanted = path.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .filter(|line| line.contains(&wanted))
+        .collect()
+}
+
+#[test]
+fn ctrl_c_keeps_every_finished_cell_and_resume_finishes_the_rest() {
+    stop_with_signal_and_resume("INT");
+}
+
+#[test]
+fn sigterm_from_a_scheduler_stops_the_run_as_ctrl_c_does() {
+    stop_with_signal_and_resume("TERM");
+}
+
+#[test]
+fn sighup_from_a_closed_terminal_stops_the_run_as_ctrl_c_does() {
+    stop_with_signal_and_resume("HUP");
 }
 
 #[test]

@@ -128,8 +128,7 @@ impl CheckCommand {
                 None
             };
             if let Some(exit) = stop {
-                let _ = child.kill();
-                let _ = child.wait();
+                end_group(&mut child);
                 break exit;
             }
             std::thread::sleep(pause);
@@ -145,6 +144,18 @@ impl CheckCommand {
             seconds,
         })
     }
+}
+
+/// Ends the check and whatever it started (its compile child): they share the process group
+/// the check was started in, so one signal to the group reaches every one of them.
+fn end_group(child: &mut std::process::Child) {
+    let group = child.id() as libc::pid_t;
+    // SAFETY: kill(2) takes plain integers and touches no memory of this process.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn read_capped(path: &Path, cap: u64) -> String {

@@ -22,6 +22,11 @@ pub enum Lookup {
     Missing {
         expected: String,
     },
+    /// The exercise's file as handed out: not done, and not worth a check.
+    Untouched {
+        found_at: String,
+        text: String,
+    },
     Refused {
         reason: String,
     },

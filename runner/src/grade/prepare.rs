@@ -123,10 +123,11 @@ pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, St
 }
 
 /// Marks each kernel that is its exercise's file as handed out (line endings and trailing blank
-/// space aside: an editor may change those on save) as untouched. Decided here, not by the
-/// check, because the check knows the original only for the course the runner was built with
-/// (or a snapshot in the course folder): an untouched find-the-bug exercise (22, 23) writes its
-/// output, and would otherwise be graded "failed".
+/// space aside: an editor may change those on save) as untouched. Decided here, against the
+/// course the grader was given, rather than by a check: it costs no check (a class leaves many
+/// exercises untouched), and the check knows the original only for the course the runner was
+/// built with or a snapshot in the course folder, without which an untouched find-the-bug
+/// exercise (22, 23), which writes its output, would be graded "failed".
 pub fn mark_untouched(
     lookups: &mut BTreeMap<String, Lookup>,
     originals: &BTreeMap<String, String>,

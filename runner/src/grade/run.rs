@@ -6,7 +6,7 @@ use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
 use super::kernels::Lookup;
-use super::prepare::{limits_of, preflight, select_exercises, stage};
+use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exercises, stage};
 use super::results::{CellResult, Status, Store};
 use super::settings::{ExerciseInfo, Settings};
 use super::submissions::{Shard, Submission};
@@ -86,6 +86,10 @@ struct Job {
 }
 
 pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
+    // Ctrl-C, SIGTERM (Slurm's time limit, scancel) and SIGHUP (a closed terminal) all stop the
+    // run the same way: checks ended, nothing half done saved, the scratch folder removed when
+    // `work` drops, and the run resumable.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let (file, _) = GradingFile::load(options.grading.as_deref(), &course.root)?;
     let exercises = select_exercises(
         course,
@@ -117,7 +121,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         time_limit: Duration::from_secs_f64(file.time_limit_s),
         memory_limit_mb: file.memory_limit_mb,
     };
-    let (backend, device) = preflight(&command, course, &exercises, work.path())?;
+    let (backend, device) = preflight(&command, course, &exercises, work.path(), &INTERRUPTED)?;
     command.backend = Some(backend.clone());
     let settings = Settings::new(&file, options.seed, &backend, &device, &exercises);
     if options.resume {
@@ -147,9 +151,16 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     }
 
     let limits = limits_of(&file);
+    let originals = originals(course, &exercises);
     let mut jobs = VecDeque::new();
     for submission in &submissions {
-        let staged = stage(submission, &exercises, work.path(), &limits);
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
+        let mut staged = stage(submission, &exercises, work.path(), &limits);
+        if let Ok(lookups) = &mut staged {
+            mark_untouched(lookups, &originals);
+        }
         for info in &settings.exercises {
             let lookup = match &staged {
                 Ok(lookups) => lookups[&info.id].clone(),
@@ -157,7 +168,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     reason: reason.clone(),
                 },
             };
-            let (status, message, key) = match lookup {
+            let (status, message, key, found_at) = match lookup {
                 Lookup::Found {
                     found_at,
                     staged,
@@ -179,18 +190,29 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     }
                     continue;
                 }
+                Lookup::Untouched { found_at, text } => (
+                    Status::NotDone,
+                    format!(
+                        "Not done: {found_at} is the exercise's file as handed out, unchanged."
+                    ),
+                    settings.cell_key(info, &text),
+                    Some(found_at),
+                ),
                 Lookup::Missing { expected } => (
                     Status::Missing,
                     format!("No kernel for this exercise: the submission has no {expected}."),
                     settings.cell_key(info, ""),
+                    None,
                 ),
                 Lookup::Refused { reason } => (
                     Status::Refused,
                     format!("Refused: {reason}."),
                     settings.cell_key(info, &reason),
+                    None,
                 ),
             };
-            let cell = immediate(submission, info, status, message, key);
+            let mut cell = immediate(submission, info, status, message, key);
+            cell.found_at = found_at;
             if !(options.resume
                 && store
                     .load(&submission.id, &info.id)
@@ -203,7 +225,6 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
 
     let graded_now = jobs.len();
     let jobs_wanted = options.jobs.unwrap_or_else(|| default_jobs(&backend));
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let mut display = Display::new(jobs.len());
     if options.resume && graded_now < submissions.len() * exercises.len() {
         display.note(&format!(
