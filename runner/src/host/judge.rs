@@ -9,6 +9,10 @@ use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
 use serde::Serialize;
 
+/// What a failed call the program went on after means.
+const WENT_ON: &str = "and the program went on as if it had worked: check the result of every \
+                       call (in Rust, `?` or a match), so an error stops the program where it happens";
+
 /// One case's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseResult {
@@ -117,7 +121,14 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
             ));
         };
         if let Some(problem) = mismatch(name, want, got, exercise.tolerance) {
-            let cause = checks::diagnose_host(&exercise.id, case, name, got)
+            // An error the program never looked at explains a wrong result before anything else.
+            let unchecked = run
+                .record
+                .as_ref()
+                .and_then(|r| failed_calls(r).into_iter().next());
+            let cause = unchecked
+                .map(|failure| format!("{failure}, {WENT_ON}"))
+                .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
                 .map(|c| format!("\n  Likely: {c}"))
                 .unwrap_or_default();
             return Some((Verdict::WrongOutput, format!("{problem}{cause}")));
@@ -175,10 +186,7 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     let mut found = Vec::new();
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {
-        found.push(format!(
-            "{failure}, and the program went on as if it had worked: check the result of every \
-             call (in Rust, `?` or a match), so an error stops the program where it happens"
-        ));
+        found.push(format!("{failure}, {WENT_ON}"));
     }
     for kernel in &exercise.entries {
         let launched = records.iter().all(|r| {

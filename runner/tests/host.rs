@@ -1,0 +1,150 @@
+//! Host exercises (25-28): whole programs built and run through the simulator's CUDA driver.
+//! Each fixture is a solution with one typical mistake; the check must fail it and name the
+//! mistake. (That every solution passes and every pristine program is "not done" is held by
+//! `runner dev check`, in tests/cli.rs.)
+
+mod common;
+
+use common::TestCourse;
+use serde_json::Value;
+
+fn check(course: &TestCourse, id: &str, fixture: &str) -> Value {
+    let path = common::repo_root()
+        .join("runner/tests/fixtures/host")
+        .join(fixture);
+    let run = course.run(&["check", id, "--json", "--file", path.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{fixture} must fail: {}", run.all());
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()))
+}
+
+/// Every sentence the report says about the program: case problems, mistakes, missed targets.
+fn said(report: &Value) -> String {
+    let mut text: Vec<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["problem"].as_str().map(String::from))
+        .collect();
+    text.extend(
+        report["mistakes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string()),
+    );
+    for target in report["targets"].as_array().unwrap() {
+        if target["met"] == false {
+            text.push(format!("missed: {}", target["name"]));
+        }
+    }
+    text.join("\n")
+}
+
+#[test]
+fn each_typical_host_mistake_fails_and_is_named() {
+    let course = TestCourse::new();
+    let cases = [
+        (
+            "25",
+            "25_launch_error_unchecked.rs",
+            "wrong_output",
+            "cuLaunchKernel returned CUDA_ERROR_INVALID_VALUE, and the program went on",
+        ),
+        (
+            "25",
+            "25_cpu_only.rs",
+            "missing_kernel",
+            "never launched saxpy",
+        ),
+        (
+            "25",
+            "25_leak.rs",
+            "targets_missed",
+            "1048576 bytes of device memory were still allocated",
+        ),
+        (
+            "26",
+            "26_download_in_loop.rs",
+            "targets_missed",
+            "missed: \"copies back to the host in one run\"",
+        ),
+        (
+            "27",
+            "27_pageable.rs",
+            "targets_missed",
+            "asynchronous copies used pageable host memory",
+        ),
+        (
+            "27",
+            "27_one_stream.rs",
+            "targets_missed",
+            "missed: \"copy time overlapped by other work (largest case)\"",
+        ),
+        (
+            "28",
+            "28_not_jumped.rs",
+            "wrong_output",
+            "every thread drew the same numbers",
+        ),
+        (
+            "28",
+            "28_states_reuploaded.rs",
+            "wrong_output",
+            "the second batch repeats the first",
+        ),
+    ];
+    for (id, fixture, verdict, phrase) in cases {
+        let report = check(&course, id, fixture);
+        assert_eq!(report["verdict"], verdict, "{fixture}: {report:#}");
+        let said = said(&report);
+        assert!(
+            said.contains(phrase),
+            "{fixture} should say {phrase:?}; it says:\n{said}"
+        );
+    }
+}
+
+#[test]
+fn a_host_program_that_does_not_compile_shows_the_compiler_at_the_students_file() {
+    let course = TestCourse::new();
+    let main = course.path("exercises/25_first_program/src/main.rs");
+    let text = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(&main, text.replace("let n = x.len();", "let n = x.len()")).unwrap();
+    let run = course.run(&["check", "25"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stdout
+            .contains("exercises/25_first_program/src/main.rs:"),
+        "{}",
+        run.all()
+    );
+    assert!(run.stdout.contains("does not compile"), "{}", run.all());
+}
+
+#[test]
+fn a_passing_host_program_shows_its_copies_and_timeline_and_counts_as_done() {
+    let course = TestCourse::new();
+    let solution =
+        std::fs::read_to_string(course.path("solutions/26_device_arrays/src/main.rs")).unwrap();
+    std::fs::write(
+        course.path("exercises/26_device_arrays/src/main.rs"),
+        solution,
+    )
+    .unwrap();
+    let run = course.run(&["check", "26"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    for shown in [
+        "to the device: 1 transfer",
+        "back to the host: 1 transfer",
+        "timeline (modelled",
+        "PASSED",
+    ] {
+        assert!(
+            run.stdout.contains(shown),
+            "{shown:?} missing:\n{}",
+            run.all()
+        );
+    }
+    let list = course.run(&["list"]);
+    assert!(list.stdout.contains("26  done"), "{}", list.all());
+}
