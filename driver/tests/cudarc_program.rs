@@ -50,13 +50,7 @@ fn a_cudarc_program_runs_unchanged_and_its_copies_and_launch_are_recorded() {
     );
     assert!(stdout.contains("0 of 1000 elements wrong"), "{stdout}");
     let transfers = record["transfers"].as_array().unwrap();
-    let count = |direction: &str| {
-        transfers
-            .iter()
-            .filter(|t| t["direction"] == direction && t["bytes"] == 4000)
-            .count()
-    };
-    assert_eq!((count("host_to_device"), count("device_to_host")), (2, 1));
+    assert_eq!(common::array_copies(&record), (2, 1));
     let launch = &record["launches"][0];
     assert_eq!(launch["kernel"], "vector_add");
     assert_eq!(launch["figures"]["global_load_requests"], 2 * 32);

@@ -40,13 +40,7 @@ fn pass_through_forwards_every_call_and_records_measured_times() {
     assert_eq!(record["timeline"], "measured");
     assert_eq!(record["calls"]["cuLaunchKernel"], 1, "{record}");
     let transfers = record["transfers"].as_array().unwrap();
-    let count = |direction: &str| {
-        transfers
-            .iter()
-            .filter(|t| t["direction"] == direction && t["bytes"] == 4000)
-            .count()
-    };
-    assert_eq!((count("host_to_device"), count("device_to_host")), (2, 1));
+    assert_eq!(common::array_copies(&record), (2, 1));
     let launch = &record["launches"][0];
     assert_eq!(launch["kernel"], "vector_add");
     assert!(launch["figures"].is_null(), "{launch}");

@@ -20,3 +20,17 @@ pub fn driver_library() -> PathBuf {
         .cloned()
         .expect("libsimcuda.so is built by cargo test -p simdriver")
 }
+
+/// How many of the record's transfers go `direction` with 4000 bytes (one of the example's
+/// arrays): `(host_to_device, device_to_host)`.
+#[allow(dead_code)] // each test file compiles this module; not every one runs the example
+pub fn array_copies(record: &serde_json::Value) -> (usize, usize) {
+    let transfers = record["transfers"].as_array().unwrap();
+    let count = |direction: &str| {
+        transfers
+            .iter()
+            .filter(|t| t["direction"] == direction && t["bytes"] == 4000)
+            .count()
+    };
+    (count("host_to_device"), count("device_to_host"))
+}
