@@ -22,7 +22,11 @@ struct Watch {
 
 impl Watch {
     fn start(course: &TestCourse, limit_s: Option<&str>) -> Watch {
-        let mut command = course.command(&["watch", "--manual-run", "02"]);
+        Watch::start_on(course, "02", limit_s)
+    }
+
+    fn start_on(course: &TestCourse, id: &str, limit_s: Option<&str>) -> Watch {
+        let mut command = course.command(&["watch", "--manual-run", id]);
         if let Some(limit) = limit_s {
             command.env("RUNNER_WATCH_LIMIT_S", limit);
         }
@@ -193,5 +197,24 @@ fn watch_stops_a_check_past_its_limit_and_checks_again_in_a_new_worker() {
         replacement,
         "the replacement was started at once"
     );
+    watch.quit();
+}
+
+#[test]
+fn watch_checks_a_host_exercise_and_goes_on_when_it_passes() {
+    let course = TestCourse::new();
+    let mut watch = Watch::start_on(&course, "25", None);
+    let first = watch.next_check();
+    assert!(first.contains("NOT DONE"), "{first}");
+    let solution = std::fs::read_to_string(course.path("solutions/25_first_program/src/main.rs"));
+    std::fs::write(
+        course.path("exercises/25_first_program/src/main.rs"),
+        solution.unwrap(),
+    )
+    .unwrap();
+    watch.press_enter();
+    let second = watch.next_check();
+    assert!(second.contains("PASSED"), "{second}");
+    assert!(second.contains("Now watching exercise 26"), "{second}");
     watch.quit();
 }

@@ -120,17 +120,7 @@ fn check_host(
     json: bool,
     own_file: bool,
 ) -> anyhow::Result<ExitCode> {
-    let original = pristine::original_text(course, exercise);
-    let mut report = crate::host::check(course, exercise, path, seed, original.as_deref())?;
-    let passed = report.passed().then(|| report.backend.clone());
-    let (done, total) = record_outcome(
-        course,
-        exercise,
-        passed.as_deref(),
-        own_file,
-        &mut report.summary,
-    )?;
-    report.progress = Some((done, total));
+    let report = host_report(course, exercise, path, seed, own_file)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -141,6 +131,28 @@ fn check_host(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Checks host exercise `exercise`'s program at `path`, and records a pass of its own file, as
+/// `runner check` and `runner watch` both do.
+pub fn host_report(
+    course: &Course,
+    exercise: &Exercise,
+    path: &Path,
+    seed: Option<u64>,
+    own_file: bool,
+) -> anyhow::Result<crate::host::report::HostReport> {
+    let original = pristine::original_text(course, exercise);
+    let mut report = crate::host::check(course, exercise, path, seed, original.as_deref())?;
+    let passed = report.passed().then(|| report.backend.clone());
+    report.progress = Some(record_outcome(
+        course,
+        exercise,
+        passed.as_deref(),
+        own_file,
+        &mut report.summary,
+    )?);
+    Ok(report)
 }
 
 /// Checks `path` as `exercise` with `checker`, then, where that ran on a GPU and passed, again in
