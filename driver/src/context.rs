@@ -54,8 +54,8 @@ pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: c_int) -> CUresult {
 }
 
 #[no_mangle]
-pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: c_int, _flags: c_uint) -> CUresult {
-    pass_through!(cuDevicePrimaryCtxSetFlags_v2(dev, _flags));
+pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: c_int, flags: c_uint) -> CUresult {
+    pass_through!(cuDevicePrimaryCtxSetFlags_v2(dev, flags));
     call("cuDevicePrimaryCtxSetFlags_v2", |_| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -90,10 +90,10 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v2(
     pctx: *mut CUcontext,
-    _flags: c_uint,
+    flags: c_uint,
     dev: c_int,
 ) -> CUresult {
-    pass_through!(cuCtxCreate_v2(pctx, _flags, dev));
+    pass_through!(cuCtxCreate_v2(pctx, flags, dev));
     call("cuCtxCreate_v2", |d| {
         if dev != 0 {
             return Err(E::CUDA_ERROR_INVALID_DEVICE);
@@ -207,8 +207,8 @@ pub unsafe extern "C" fn cuCtxGetCacheConfig(config: *mut c_int) -> CUresult {
 
 /// Accepted and ignored, as a GPU may ignore it.
 #[no_mangle]
-pub extern "C" fn cuCtxSetCacheConfig(_config: c_int) -> CUresult {
-    pass_through!(cuCtxSetCacheConfig(_config));
+pub extern "C" fn cuCtxSetCacheConfig(config: c_int) -> CUresult {
+    pass_through!(cuCtxSetCacheConfig(config));
     call("cuCtxSetCacheConfig", |d| d.require_context())
 }
 

@@ -98,9 +98,9 @@ pub unsafe extern "C" fn cuKernelGetAttribute(
     value: *mut c_int,
     attrib: c_int,
     kernel: CUfunction,
-    _dev: c_int,
+    dev: c_int,
 ) -> CUresult {
-    pass_through!(cuKernelGetAttribute(value, attrib, kernel, _dev));
+    pass_through!(cuKernelGetAttribute(value, attrib, kernel, dev));
     // SAFETY: the caller's contract, passed on.
     unsafe { crate::module::cuFuncGetAttribute(value, attrib, kernel) }
 }
@@ -108,12 +108,12 @@ pub unsafe extern "C" fn cuKernelGetAttribute(
 /// Accepted, as for functions.
 #[no_mangle]
 pub extern "C" fn cuKernelSetAttribute(
-    _attrib: c_int,
-    _value: c_int,
+    attrib: c_int,
+    value: c_int,
     kernel: CUfunction,
-    _dev: c_int,
+    dev: c_int,
 ) -> CUresult {
-    pass_through!(cuKernelSetAttribute(_attrib, _value, kernel, _dev));
+    pass_through!(cuKernelSetAttribute(attrib, value, kernel, dev));
     call("cuKernelSetAttribute", |d| {
         function_of(d, kernel).map(|_| ())
     })

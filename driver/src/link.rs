@@ -45,12 +45,12 @@ fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str
 /// `state` is null or valid for a write; options are ignored (there is nothing to compile).
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkCreate_v2(
-    _num_options: c_uint,
-    _options: *mut c_int,
-    _values: *mut *mut c_void,
+    num_options: c_uint,
+    options: *mut c_int,
+    values: *mut *mut c_void,
     state: *mut *mut c_void,
 ) -> CUresult {
-    pass_through!(cuLinkCreate_v2(_num_options, _options, _values, state));
+    pass_through!(cuLinkCreate_v2(num_options, options, values, state));
     call("cuLinkCreate_v2", |d| {
         d.require_context()?;
         d.links.push(Some(Link::default()));

@@ -87,9 +87,9 @@ pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -
 pub unsafe extern "C" fn cuMemHostAlloc(
     pp: *mut *mut c_void,
     bytes: usize,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> CUresult {
-    pass_through!(cuMemHostAlloc(pp, bytes, _flags));
+    pass_through!(cuMemHostAlloc(pp, bytes, flags));
     call("cuMemHostAlloc", |d| {
         let ptr = alloc_host(d, bytes)?;
         // SAFETY: the caller's contract.
@@ -116,8 +116,8 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
 }
 
 #[no_mangle]
-pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: c_uint) -> CUresult {
-    pass_through!(cuMemHostRegister_v2(p, bytes, _flags));
+pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
+    pass_through!(cuMemHostRegister_v2(p, bytes, flags));
     call("cuMemHostRegister_v2", |d| {
         let (start, end) = (p as usize, p as usize + bytes);
         if p.is_null() || bytes == 0 {

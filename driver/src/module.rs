@@ -248,18 +248,18 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
 #[no_mangle]
 pub extern "C" fn cuFuncSetAttribute(
     function: CUfunction,
-    _attrib: c_int,
-    _value: c_int,
+    attrib: c_int,
+    value: c_int,
 ) -> CUresult {
-    pass_through!(cuFuncSetAttribute(function, _attrib, _value));
+    pass_through!(cuFuncSetAttribute(function, attrib, value));
     call("cuFuncSetAttribute", |d| {
         function_of(d, function).map(|_| ())
     })
 }
 
 #[no_mangle]
-pub extern "C" fn cuFuncSetCacheConfig(function: CUfunction, _config: c_int) -> CUresult {
-    pass_through!(cuFuncSetCacheConfig(function, _config));
+pub extern "C" fn cuFuncSetCacheConfig(function: CUfunction, config: c_int) -> CUresult {
+    pass_through!(cuFuncSetCacheConfig(function, config));
     call("cuFuncSetCacheConfig", |d| {
         function_of(d, function).map(|_| ())
     })

@@ -37,9 +37,9 @@ pub unsafe extern "C" fn cuStreamCreate(stream: *mut CUstream, flags: c_uint) ->
 pub unsafe extern "C" fn cuStreamCreateWithPriority(
     stream: *mut CUstream,
     flags: c_uint,
-    _priority: i32,
+    priority: i32,
 ) -> CUresult {
-    pass_through!(cuStreamCreateWithPriority(stream, flags, _priority));
+    pass_through!(cuStreamCreateWithPriority(stream, flags, priority));
     call("cuStreamCreateWithPriority", |d| {
         d.require_context()?;
         let s = new_stream(d, flags);
@@ -88,8 +88,8 @@ fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
 }
 
 #[no_mangle]
-pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, _flags: c_uint) -> CUresult {
-    pass_through!(cuStreamWaitEvent(stream, event, _flags));
+pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, flags: c_uint) -> CUresult {
+    pass_through!(cuStreamWaitEvent(stream, event, flags));
     call("cuStreamWaitEvent", |d| {
         let s = d.stream_index(stream.cast())?;
         if let Some(at) = event_mut(d, event)?.at_us {
@@ -142,9 +142,9 @@ pub extern "C" fn cuEventRecord(event: CUevent, stream: CUstream) -> CUresult {
 pub extern "C" fn cuEventRecordWithFlags(
     event: CUevent,
     stream: CUstream,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> CUresult {
-    pass_through!(cuEventRecordWithFlags(event, stream, _flags));
+    pass_through!(cuEventRecordWithFlags(event, stream, flags));
     call("cuEventRecordWithFlags", |d| record_event(d, event, stream))
 }
 
