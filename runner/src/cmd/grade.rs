@@ -273,16 +273,16 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The exercises' own files, whose lines do not count towards similarity.
-fn exercise_files(course: &Course) -> HashMap<String, String> {
+/// Each exercise's own file (whose lines do not count towards similarity) and its solution
+/// (the expected answer), as text.
+fn course_files(course: &Course) -> HashMap<String, (String, Option<String>)> {
     course
         .exercises
         .iter()
         .filter_map(|e| {
-            Some((
-                e.id.clone(),
-                std::fs::read_to_string(course.exercise_path(e)).ok()?,
-            ))
+            let exercise = std::fs::read_to_string(course.exercise_path(e)).ok()?;
+            let solution = std::fs::read_to_string(course.solution_path(e)).ok();
+            Some((e.id.clone(), (exercise, solution)))
         })
         .collect()
 }
@@ -296,7 +296,18 @@ fn finish(
     formats: &[Format],
 ) -> anyhow::Result<Book> {
     let store = Store::new(out);
-    let pairs = similarity::report(&settings, &store, &exercise_files(course));
+    let files = course_files(course);
+    let by_exercise = files
+        .iter()
+        .map(|(id, (exercise, solution))| {
+            let files = similarity::Course {
+                exercise,
+                solution: solution.as_deref(),
+            };
+            (id.clone(), files)
+        })
+        .collect();
+    let pairs = similarity::report(&settings, &store, &by_exercise);
     let pairs = match submissions {
         Some(ids) => pairs
             .into_iter()

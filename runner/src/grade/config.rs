@@ -28,8 +28,8 @@ pub struct GradingFile {
     /// Pairs of kernels at least this similar (0 to 1, after normalising) are reported.
     pub similarity_threshold: f64,
     /// Kernels whose own part (the lines added to the exercise) has fewer tokens than this are
-    /// left out of the similarity report: short answers look alike by necessity. So are answers
-    /// that at least 3 submissions and 5% of the class share exactly (the expected answer).
+    /// left out of the similarity report: short answers look alike by necessity. So are the
+    /// solution's answer and pairs no closer to each other than to it (the expected answer).
     pub similarity_min_tokens: usize,
     /// Largest kernel file taken from a submission, in KiB.
     pub max_file_kb: u64,

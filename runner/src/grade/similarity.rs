@@ -19,10 +19,14 @@ pub struct Pair {
     pub similarity: f64,
 }
 
-/// A normalised answer shared by at least this many submissions, and this share of them, is
-/// the expected answer rather than a copy, and is left out.
-const COMMON_MIN: usize = 3;
-const COMMON_SHARE: f64 = 0.05;
+/// The course's own files for an exercise: what every student starts from, and the model
+/// answer, from which the expected answer is known (not from how many students wrote alike,
+/// which hides a ring of copies and pairs two different slips on the model answer).
+#[derive(Clone, Copy, Default)]
+pub struct Course<'a> {
+    pub exercise: &'a str,
+    pub solution: Option<&'a str>,
+}
 
 /// Words that mean the same in every kernel and so are not renamed.
 const KEPT: &[&str] = &[
@@ -205,36 +209,30 @@ pub fn ratio(a: &[String], b: &[String]) -> f64 {
 }
 
 /// Every pair of submissions at or above the threshold on some exercise, most similar first.
-/// `exercise_files` gives each exercise's own file, whose lines do not count.
-pub fn report(
-    settings: &Settings,
-    store: &Store,
-    exercise_files: &HashMap<String, String>,
-) -> Vec<Pair> {
+/// `course` gives each exercise's own file, whose lines do not count, and its solution: a
+/// pair is left out where either kernel is as close to the solution as to the other (two
+/// students who each wrote the model answer, slips and all, did not copy each other).
+pub fn report(settings: &Settings, store: &Store, course: &HashMap<String, Course>) -> Vec<Pair> {
     let mut pairs = Vec::new();
     let cells = store.all();
     for exercise in &settings.exercises {
-        let template = exercise_files.get(&exercise.id).map_or("", String::as_str);
+        let files = course.get(&exercise.id).copied().unwrap_or_default();
+        let expected = files.solution.map(|s| normalise(s, files.exercise));
         let kernels: Vec<(String, Vec<String>)> = cells
             .iter()
             .filter(|c| c.exercise == exercise.id && c.found_at.is_some())
             .filter_map(|c| {
                 Some((
                     c.submission.clone(),
-                    normalise(&store.kernel(&c.submission, &c.exercise)?, template),
+                    normalise(&store.kernel(&c.submission, &c.exercise)?, files.exercise),
                 ))
             })
             .filter(|(_, t)| t.len() >= settings.similarity_min_tokens)
+            .filter(|(_, t)| expected.as_ref() != Some(t))
             .collect();
-        // An answer many wrote alike is the expected answer, not a copy.
-        let common = COMMON_MIN.max((kernels.len() as f64 * COMMON_SHARE).ceil() as usize);
-        let mut alike: HashMap<&[String], usize> = HashMap::new();
-        for (_, t) in &kernels {
-            *alike.entry(t.as_slice()).or_default() += 1;
-        }
-        let kernels: Vec<&(String, Vec<String>)> = kernels
+        let to_expected: Vec<f64> = kernels
             .iter()
-            .filter(|(_, t)| alike[t.as_slice()] < common)
+            .map(|(_, t)| expected.as_ref().map_or(0.0, |e| ratio(t, e)))
             .collect();
         let bags: Vec<HashMap<&str, usize>> = kernels.iter().map(|(_, t)| counts(t)).collect();
         for i in 0..kernels.len() {
@@ -250,7 +248,8 @@ pub fn report(
                     continue;
                 }
                 let similarity = if a == b { 1.0 } else { ratio(a, b) };
-                if similarity >= settings.similarity_threshold {
+                let explained = similarity <= to_expected[i].max(to_expected[j]);
+                if similarity >= settings.similarity_threshold && !explained {
                     pairs.push(Pair {
                         exercise: exercise.id.clone(),
                         a: kernels[i].0.clone(),

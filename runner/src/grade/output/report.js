@@ -167,7 +167,7 @@
     for (const p of book.similarity) {
       pairs.append(el("tr", {}, el("td", {}, p.exercise), el("td", { class: "name" }, el("a", { href: studentLink(p.a) }, p.a)), el("td", { class: "name" }, el("a", { href: studentLink(p.b) }, p.b)), el("td", {}, `${Math.round(p.similarity * 100)}%`)));
     }
-    similarity.append(el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace and the exercise's own lines, with identifiers renamed; answers many submissions share exactly are left out as the expected answer. Alike is not copied: look before concluding."), pairs);
+    similarity.append(el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace and the exercise's own lines, with identifiers renamed; the model answer, and pairs no closer to each other than to it, are left out as the expected answer. Alike is not copied: look before concluding."), pairs);
   }
 
   // ?sort=KEY&dir=descending sorts on load, so a link (or a test) can ask for an order.
