@@ -21,6 +21,11 @@ const PINNED_BYTES_PER_US: f64 = 55e3;
 const PAGEABLE_BYTES_PER_US: f64 = 10e3;
 /// What a copy costs before its first byte (a 4 KiB copy takes 9-11 µs, event to event).
 const COPY_LATENCY_US: f64 = 9.0;
+/// Device memory, bytes read plus written: an H100's device-to-device copy measured 2944 GB/s
+/// (`scripts/gpu/results/model-validation.md`); a copy or memset on the device starts after
+/// about a launch's latency.
+const DEVICE_BYTES_PER_US: f64 = 2.944e6;
+const DEVICE_LATENCY_US: f64 = 2.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -170,20 +175,24 @@ impl Record {
         asynchronous: bool,
         stream: usize,
     ) {
-        let rate = if pinned || direction == Direction::DeviceToDevice {
-            PINNED_BYTES_PER_US
-        } else {
-            PAGEABLE_BYTES_PER_US
+        let us = match direction {
+            // Read and written in the device's own memory, by the copy engine or a kernel.
+            Direction::DeviceToDevice => {
+                DEVICE_LATENCY_US + 2.0 * bytes as f64 / DEVICE_BYTES_PER_US
+            }
+            _ if pinned => COPY_LATENCY_US + bytes as f64 / PINNED_BYTES_PER_US,
+            _ => COPY_LATENCY_US + bytes as f64 / PAGEABLE_BYTES_PER_US,
         };
-        let us = COPY_LATENCY_US + bytes as f64 / rate;
         let engine = match direction {
             Direction::HostToDevice => 0,
             Direction::DeviceToHost => 1,
             Direction::DeviceToDevice => 2,
         };
         // An asynchronous copy from pageable memory is staged by the host: the call returns only
-        // when the data has left the program's memory.
-        let synchronous = !asynchronous || !pinned;
+        // when the data has left the program's memory. (No host memory in a device-to-device
+        // copy or a memset: asynchronous is asynchronous.)
+        let staged = !pinned && direction != Direction::DeviceToDevice;
+        let synchronous = !asynchronous || staged;
         let (start_us, end_us) = self.place(stream, engine, us, synchronous);
         self.transfers.push(Transfer {
             direction,

@@ -69,6 +69,16 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
             E::CUDA_SUCCESS
         );
         let host_after_pinned = with_driver(|d| d.record.host_us);
+        // A memset on a stream touches no host memory: it leaves the host free too, and runs
+        // at the device's memory rate, not the bus's.
+        assert_eq!(cuMemsetD8Async(dptr, 0, 1 << 20, stream), E::CUDA_SUCCESS);
+        let (host_after_memset, memset_us) = with_driver(|d| {
+            let t = d.record.transfers.last().unwrap();
+            (d.record.host_us, t.end_us - t.start_us)
+        });
+        assert_eq!(host_after_memset, 0.0);
+        assert!(memset_us < 5.0, "a 1 MiB memset modelled at {memset_us} µs");
+        with_driver(|d| d.record.transfers.pop());
         assert_eq!(
             cuMemcpyHtoDAsync_v2(dptr, pageable.as_ptr().cast(), 1 << 20, stream),
             E::CUDA_SUCCESS
