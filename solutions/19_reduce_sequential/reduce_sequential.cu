@@ -10,7 +10,7 @@
 // reduce_interleaved below is correct. Its active threads are packed at the front of the block,
 // so whole warps drop out together, but thread t works on sums[2 * stride * t]: at stride 1 the
 // lanes of a warp touch every second word (a 2-way bank conflict), at stride 2 every fourth
-// (4-way), and so on up to 16-way.
+// (4-way), and so on up to 8-way with BLOCK_SIZE 256 (from stride 8 on, fewer lanes are active).
 //
 // Write reduce_sequential: the same tree, in which the active threads t = 0, 1, 2, ... read
 // consecutive words: thread t adds sums[t + stride] into sums[t], with stride starting at half
