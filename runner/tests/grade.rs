@@ -1092,7 +1092,7 @@ fn shards_merge_into_the_grade_book_of_a_single_run() {
 }
 
 #[test]
-fn a_ring_of_copies_is_paired_after_renaming_but_the_model_answer_and_slips_on_it_are_not() {
+fn a_ring_of_copies_is_one_group_after_renaming_but_the_model_answer_and_slips_on_it_are_not() {
     let course = TestCourse::new();
     grading_file(&course, "similarity_min_tokens = 10\n");
     let work = tempfile::tempdir().unwrap();
@@ -1111,14 +1111,19 @@ fn a_ring_of_copies_is_paired_after_renaming_but_the_model_answer_and_slips_on_i
             model.replace("a[i] + b[i]", slip).as_bytes(),
         );
     }
-    // A ring of three sharing an answer of their own, one with its names changed.
+    // A ring of three sharing an answer of their own, one with its names changed and a
+    // comment that would be markup if the report pasted kernels into the page.
     let ring = text(fixture("grading/vector_add_grid_stride.cu"));
     put(&class.join("ring_a").join(K02), ring.as_bytes());
     put(&class.join("ring_b").join(K02), ring.as_bytes());
     let renamed = ring
         .replace("left", "lhs")
         .replace("right", "rhs")
-        .replace("stride", "step");
+        .replace("stride", "step")
+        .replace(
+            "        c[k] = lhs + rhs;\n",
+            "        c[k] = lhs + rhs; // </script><img src=x onerror=\"document.title='owned'\">\n",
+        );
     put(&class.join("ring_c").join(K02), renamed.as_bytes());
     put(&class.join("untouched").join(K02), &exercise(K02));
     let out = work.path().join("grades");
@@ -1130,25 +1135,69 @@ fn a_ring_of_copies_is_paired_after_renaming_but_the_model_answer_and_slips_on_i
         "--exercises",
         "02",
         "--format",
-        "json",
+        "json,html",
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
-    let pairs = read_json(&out.join("similarity.json"));
-    let found: Vec<(&str, &str)> = pairs
+    assert!(
+        run.stdout.contains(
+            "1 group of alike kernels (3 submissions):\n  02: ring_a, ring_b, ring_c (up to 100%)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    let groups = read_json(&out.join("similarity.json"));
+    let groups = groups.as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{groups:#?}");
+    assert_eq!(
+        groups[0]["members"],
+        serde_json::json!(["ring_a", "ring_b", "ring_c"])
+    );
+    let pairs: Vec<(&str, &str)> = groups[0]["pairs"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| (p["a"].as_str().unwrap(), p["b"].as_str().unwrap()))
         .collect();
     assert_eq!(
-        found,
+        pairs,
         [
             ("ring_a", "ring_b"),
             ("ring_a", "ring_c"),
             ("ring_b", "ring_c")
-        ],
-        "{pairs:#}"
+        ]
     );
+    // Every line the student wrote is shared with the renamed copy, the one with the comment too.
+    let with_c = &groups[0]["pairs"][1];
+    assert_eq!(
+        with_c["shared_a"], groups[0]["kernels"][0]["own_lines"],
+        "{with_c:#}"
+    );
+    assert_eq!(
+        read_json(&out.join("class.json"))["similarity"],
+        read_json(&out.join("similarity.json"))
+    );
+
+    // The report: one group of three, each pair side by side, the kernel shown as text.
+    let url = format!("file://{}", out.join("report.html").display());
+    if let Some(dom) = dump_dom(&url) {
+        assert!(
+            dom.contains("data-rendered=\"yes\""),
+            "the report's script did not finish"
+        );
+        assert_eq!(dom.matches("<section class=\"similar-group\"").count(), 1);
+        assert!(dom.contains("data-members=\"ring_a ring_b ring_c\""));
+        assert_eq!(dom.matches("<details class=\"pair\"").count(), 3);
+        assert_eq!(dom.matches("<div class=\"kernel\"").count(), 6);
+        assert!(dom.contains(
+            "<tr class=\"shared\"><td class=\"number\">12</td><td class=\"text\">    for (int k"
+        ));
+        assert!(dom.contains("<tr class=\"given\"><td class=\"number\">1</td>"));
+        assert!(
+            !dom.contains("<img") && dom.contains("<title>Grades</title>"),
+            "markup from a kernel ran"
+        );
+        assert!(dom.contains("// &lt;/script&gt;&lt;img src=x onerror="));
+    }
 }
 
 #[test]

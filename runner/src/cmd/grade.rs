@@ -17,7 +17,7 @@
 //! | `prepare` | before grading: exercises chosen, the course checked once, kernels staged |
 //! | `run` | the class: the pool of workers, resume, Ctrl-C |
 //! | `display` | progress bar or plain lines |
-//! | `similarity` | pairs of nearly identical kernels |
+//! | `similarity` | groups of nearly identical kernels, and what each pair shares |
 //! | `output` | the grade book and its formats (csv, json, junit, gradescope, html) |
 //! | `cluster` | `--shard`, `grade merge`, `--slurm` |
 //! | `autograder` | the zip Gradescope runs |
@@ -307,21 +307,14 @@ fn finish(
             (id.clone(), files)
         })
         .collect();
-    let pairs = similarity::report(&settings, &store, &by_exercise);
-    let pairs = match submissions {
-        Some(ids) => pairs
-            .into_iter()
-            .filter(|p| ids.contains(&p.a) && ids.contains(&p.b))
-            .collect(),
-        None => pairs,
-    };
+    let groups = similarity::report(&settings, &store, &by_exercise, submissions);
     let path = out.join("similarity.json");
     crate::compile::cache::write_atomically(
         &path,
-        serde_json::to_string_pretty(&pairs)?.as_bytes(),
+        serde_json::to_string_pretty(&groups)?.as_bytes(),
     )
     .with_context(|| format!("cannot write {}", path.display()))?;
-    let book = Book::from_store(settings, &store, submissions, pairs);
+    let book = Book::from_store(settings, &store, submissions, groups);
     output::write(out, &book, formats)?;
     Ok(book)
 }
@@ -338,16 +331,41 @@ fn summarise(book: &Book, out: &Path) {
     if !counts.is_empty() {
         println!("Cells: {}.", counts.join(", "));
     }
-    if !book.similarity.is_empty() {
-        println!(
-            "{} pairs of kernels look alike: see similarity.json or the report.",
-            book.similarity.len()
-        );
-    }
+    summarise_similarity(&book.similarity);
     println!(
         "Results in {}/ (gradebook.csv, report.html, ...).",
         out.display()
     );
+}
+
+/// One line per group of alike kernels (the first few), then where to compare them.
+fn summarise_similarity(groups: &[similarity::Group]) {
+    const SHOWN: usize = 10;
+    if groups.is_empty() {
+        return;
+    }
+    let students: std::collections::BTreeSet<&str> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().map(String::as_str))
+        .collect();
+    let plural = if groups.len() == 1 { "" } else { "s" };
+    println!(
+        "{} group{plural} of alike kernels ({} submissions):",
+        groups.len(),
+        students.len()
+    );
+    for group in groups.iter().take(SHOWN) {
+        println!(
+            "  {}: {} (up to {:.0}%)",
+            group.exercise,
+            group.members.join(", "),
+            group.similarity * 100.0
+        );
+    }
+    if groups.len() > SHOWN {
+        println!("  and {} more", groups.len() - SHOWN);
+    }
+    println!("  Compare them side by side in report.html (or read similarity.json).");
 }
 
 fn merge(dirs: &[PathBuf], out: &Path, formats: &[Format]) -> anyhow::Result<ExitCode> {

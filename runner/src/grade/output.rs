@@ -14,7 +14,7 @@ mod junit;
 
 use super::results::{CellResult, Store};
 use super::settings::Settings;
-use super::similarity::Pair;
+use super::similarity::Group;
 use anyhow::Context;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -57,7 +57,7 @@ impl Row {
 pub struct Book {
     pub settings: Settings,
     pub rows: Vec<Row>,
-    pub similarity: Vec<Pair>,
+    pub similarity: Vec<Group>,
 }
 
 impl Book {
@@ -66,7 +66,7 @@ impl Book {
         settings: Settings,
         store: &Store,
         submissions: Option<&[String]>,
-        similarity: Vec<Pair>,
+        similarity: Vec<Group>,
     ) -> Book {
         let mut cells: HashMap<(String, String), CellResult> = store
             .all()

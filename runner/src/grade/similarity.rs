@@ -1,22 +1,53 @@
-//! Pairs of submissions whose kernels are nearly the same, for the instructor to look at. Only
-//! a student's own part counts (the lines added to the exercise's file), after removing comments
-//! and whitespace and renaming identifiers in order of appearance, so renaming variables and
+//! Groups of submissions whose kernels are nearly the same, for the instructor to look at.
+//! Only a student's own part counts (the lines added to the exercise's file), after removing
+//! comments and whitespace and renaming identifiers (`normalise`), so renaming variables and
 //! reformatting do not hide a copy; `similar` gives the diff ratio of the token sequences.
+//! Pairs at or above the threshold are joined into groups (`groups`), and each pair keeps the
+//! lines the two share, for the report to show side by side.
+
+mod groups;
+mod normalise;
 
 use super::results::Store;
 use super::settings::Settings;
+use normalise::{normalise, ratio, shared_lines, Normalised};
 use serde::{Deserialize, Serialize};
-use similar::{Algorithm, TextDiff};
 use std::collections::HashMap;
-use std::time::Duration;
 
+/// Two kernels of a group that are alike.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Pair {
-    pub exercise: String,
     pub a: String,
     pub b: String,
     /// 0 to 1: twice the matching tokens over all tokens of both.
     pub similarity: f64,
+    /// Lines of a's kernel (from 1) whose every token matches b's, after renaming.
+    pub shared_a: Vec<usize>,
+    /// The same for b's kernel.
+    pub shared_b: Vec<usize>,
+}
+
+/// A member's kernel as graded, for reading the pairs side by side.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Kernel {
+    pub submission: String,
+    pub text: String,
+    /// Lines (from 1) the student wrote: those not in the exercise's file.
+    pub own_lines: Vec<usize>,
+}
+
+/// Submissions joined by alike pairs on one exercise (a ring of three copies is one group).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Group {
+    pub exercise: String,
+    /// Sorted; a pair's a and b are among them.
+    pub members: Vec<String>,
+    /// The highest of its pairs.
+    pub similarity: f64,
+    /// Most similar first.
+    pub pairs: Vec<Pair>,
+    /// In the order of `members`.
+    pub kernels: Vec<Kernel>,
 }
 
 /// The course's own files for an exercise: what every student starts from, and the model
@@ -28,165 +59,12 @@ pub struct Course<'a> {
     pub solution: Option<&'a str>,
 }
 
-/// Words that mean the same in every kernel and so are not renamed.
-const KEPT: &[&str] = &[
-    "auto",
-    "bool",
-    "break",
-    "case",
-    "char",
-    "const",
-    "constexpr",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "true",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "size_t",
-    "__global__",
-    "__device__",
-    "__host__",
-    "__shared__",
-    "__constant__",
-    "__restrict__",
-    "__syncthreads",
-    "__syncwarp",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "warpSize",
-    "x",
-    "y",
-    "z",
-    "atomicAdd",
-    "atomicSub",
-    "atomicMax",
-    "atomicMin",
-    "atomicCAS",
-    "atomicExch",
-    "__shfl_down_sync",
-    "__shfl_up_sync",
-    "__shfl_xor_sync",
-    "__shfl_sync",
-    "__ballot_sync",
-    "__any_sync",
-    "__all_sync",
-    "__ldg",
-    "expf",
-    "exp",
-    "logf",
-    "sqrtf",
-    "rsqrtf",
-    "fmaxf",
-    "fminf",
-    "fabsf",
-    "max",
-    "min",
-    "powf",
-    "tanhf",
-    "__expf",
-    "__fdividef",
-    "INFINITY",
-    "FLT_MAX",
-];
-
-/// Tokens of C-like source without comments: identifiers, numbers, string literals, and each
-/// other non-blank character on its own.
-pub fn tokens(source: &str) -> Vec<String> {
-    let chars: Vec<char> = source.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            i += 2;
-            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-        } else if c.is_whitespace() {
-            i += 1;
-        } else if c.is_alphanumeric()
-            || c == '_'
-            || c == '.' && next.is_some_and(|n| n.is_ascii_digit())
-        {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_alphanumeric()
-                    || chars[i] == '_'
-                    || chars[i] == '.' && c.is_ascii_digit())
-            {
-                i += 1;
-            }
-            out.push(chars[start..i].iter().collect());
-        } else if c == '"' || c == '\'' {
-            let start = i;
-            i += 1;
-            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
-                i += if chars[i] == '\\' { 2 } else { 1 };
-            }
-            i += 1;
-            out.push(chars[start..i.min(chars.len())].iter().collect());
-        } else {
-            out.push(c.to_string());
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The student's own part of a kernel, as normalised tokens: the lines not in the exercise's
-/// file, without comments, identifiers renamed `v0, v1, ...` in order of first appearance.
-pub fn normalise(kernel: &str, exercise: &str) -> Vec<String> {
-    let diff = TextDiff::from_lines(exercise, kernel);
-    let own: String = diff
-        .iter_all_changes()
-        .filter(|c| c.tag() == similar::ChangeTag::Insert)
-        .map(|c| c.value())
-        .collect::<Vec<_>>()
-        .concat();
-    let mut names: HashMap<String, String> = HashMap::new();
-    tokens(&own)
-        .into_iter()
-        .map(|t| {
-            let is_name = t.starts_with(|c: char| c.is_alphabetic() || c == '_');
-            if !is_name || KEPT.contains(&t.as_str()) {
-                return t;
-            }
-            let next = format!("v{}", names.len());
-            names.entry(t).or_insert(next).clone()
-        })
-        .collect()
+struct Candidate {
+    submission: String,
+    text: String,
+    own: Normalised,
+    /// How close it is to the model answer.
+    to_expected: f64,
 }
 
 fn counts(tokens: &[String]) -> HashMap<&str, usize> {
@@ -197,98 +75,118 @@ fn counts(tokens: &[String]) -> HashMap<&str, usize> {
     map
 }
 
-/// Diff ratio of two token sequences.
-pub fn ratio(a: &[String], b: &[String]) -> f64 {
-    let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let b: Vec<&str> = b.iter().map(String::as_str).collect();
-    let diff = TextDiff::configure()
-        .algorithm(Algorithm::Myers)
-        .timeout(Duration::from_millis(200))
-        .diff_slices(&a, &b);
-    diff.ratio() as f64
-}
-
-/// Every pair of submissions at or above the threshold on some exercise, most similar first.
-/// `course` gives each exercise's own file, whose lines do not count, and its solution: a
-/// pair is left out where either kernel is as close to the solution as to the other (two
-/// students who each wrote the model answer, slips and all, did not copy each other).
-pub fn report(settings: &Settings, store: &Store, course: &HashMap<String, Course>) -> Vec<Pair> {
-    let mut pairs = Vec::new();
+/// Every group on every exercise, most similar first. `course` gives each exercise's own file,
+/// whose lines do not count, and its solution: a pair is left out where either kernel is as
+/// close to the solution as to the other (two students who each wrote the model answer, slips
+/// and all, did not copy each other). `only` limits the comparison to those submissions.
+pub fn report(
+    settings: &Settings,
+    store: &Store,
+    course: &HashMap<String, Course>,
+    only: Option<&[String]>,
+) -> Vec<Group> {
     let cells = store.all();
+    let mut groups = Vec::new();
     for exercise in &settings.exercises {
         let files = course.get(&exercise.id).copied().unwrap_or_default();
-        let expected = files.solution.map(|s| normalise(s, files.exercise));
-        let kernels: Vec<(String, Vec<String>)> = cells
+        let expected = files.solution.map(|s| normalise(s, files.exercise).tokens);
+        let candidates: Vec<Candidate> = cells
             .iter()
             .filter(|c| c.exercise == exercise.id && c.found_at.is_some())
+            .filter(|c| only.is_none_or(|ids| ids.contains(&c.submission)))
             .filter_map(|c| {
-                Some((
-                    c.submission.clone(),
-                    normalise(&store.kernel(&c.submission, &c.exercise)?, files.exercise),
-                ))
+                let text = store.kernel(&c.submission, &c.exercise)?;
+                let own = normalise(&text, files.exercise);
+                Some(Candidate {
+                    submission: c.submission.clone(),
+                    to_expected: expected.as_ref().map_or(0.0, |e| ratio(&own.tokens, e)),
+                    text,
+                    own,
+                })
             })
-            .filter(|(_, t)| t.len() >= settings.similarity_min_tokens)
-            .filter(|(_, t)| expected.as_ref() != Some(t))
+            .filter(|c| c.own.tokens.len() >= settings.similarity_min_tokens)
+            .filter(|c| expected.as_ref() != Some(&c.own.tokens))
             .collect();
-        let to_expected: Vec<f64> = kernels
-            .iter()
-            .map(|(_, t)| expected.as_ref().map_or(0.0, |e| ratio(t, e)))
-            .collect();
-        let bags: Vec<HashMap<&str, usize>> = kernels.iter().map(|(_, t)| counts(t)).collect();
-        for i in 0..kernels.len() {
-            for j in i + 1..kernels.len() {
-                let (a, b) = (&kernels[i].1, &kernels[j].1);
-                let total = (a.len() + b.len()) as f64;
-                // Matching tokens are at most the shorter length and at most the shared bag.
-                let shared: usize = bags[i]
-                    .iter()
-                    .map(|(t, n)| (*n).min(bags[j].get(t).copied().unwrap_or(0)))
-                    .sum();
-                if 2.0 * shared as f64 / total < settings.similarity_threshold {
-                    continue;
-                }
-                let similarity = if a == b { 1.0 } else { ratio(a, b) };
-                let explained = similarity <= to_expected[i].max(to_expected[j]);
-                if similarity >= settings.similarity_threshold && !explained {
-                    pairs.push(Pair {
-                        exercise: exercise.id.clone(),
-                        a: kernels[i].0.clone(),
-                        b: kernels[j].0.clone(),
-                        similarity: (similarity * 1000.0).round() / 1000.0,
-                    });
-                }
+        let pairs = alike(&candidates, settings.similarity_threshold);
+        let edges: Vec<(usize, usize)> = pairs.iter().map(|(i, j, _)| (*i, *j)).collect();
+        for members in groups::components(candidates.len(), &edges) {
+            groups.push(group(&exercise.id, &candidates, &members, &pairs));
+        }
+    }
+    groups.sort_by(|x, y| {
+        y.similarity
+            .total_cmp(&x.similarity)
+            .then_with(|| (&x.exercise, &x.members).cmp(&(&y.exercise, &y.members)))
+    });
+    groups
+}
+
+/// The pairs of candidates at or above the threshold and closer to each other than either is
+/// to the model answer, with their similarity.
+fn alike(candidates: &[Candidate], threshold: f64) -> Vec<(usize, usize, f64)> {
+    let bags: Vec<HashMap<&str, usize>> =
+        candidates.iter().map(|c| counts(&c.own.tokens)).collect();
+    let mut pairs = Vec::new();
+    for i in 0..candidates.len() {
+        for j in i + 1..candidates.len() {
+            let (a, b) = (&candidates[i].own.tokens, &candidates[j].own.tokens);
+            let total = (a.len() + b.len()) as f64;
+            // Matching tokens are at most the shorter length and at most the shared bag.
+            let shared: usize = bags[i]
+                .iter()
+                .map(|(t, n)| (*n).min(bags[j].get(t).copied().unwrap_or(0)))
+                .sum();
+            if 2.0 * shared as f64 / total < threshold {
+                continue;
+            }
+            let similarity = ratio(a, b);
+            let explained = similarity <= candidates[i].to_expected.max(candidates[j].to_expected);
+            if similarity >= threshold && !explained {
+                pairs.push((i, j, similarity));
             }
         }
     }
-    pairs.sort_by(|x, y| {
-        y.similarity
-            .total_cmp(&x.similarity)
-            .then_with(|| (&x.exercise, &x.a, &x.b).cmp(&(&y.exercise, &y.a, &y.b)))
-    });
     pairs
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const EXERCISE: &str = "__global__ void k(float* out, int n)\n{\n    // TODO\n}\n";
-
-    #[test]
-    fn renaming_and_reformatting_do_not_hide_a_copy_but_other_code_differs() {
-        let original = "__global__ void k(float* out, int n)\n{\n    int index = blockIdx.x * blockDim.x + threadIdx.x;\n    \
-                        float acc = 0.0f;\n    for (int step = 0; step < 8; ++step) acc += step * index;\n    if (index < n) out[index] = acc;\n}\n";
-        let disguised = "__global__ void k(float* out, int n)\n{\n  // my own work\n  int   i=blockIdx.x*blockDim.x+threadIdx.x;\n  \
-                         float s = 0.0f; for (int j = 0; j < 8; ++j) s += j * i;\n  if (i < n) { out[i] = s; }\n}\n";
-        let different = "__global__ void k(float* out, int n)\n{\n    for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n        \
-                         out[i] = sqrtf((float)i) * 2.0f - 1.0f;\n    }\n}\n";
-        let (a, b, c) = (
-            normalise(original, EXERCISE),
-            normalise(disguised, EXERCISE),
-            normalise(different, EXERCISE),
-        );
-        assert!(ratio(&a, &b) > 0.9, "{a:?}\n{b:?}: {}", ratio(&a, &b));
-        assert!(ratio(&a, &c) < 0.7, "{}", ratio(&a, &c));
-        assert!(!a.iter().any(|t| t == "index" || t == "TODO"));
+fn group(
+    exercise: &str,
+    candidates: &[Candidate],
+    members: &[usize],
+    pairs: &[(usize, usize, f64)],
+) -> Group {
+    let mut in_group: Vec<Pair> = pairs
+        .iter()
+        .filter(|(i, _, _)| members.contains(i))
+        .map(|&(i, j, similarity)| {
+            let (shared_a, shared_b) = shared_lines(&candidates[i].own, &candidates[j].own);
+            Pair {
+                a: candidates[i].submission.clone(),
+                b: candidates[j].submission.clone(),
+                similarity: (similarity * 1000.0).round() / 1000.0,
+                shared_a,
+                shared_b,
+            }
+        })
+        .collect();
+    in_group.sort_by(|x, y| {
+        y.similarity
+            .total_cmp(&x.similarity)
+            .then_with(|| (&x.a, &x.b).cmp(&(&y.a, &y.b)))
+    });
+    let kernels: Vec<Kernel> = members
+        .iter()
+        .map(|&i| Kernel {
+            submission: candidates[i].submission.clone(),
+            text: candidates[i].text.clone(),
+            own_lines: candidates[i].own.own_lines.clone(),
+        })
+        .collect();
+    Group {
+        exercise: exercise.to_string(),
+        members: kernels.iter().map(|k| k.submission.clone()).collect(),
+        similarity: in_group.first().map_or(0.0, |p| p.similarity),
+        pairs: in_group,
+        kernels,
     }
 }

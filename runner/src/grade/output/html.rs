@@ -1,7 +1,8 @@
 //! `report.html`: one self-contained page (inline CSS and script, no other file, nothing
 //! fetched) with the class table, sortable by any column, a page per student, a histogram of
-//! the scores of each exercise, and the similar pairs. The book travels as JSON inside the
-//! page; the script builds the page from it and sets every student-written text as text, never
+//! the scores of each exercise, and the groups of alike kernels with each pair side by side,
+//! the lines they share marked. The book travels as JSON inside the page; the script builds the
+//! page from it and sets every student-written text (names, messages, kernels) as text, never
 //! as markup.
 
 use super::Book;
@@ -43,6 +44,51 @@ pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Book;
+    use crate::grade::config::GradingFile;
+    use crate::grade::settings::Settings;
+    use crate::grade::similarity::{Group, Kernel, Pair};
+
+    #[test]
+    fn a_kernel_in_the_similarity_report_cannot_add_markup_to_the_page() {
+        let kernel =
+            "__global__ void k() {\n  // </script><img src=x onerror=\"alert(1)\"><!--\n}\n";
+        let member = |id: &str| Kernel {
+            submission: id.into(),
+            text: kernel.into(),
+            own_lines: vec![2],
+        };
+        let book = Book {
+            settings: Settings::new(&GradingFile::default(), None, "sim", "simulator", &[]),
+            rows: Vec::new(),
+            similarity: vec![Group {
+                exercise: "02".into(),
+                members: vec!["a".into(), "b".into()],
+                similarity: 1.0,
+                pairs: vec![Pair {
+                    a: "a".into(),
+                    b: "b".into(),
+                    similarity: 1.0,
+                    shared_a: vec![2],
+                    shared_b: vec![2],
+                }],
+                kernels: vec![member("a"), member("b")],
+            }],
+        };
+        let page = super::render(&book).unwrap();
+        assert_eq!(
+            page.matches("<script").count(),
+            2,
+            "the data and the script"
+        );
+        assert_eq!(page.matches("</script>").count(), 2);
+        assert!(!page.contains("<img") && !page.contains("<!--"));
+        let data = page.split("id=\"grade-data\">").nth(1).unwrap();
+        let data = &data[..data.find("</script>").unwrap()];
+        let back: serde_json::Value = serde_json::from_str(data).unwrap();
+        assert_eq!(back["similarity"][0]["kernels"][0]["text"], kernel);
+    }
+
     #[test]
     fn embedded_json_cannot_close_the_script() {
         let text = super::embeddable(r#"{"m":"</script><script>alert(1)</script>"}"#);

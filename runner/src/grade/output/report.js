@@ -158,16 +158,42 @@
   });
   if (rows.length) histograms.append(histogram("Total", totals, rows[0].max));
 
-  // Pairs of kernels that look alike after normalising.
+  // Groups of alike kernels; each pair side by side, the lines the two share marked.
   const similarity = document.getElementById("similarity");
+  const nameOf = new Map(rows.map((r) => [r.submission, r.name]));
+  const percent = (x) => `${Math.round(x * 100)}%`;
+  function kernelView(kernel, shared) {
+    const own = new Set(kernel.own_lines), same = new Set(shared);
+    const lines = kernel.text.split("\n");
+    if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    const code = el("table", { class: "code" });
+    lines.forEach((text, k) => {
+      const kind = same.has(k + 1) ? "shared" : own.has(k + 1) ? "own" : "given";
+      code.append(el("tr", { class: kind }, el("td", { class: "number" }, k + 1), el("td", { class: "text" }, text)));
+    });
+    const heading = el("h4", {}, el("a", { href: studentLink(kernel.submission) }, kernel.submission), " ", el("span", { class: "handed-in" }, `“${nameOf.get(kernel.submission) || kernel.submission}”`));
+    return el("div", { class: "kernel", "data-submission": kernel.submission }, heading, code);
+  }
   if (!book.similarity.length) {
     similarity.append(el("p", {}, "No pair of kernels is above the similarity threshold."));
   } else {
-    const pairs = el("table", { id: "similar-pairs" }, el("tr", {}, el("th", {}, "Exercise"), el("th", {}, "Submission"), el("th", {}, "Submission"), el("th", {}, "Similarity")));
-    for (const p of book.similarity) {
-      pairs.append(el("tr", {}, el("td", {}, p.exercise), el("td", { class: "name" }, el("a", { href: studentLink(p.a) }, p.a)), el("td", { class: "name" }, el("a", { href: studentLink(p.b) }, p.b)), el("td", {}, `${Math.round(p.similarity * 100)}%`)));
-    }
-    similarity.append(el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace and the exercise's own lines, with identifiers renamed; the model answer, and pairs no closer to each other than to it, are left out as the expected answer. Alike is not copied: look before concluding."), pairs);
+    similarity.append(
+      el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace and the exercise's own lines, with identifiers renamed; the model answer, and pairs no closer to each other than to it, are left out as the expected answer. Pairs that share a submission make one group. Alike is not copied: look before concluding."),
+      el("p", { class: "legend" }, el("span", { class: "shared" }, "shared with the other kernel"), " ", el("span", { class: "own" }, "the student's own, not shared"), " ", el("span", { class: "given" }, "from the exercise's file"))
+    );
+  }
+  for (const group of book.similarity) {
+    const section = el("section", { class: "similar-group", "data-exercise": group.exercise, "data-members": group.members.join(" ") });
+    const members = el("p", {});
+    group.members.forEach((id, k) => members.append(k ? ", " : "", el("a", { href: studentLink(id) }, id)));
+    section.append(el("h3", {}, `Exercise ${group.exercise}: ${group.members.length} submissions, up to ${percent(group.similarity)} alike`), members);
+    const kernelOf = (id) => group.kernels.find((k) => k.submission === id);
+    group.pairs.forEach((p, k) => {
+      const summary = el("summary", {}, `${p.a} and ${p.b}: ${percent(p.similarity)} alike, ${p.shared_a.length} of ${kernelOf(p.a).own_lines.length} written lines shared`);
+      const sides = el("div", { class: "side-by-side" }, kernelView(kernelOf(p.a), p.shared_a), kernelView(kernelOf(p.b), p.shared_b));
+      section.append(el("details", { class: "pair", open: k === 0 ? "" : undefined, "data-pair": `${p.a} ${p.b}` }, summary, sides));
+    });
+    similarity.append(section);
   }
 
   // ?sort=KEY&dir=descending sorts on load, so a link (or a test) can ask for an order.

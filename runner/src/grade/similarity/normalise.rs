@@ -1,0 +1,288 @@
+//! A kernel as the similarity compares it: the student's own lines (those not in the
+//! exercise's file), as tokens without comments and whitespace, identifiers renamed `v0, v1, ...`
+//! in order of first appearance; each token keeps the line of the kernel it came from, so what
+//! two kernels share can be shown on their own lines.
+
+use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Words that mean the same in every kernel and so are not renamed.
+const KEPT: &[&str] = &[
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "char",
+    "const",
+    "constexpr",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "true",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "size_t",
+    "__global__",
+    "__device__",
+    "__host__",
+    "__shared__",
+    "__constant__",
+    "__restrict__",
+    "__syncthreads",
+    "__syncwarp",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "x",
+    "y",
+    "z",
+    "atomicAdd",
+    "atomicSub",
+    "atomicMax",
+    "atomicMin",
+    "atomicCAS",
+    "atomicExch",
+    "__shfl_down_sync",
+    "__shfl_up_sync",
+    "__shfl_xor_sync",
+    "__shfl_sync",
+    "__ballot_sync",
+    "__any_sync",
+    "__all_sync",
+    "__ldg",
+    "expf",
+    "exp",
+    "logf",
+    "sqrtf",
+    "rsqrtf",
+    "fmaxf",
+    "fminf",
+    "fabsf",
+    "max",
+    "min",
+    "powf",
+    "tanhf",
+    "__expf",
+    "__fdividef",
+    "INFINITY",
+    "FLT_MAX",
+];
+
+/// Tokens of C-like source without comments: identifiers, numbers, string literals, and each
+/// other non-blank character on its own; each with the index (from 0) of the line it starts on.
+fn tokens(source: &str) -> Vec<(String, usize)> {
+    let chars: Vec<char> = source.chars().collect();
+    let line_of: Vec<usize> = chars
+        .iter()
+        .scan(0, |line, c| {
+            let here = *line;
+            *line += usize::from(*c == '\n');
+            Some(here)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let start = i;
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        } else if c.is_whitespace() {
+            i += 1;
+            continue;
+        } else if c.is_alphanumeric()
+            || c == '_'
+            || c == '.' && next.is_some_and(|n| n.is_ascii_digit())
+        {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || chars[i] == '.' && c.is_ascii_digit())
+            {
+                i += 1;
+            }
+        } else if c == '"' || c == '\'' {
+            i += 1;
+            while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else {
+            i += 1;
+        }
+        let token = chars[start..i.min(chars.len())].iter().collect();
+        out.push((token, line_of[start]));
+    }
+    out
+}
+
+/// The student's own part of a kernel, as the similarity compares it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Normalised {
+    /// Tokens of the lines not in the exercise's file, names renamed.
+    pub tokens: Vec<String>,
+    /// For each token, the kernel's line (from 1) it is on.
+    pub lines: Vec<usize>,
+    /// The kernel's lines (from 1) that are not in the exercise's file.
+    pub own_lines: Vec<usize>,
+}
+
+/// The student's own part of `kernel`: the lines not in the exercise's file, without
+/// comments, identifiers renamed `v0, v1, ...` in order of first appearance.
+pub fn normalise(kernel: &str, exercise: &str) -> Normalised {
+    let diff = TextDiff::from_lines(exercise, kernel);
+    let mut own = String::new();
+    let mut own_lines = Vec::new();
+    for change in diff.iter_all_changes() {
+        if change.tag() == ChangeTag::Insert {
+            own.push_str(change.value());
+            own_lines.push(change.new_index().map_or(0, |i| i + 1));
+        }
+    }
+    let mut names: HashMap<String, String> = HashMap::new();
+    let (tokens, lines) = tokens(&own)
+        .into_iter()
+        .map(|(t, line)| {
+            let line = own_lines.get(line).copied().unwrap_or(0);
+            let is_name = t.starts_with(|c: char| c.is_alphabetic() || c == '_');
+            if !is_name || KEPT.contains(&t.as_str()) {
+                return (t, line);
+            }
+            let next = format!("v{}", names.len());
+            (names.entry(t).or_insert(next).clone(), line)
+        })
+        .unzip();
+    Normalised {
+        tokens,
+        lines,
+        own_lines,
+    }
+}
+
+/// The matching runs of two token sequences; a long diff gives up after a fifth of a second
+/// with a coarser answer rather than hold up the grade book.
+fn diff(a: &[String], b: &[String]) -> Vec<DiffOp> {
+    let deadline = Instant::now() + Duration::from_millis(200);
+    similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline))
+}
+
+/// Diff ratio of two token sequences: twice the matching tokens over all tokens of both.
+pub fn ratio(a: &[String], b: &[String]) -> f64 {
+    if a == b {
+        return 1.0;
+    }
+    similar::get_diff_ratio(&diff(a, b), a.len(), b.len()) as f64
+}
+
+/// The lines of each kernel whose every token matches the other's (its lines without tokens,
+/// blank or comment, are in neither).
+pub fn shared_lines(a: &Normalised, b: &Normalised) -> (Vec<usize>, Vec<usize>) {
+    let mut matched_a = vec![false; a.tokens.len()];
+    let mut matched_b = vec![false; b.tokens.len()];
+    for op in diff(&a.tokens, &b.tokens) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            matched_a[old_index..old_index + len].fill(true);
+            matched_b[new_index..new_index + len].fill(true);
+        }
+    }
+    (fully_matched(a, &matched_a), fully_matched(b, &matched_b))
+}
+
+fn fully_matched(kernel: &Normalised, matched: &[bool]) -> Vec<usize> {
+    let mut lines: Vec<usize> = kernel.lines.clone();
+    lines.dedup();
+    lines.retain(|line| {
+        kernel
+            .lines
+            .iter()
+            .zip(matched)
+            .all(|(l, m)| l != line || *m)
+    });
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXERCISE: &str = "__global__ void k(float* out, int n)\n{\n    // TODO\n}\n";
+
+    #[test]
+    fn renaming_and_reformatting_do_not_hide_a_copy_but_other_code_differs() {
+        let original = "__global__ void k(float* out, int n)\n{\n    int index = blockIdx.x * blockDim.x + threadIdx.x;\n    \
+                        float acc = 0.0f;\n    for (int step = 0; step < 8; ++step) acc += step * index;\n    if (index < n) out[index] = acc;\n}\n";
+        let disguised = "__global__ void k(float* out, int n)\n{\n  // my own work\n  int   i=blockIdx.x*blockDim.x+threadIdx.x;\n  \
+                         float s = 0.0f; for (int j = 0; j < 8; ++j) s += j * i;\n  if (i < n) { out[i] = s; }\n}\n";
+        let different = "__global__ void k(float* out, int n)\n{\n    for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n        \
+                         out[i] = sqrtf((float)i) * 2.0f - 1.0f;\n    }\n}\n";
+        let (a, b, c) = (
+            normalise(original, EXERCISE).tokens,
+            normalise(disguised, EXERCISE).tokens,
+            normalise(different, EXERCISE).tokens,
+        );
+        assert!(ratio(&a, &b) > 0.9, "{a:?}\n{b:?}: {}", ratio(&a, &b));
+        assert!(ratio(&a, &c) < 0.7, "{}", ratio(&a, &c));
+        assert!(!a.iter().any(|t| t == "index" || t == "TODO"));
+    }
+
+    #[test]
+    fn a_renamed_copy_shares_every_line_but_the_one_added_and_the_one_changed() {
+        let exercise = "__global__ void k(float* out, int n)\n{\n}\n";
+        let original = "__global__ void k(float* out, int n)\n{\n    int i = threadIdx.x;\n    \
+                        if (i < n)\n        out[i] = 2.0f * i;\n}\n";
+        let copy = "__global__ void k(float* out, int n)\n{\n    /* mine */\n    int t = threadIdx.x;\n    \
+                    if (t < n)\n        out[t] = 3.0f * t;\n    __syncthreads();\n}\n";
+        let (a, b) = (normalise(original, exercise), normalise(copy, exercise));
+        assert_eq!(a.own_lines, [3, 4, 5]);
+        assert_eq!(b.own_lines, [3, 4, 5, 6, 7]);
+        let (in_a, in_b) = shared_lines(&a, &b);
+        assert_eq!(in_a, [3, 4], "the line with 2.0f differs");
+        assert_eq!(
+            in_b,
+            [4, 5],
+            "the comment, 3.0f and the added line are not shared"
+        );
+    }
+}
