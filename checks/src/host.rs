@@ -9,6 +9,7 @@ mod ex25_first_program;
 mod ex26_device_arrays;
 mod ex27_pinned_streams;
 pub mod ex28_host_random;
+mod py01_ufunc;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -46,6 +47,11 @@ const CHECKS: &[HostCheck] = &[
     HostCheck {
         id: "27",
         cases: ex27_pinned_streams::cases,
+        diagnose: None,
+    },
+    HostCheck {
+        id: "py01",
+        cases: py01_ufunc::cases,
         diagnose: None,
     },
     HostCheck {

@@ -53,6 +53,10 @@ pub struct CheckArgs {
     /// Write every case's outputs as raw files under this folder (to compare backends).
     #[arg(long, hide = true)]
     pub save_outputs: Option<PathBuf>,
+    /// For a host exercise in Rust: run this program, already built from the file, instead of
+    /// building it (on a machine without Rust, such as a GPU server).
+    #[arg(long)]
+    pub program: Option<PathBuf>,
     #[command(flatten)]
     pub backend: BackendArgs,
 }

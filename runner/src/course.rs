@@ -33,10 +33,11 @@ pub struct Exercise {
     /// which `runner bench` times and `runner dev check` holds to every case (see `tuned.rs`).
     #[serde(default)]
     pub tuned: Option<String>,
-    /// Present for a host exercise: a whole program (a Rust crate on cudarc's driver API) rather
-    /// than a kernel; `file` is its `src/main.rs` and `entries` the kernels it must launch.
+    /// Present for a host exercise: a whole program (a Rust crate on cudarc's driver API, or a
+    /// Python script on Numba or cuda.core) rather than a kernel; `file` is its `src/main.rs` or
+    /// its script, and `entries` the kernels it must launch.
     #[serde(default)]
-    pub host: Option<HostTargets>,
+    pub host: Option<HostSpec>,
 }
 
 impl Exercise {
@@ -46,11 +47,24 @@ impl Exercise {
     }
 }
 
-/// What a host exercise's program must do through the driver, beyond right outputs: the lesson
-/// of each host exercise is in how it copies and launches.
+/// The language a host exercise's program is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// A crate on cudarc, built by the runner with cargo.
+    #[default]
+    Rust,
+    /// A script run by the course's CUDA Python environment (`.cuda-python/`).
+    Python,
+}
+
+/// A host exercise: its language, and what its program must do through the driver beyond
+/// right outputs (the lesson of each host exercise is in how it copies and launches).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostTargets {
+pub struct HostSpec {
+    #[serde(default)]
+    pub language: Language,
     /// Copies to the device in one run, at most (data kept on the device is uploaded once).
     pub max_uploads: Option<u64>,
     /// Copies back to the host in one run, at most.
@@ -168,7 +182,12 @@ impl Course {
     }
 }
 
+/// `3` and `03` name exercise 03; `py1`, `PY01` and `py01` the Python track's py01.
 fn normalise_id(id: &str) -> String {
+    let lower = id.to_ascii_lowercase();
+    if let Some(n) = lower.strip_prefix("py").and_then(|d| d.parse::<u32>().ok()) {
+        return format!("py{n:02}");
+    }
     match id.parse::<u32>() {
         Ok(n) => format!("{n:02}"),
         Err(_) => id.to_string(),
@@ -198,8 +217,22 @@ const MAX_TIME_LIMIT_MS: u64 = 3_600_000;
 
 /// What is wrong with one exercise's metadata, naming the key.
 fn check_exercise(e: &Exercise) -> Result<(), String> {
-    if e.id.len() != 2 || !e.id.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("id {:?} must be two digits, like \"07\"", e.id));
+    let digits = e.id.strip_prefix("py").unwrap_or(&e.id);
+    if digits.len() != 2 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "id {:?} must be two digits, like \"07\" (or \"py\" and two digits for the Python track)",
+            e.id
+        ));
+    }
+    if e.id.starts_with("py")
+        && !e
+            .host
+            .as_ref()
+            .is_some_and(|h| h.language == Language::Python)
+    {
+        return Err(
+            "a \"py\" id is for a Python program: give it host = { language = \"python\" }".into(),
+        );
     }
     if e.entries.is_empty() {
         return Err("names no kernel entry point (entries = [...])".into());

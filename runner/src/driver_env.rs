@@ -1,32 +1,46 @@
-//! The environment a program runs in on the simulator's CUDA driver: a folder that holds
-//! `libsimcuda.so` linked as `libcuda.so` and `libcuda.so.1` (and the course's NVRTC as
+//! The environment a program runs in on the course's CUDA driver (`libsimcuda.so`): a folder
+//! that holds the library linked as `libcuda.so` and `libcuda.so.1` (and the course's NVRTC as
 //! `libnvrtc.so`), first on the library path, and the variables the driver reads: where to write
-//! its record, the time limit of a launch, the GPU it models.
+//! its record, the time limit of a launch, the GPU it models, and, for the GPU backend, which
+//! real driver to pass every call on to (`real_driver` finds it).
+//!
+//! `runner run` and the host exercises' checks both run programs this way.
+
+mod real_driver;
 
 use crate::course::Course;
-use anyhow::Context;
+use anyhow::{bail, Context};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Command;
 
-pub struct SimDriver {
-    dir: tempfile::TempDir,
-    library_path: OsString,
-    time_limit_s: f64,
-    gpu_model: String,
+/// Where a program's driver calls go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The simulator: no GPU needed, times modelled.
+    Sim,
+    /// NVIDIA's driver, through the same library in pass-through mode: the same record, with
+    /// times measured on the GPU.
+    Gpu,
 }
 
-impl SimDriver {
+pub struct DriverEnv {
+    dir: tempfile::TempDir,
+    variables: Vec<(&'static str, OsString)>,
+}
+
+impl DriverEnv {
     pub fn prepare(
         course: Option<&Course>,
+        backend: Backend,
         gpu_model: &str,
         time_limit_s: f64,
-    ) -> anyhow::Result<SimDriver> {
-        let library = crate::cmd::run::driver_library()?;
+    ) -> anyhow::Result<DriverEnv> {
+        let library = driver_library()?;
         let dir = tempfile::tempdir().context("cannot make a folder for the driver's links")?;
         for name in ["libcuda.so", "libcuda.so.1"] {
             std::os::unix::fs::symlink(&library, dir.path().join(name))
-                .context("cannot link the simulator's driver as libcuda")?;
+                .context("cannot link the course's CUDA driver as libcuda")?;
         }
         let mut search = OsString::from(dir.path());
         // Programs that compile their kernels with NVRTC find the course's (as libnvrtc.so, the
@@ -42,12 +56,18 @@ impl SimDriver {
             search.push(":");
             search.push(old);
         }
-        Ok(SimDriver {
-            dir,
-            library_path: search,
-            time_limit_s,
-            gpu_model: gpu_model.to_string(),
-        })
+        let mut variables = vec![
+            ("LD_LIBRARY_PATH", search),
+            ("SIMCUDA_REPORT", dir.path().join("record.json").into()),
+            ("SIMCUDA_TIME_LIMIT", time_limit_s.to_string().into()),
+            ("SIMCUDA_GPU", gpu_model.into()),
+        ];
+        if backend == Backend::Gpu {
+            let real = real_driver::find(&library)?;
+            variables.push(("SIMCUDA_BACKEND", "gpu".into()));
+            variables.push(("SIMCUDA_REAL_LIBCUDA", real.into()));
+        }
+        Ok(DriverEnv { dir, variables })
     }
 
     /// Where the driver writes its record when the program exits.
@@ -55,22 +75,50 @@ impl SimDriver {
         self.dir.path().join("record.json")
     }
 
-    /// Sets `command` to run on the simulator's driver. A record left by an earlier run is
-    /// removed, so the one read afterwards is this run's.
+    /// Sets `command` to run on this driver. A record left by an earlier run is removed, so the
+    /// one read afterwards is this run's.
     pub fn apply(&self, command: &mut Command) {
         let _ = std::fs::remove_file(self.record_path());
-        command
-            .env("LD_LIBRARY_PATH", &self.library_path)
-            .env("SIMCUDA_REPORT", self.record_path())
-            .env("SIMCUDA_TIME_LIMIT", self.time_limit_s.to_string())
-            .env("SIMCUDA_GPU", &self.gpu_model);
+        for (name, value) in &self.variables {
+            command.env(name, value);
+        }
     }
+}
+
+/// Where the course's driver library is: `RUNNER_SIMCUDA`, else beside the runner (where
+/// `cargo build` puts it), else in `deps/` beside it (where `cargo test` leaves it).
+pub fn driver_library() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os("RUNNER_SIMCUDA") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let beside = exe.with_file_name("libsimcuda.so");
+    let in_deps = exe.with_file_name("deps").join("libsimcuda.so");
+    if let Some(found) = [&beside, &in_deps].into_iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    bail!(
+        "the simulator's CUDA driver ({}) is not built: build it with `cargo build -p simdriver` \
+         (or `cargo build --workspace`), or set RUNNER_SIMCUDA to libsimcuda.so",
+        beside.display()
+    )
 }
 
 /// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as
 /// a file; none when there is none, which only programs that compile kernels notice.
-pub fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
+fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
     let nvrtc = crate::compile::nvrtc::Nvrtc::find(course.map(|c| c.root.as_path())).ok()?;
     let path = PathBuf::from(&nvrtc.path);
     path.is_file().then_some(path)
+}
+
+/// The Python of the course's CUDA Python environment (`.cuda-python/`, made by
+/// `scripts/install-cuda-python`), where it has one: the system's Python has no numba-cuda.
+/// `RUNNER_CUDA_PYTHON` names another (a course copied without its environment).
+pub fn course_python(course: Option<&Course>) -> Option<PathBuf> {
+    if let Some(python) = std::env::var_os("RUNNER_CUDA_PYTHON") {
+        return Some(PathBuf::from(python));
+    }
+    let python = course?.root.join(".cuda-python/bin/python");
+    python.exists().then_some(python)
 }

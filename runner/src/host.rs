@@ -9,51 +9,74 @@ mod judge;
 pub mod record;
 pub mod report;
 
+use crate::cli::BackendChoice;
 use crate::course::{Course, Exercise};
-use crate::driver_env::SimDriver;
-use crate::report::{Verdict, SCHEMA_VERSION};
+use crate::driver_env::{Backend, DriverEnv};
+use crate::report::Verdict;
 use anyhow::Context;
 use build::BuildFailure;
 use report::HostReport;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// What the report says the program ran on.
-const BACKEND: &str = "the simulator's CUDA driver";
-
-/// Whether the driver's name for a launched kernel (its mangled name, or the plain one of an
-/// `extern "C"` kernel) is `kernel`.
-pub fn kernel_named(launched: &str, kernel: &str) -> bool {
-    launched == kernel || launched.contains(&format!("{}{kernel}", kernel.len()))
+/// How a host check runs.
+pub struct Options {
+    /// The seed of the cases' random inputs.
+    pub seed: Option<u64>,
+    pub backend: Backend,
+    /// A program already built from the file, run instead of building it.
+    pub program: Option<PathBuf>,
 }
 
-/// Checks `path` (the student's `src/main.rs`, or a submission's) as host exercise `exercise`.
+impl Options {
+    /// The simulator, default seed, built from the file.
+    pub fn simulator() -> Options {
+        Options {
+            seed: None,
+            backend: Backend::Sim,
+            program: None,
+        }
+    }
+}
+
+/// The backend for a choice on the command line: the GPU where one was asked for, or where
+/// none was named and NVIDIA's driver is installed; else the simulator.
+pub fn backend_for(choice: Option<BackendChoice>) -> Backend {
+    match choice {
+        Some(BackendChoice::Gpu) => Backend::Gpu,
+        Some(BackendChoice::Sim) => Backend::Sim,
+        None if crate::backend::cuda::CudaBackend::driver_present() => Backend::Gpu,
+        None => Backend::Sim,
+    }
+}
+
+/// What the report says the program ran on.
+fn describe(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sim => "the simulator's CUDA driver",
+        Backend::Gpu => "the GPU, through NVIDIA's CUDA driver (times measured)",
+    }
+}
+
+/// Whether the driver's name for a launched kernel is `kernel`'s: the plain name of an
+/// `extern "C"` kernel, or a mangled one that holds it (C++'s `6smooth`, Numba's
+/// `__main__::__vectorized_scaled_hypot` for a ufunc, `_ZN8__main__6kernelB2v1...`).
+pub fn kernel_named(launched: &str, kernel: &str) -> bool {
+    launched.contains(kernel)
+}
+
+/// Checks `path` (the student's program, or a submission's) as host exercise `exercise`.
 pub fn check(
     course: &Course,
     exercise: &Exercise,
     path: &Path,
-    seed: Option<u64>,
+    options: &Options,
     original: Option<&str>,
 ) -> anyhow::Result<HostReport> {
     let source = runner::kernel_file::read(path)?;
     let untouched = original.is_some_and(|o| o == source);
-    let mut report = HostReport {
-        schema_version: SCHEMA_VERSION,
-        exercise: exercise.id.clone(),
-        title: exercise.title.clone(),
-        kind: "host",
-        backend: BACKEND.into(),
-        verdict: Verdict::Passed,
-        summary: String::new(),
-        build_errors: None,
-        warnings: Vec::new(),
-        cases: Vec::new(),
-        mistakes: Vec::new(),
-        targets: Vec::new(),
-        record: None,
-        progress: None,
-    };
-    let built = match build::build(course, exercise, path, &source) {
+    let mut report = HostReport::new(exercise, describe(options.backend));
+    let built = match build::build(course, exercise, path, &source, options.program.as_deref()) {
         Ok(built) => built,
         Err(BuildFailure::Setup(err)) => return Err(err),
         Err(BuildFailure::Errors(errors)) => {
@@ -65,17 +88,17 @@ pub fn check(
         }
     };
     report.warnings = built.warnings.clone();
-    let cases = checks::host_cases_for(&exercise.id, seed).with_context(|| {
+    let cases = checks::host_cases_for(&exercise.id, options.seed).with_context(|| {
         format!(
             "exercise {} has no host check in checks/src/host.rs",
             exercise.id
         )
     })?;
     let limit = Duration::from_millis(exercise.time_limit_ms);
-    let driver = SimDriver::prepare(Some(course), "h100", limit.as_secs_f64())?;
+    let driver = DriverEnv::prepare(Some(course), options.backend, "h100", limit.as_secs_f64())?;
     let mut runs = Vec::new();
     for case in &cases {
-        let run = execute::run_case(&built.program, case, &driver, limit)?;
+        let run = execute::run_case(&built, case, &driver, limit)?;
         let (verdict, result) = judge::judge_case(exercise, case, &run);
         report.cases.push(result);
         if report.verdict == Verdict::Passed && verdict != Verdict::Passed {

@@ -46,6 +46,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         sizes,
         file,
         save_outputs,
+        program,
         backend,
     } = args;
     let course = find_course()?;
@@ -53,10 +54,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
     if exercise.is_host() {
+        let options = crate::host::Options {
+            seed,
+            backend: crate::host::backend_for(backend.backend),
+            program,
+        };
         let path = file
             .clone()
             .unwrap_or_else(|| course.exercise_path(&exercise));
-        return check_host(&course, &exercise, &path, seed, json, file.is_none());
+        return check_host(&course, &exercise, &path, &options, json, file.is_none());
+    }
+    if program.is_some() {
+        anyhow::bail!(
+            "--program is for host exercises (whole programs); exercise {} is a kernel",
+            exercise.id
+        );
     }
     let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
     let premade = make_cases_ahead(&exercise, seed, &sizes, gpu_likely);
@@ -116,11 +128,11 @@ fn check_host(
     course: &Course,
     exercise: &Exercise,
     path: &Path,
-    seed: Option<u64>,
+    options: &crate::host::Options,
     json: bool,
     own_file: bool,
 ) -> anyhow::Result<ExitCode> {
-    let report = host_report(course, exercise, path, seed, own_file)?;
+    let report = host_report(course, exercise, path, options, own_file)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -139,11 +151,11 @@ pub fn host_report(
     course: &Course,
     exercise: &Exercise,
     path: &Path,
-    seed: Option<u64>,
+    options: &crate::host::Options,
     own_file: bool,
 ) -> anyhow::Result<crate::host::report::HostReport> {
     let original = pristine::original_text(course, exercise);
-    let mut report = crate::host::check(course, exercise, path, seed, original.as_deref())?;
+    let mut report = crate::host::check(course, exercise, path, options, original.as_deref())?;
     let passed = report.passed().then(|| report.backend.clone());
     report.progress = Some(record_outcome(
         course,

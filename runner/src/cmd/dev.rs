@@ -89,7 +89,8 @@ fn host_problems(course: &Course, exercise: &Exercise) -> Vec<String> {
             "the solution must only add lines to the exercise, but it changes: {change}"
         ));
     }
-    match crate::host::check(course, exercise, &solution_path, None, Some(&pristine)) {
+    let options = crate::host::Options::simulator();
+    match crate::host::check(course, exercise, &solution_path, &options, Some(&pristine)) {
         Ok(report) if report.passed() => {}
         Ok(report) => problems.push(format!(
             "the solution does not pass: {:?}: {}{}",
@@ -99,7 +100,7 @@ fn host_problems(course: &Course, exercise: &Exercise) -> Vec<String> {
         )),
         Err(e) => problems.push(format!("the solution could not be checked: {e:#}")),
     }
-    match crate::host::check(course, exercise, &pristine_path, None, Some(&pristine)) {
+    match crate::host::check(course, exercise, &pristine_path, &options, Some(&pristine)) {
         Ok(report) if report.verdict == Verdict::NotDone => {}
         Ok(report) => problems.push(format!(
             "the pristine exercise should be \"not done\", and is {:?}",

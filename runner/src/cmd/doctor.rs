@@ -28,7 +28,7 @@ fn absent(label: &str, text: impl std::fmt::Display) {
 /// What `runner run` needs: the simulator's driver library, and for Python programs the
 /// course's CUDA Python environment.
 fn host_programs(course: Option<&crate::course::Course>) {
-    match crate::cmd::run::driver_library() {
+    match crate::driver_env::driver_library() {
         Ok(library) => ok("simulated CUDA driver", library.display()),
         Err(e) => absent("simulated CUDA driver", format!("{e:#} (for `runner run`)")),
     }

@@ -3,11 +3,11 @@
 //! allocates, copies and launches without a GPU, and the driver's record of what it did (calls,
 //! copies, launches and their memory figures, a modelled timeline) is summed up afterwards.
 //! With `--backend gpu` the same library runs in pass-through mode in front of NVIDIA's driver
-//! (`real_driver` finds it): the program runs on the GPU, and the record's times are measured.
-
-mod real_driver;
+//! (`driver_env` finds it): the program runs on the GPU, and the record's times are measured.
 
 use crate::course::Course;
+pub use crate::driver_env::Backend;
+use crate::driver_env::DriverEnv;
 use crate::report::count;
 use anyhow::{bail, Context};
 use serde_json::Value;
@@ -35,31 +35,6 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Backend {
-    Sim,
-    Gpu,
-}
-
-/// Where the simulator's driver library is: `RUNNER_SIMCUDA`, else beside the runner (where
-/// `cargo build` puts it), else in `deps/` beside it (where `cargo test` leaves it).
-pub fn driver_library() -> anyhow::Result<PathBuf> {
-    if let Some(path) = std::env::var_os("RUNNER_SIMCUDA") {
-        return Ok(PathBuf::from(path));
-    }
-    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
-    let beside = exe.with_file_name("libsimcuda.so");
-    let in_deps = exe.with_file_name("deps").join("libsimcuda.so");
-    if let Some(found) = [&beside, &in_deps].into_iter().find(|p| p.is_file()) {
-        return Ok(found.clone());
-    }
-    bail!(
-        "the simulator's CUDA driver ({}) is not built: build it with `cargo build -p simdriver` \
-         (or `cargo build --workspace`), or set RUNNER_SIMCUDA to libsimcuda.so",
-        beside.display()
-    )
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if !matches!(args.gpu_model.as_str(), "h100" | "h200") {
         bail!("--gpu-model {}: expected h100 or h200", args.gpu_model);
@@ -70,50 +45,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             args.time_limit
         );
     }
-    let library = driver_library()?;
-    let real = match args.backend {
-        Backend::Gpu => Some(real_driver::find(&library)?),
-        Backend::Sim => None,
-    };
-    let dir = tempfile::tempdir().context("cannot make a folder for the driver's links")?;
-    for name in ["libcuda.so", "libcuda.so.1"] {
-        std::os::unix::fs::symlink(&library, dir.path().join(name))
-            .context("cannot link the simulator's driver as libcuda")?;
-    }
-    let record_path = dir.path().join("record.json");
     // The course the runner was started in, if any: its NVRTC and its CUDA Python environment.
     let course = crate::session::find_course().ok();
-    let mut search = OsString::from(dir.path());
-    // Programs that compile their kernels with NVRTC find the course's (as libnvrtc.so, the
-    // name cudarc and others ask for first; its own folder after, for its builtins library).
-    if let Some(nvrtc) = course_nvrtc(course.as_ref()) {
-        let _ = std::os::unix::fs::symlink(&nvrtc, dir.path().join("libnvrtc.so"));
-        if let Some(folder) = nvrtc.parent() {
-            search.push(":");
-            search.push(folder);
-        }
-    }
-    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
-        search.push(":");
-        search.push(old);
-    }
+    let driver = DriverEnv::prepare(
+        course.as_ref(),
+        args.backend,
+        &args.gpu_model,
+        args.time_limit,
+    )?;
+    let record_path = driver.record_path();
     let (program, rest) = args
         .command
         .split_first()
         .context("give the program to run")?;
     let program = course_python(course.as_ref(), program).unwrap_or_else(|| PathBuf::from(program));
     let mut command = std::process::Command::new(&program);
-    command
-        .args(rest)
-        .env("LD_LIBRARY_PATH", search)
-        .env("SIMCUDA_REPORT", &record_path)
-        .env("SIMCUDA_TIME_LIMIT", args.time_limit.to_string())
-        .env("SIMCUDA_GPU", &args.gpu_model);
-    if let Some(real) = &real {
-        command
-            .env("SIMCUDA_BACKEND", "gpu")
-            .env("SIMCUDA_REAL_LIBCUDA", real);
-    }
+    command.args(rest);
+    driver.apply(&mut command);
     let status = command
         .status()
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
@@ -295,22 +243,12 @@ fn course_python(course: Option<&Course>, program: &OsString) -> Option<PathBuf>
     if program != "python" && program != "python3" {
         return None;
     }
-    let python = course?.root.join(".cuda-python/bin/python");
-    python.exists().then(|| {
-        eprintln!(
-            "(Python from the course's CUDA Python environment: {})",
-            python.display()
-        );
-        python
-    })
-}
-
-/// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as
-/// a file; none when there is none, which only programs that compile kernels notice.
-fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
-    let nvrtc = crate::compile::nvrtc::Nvrtc::find(course.map(|c| c.root.as_path())).ok()?;
-    let path = PathBuf::from(&nvrtc.path);
-    path.is_file().then_some(path)
+    let python = crate::driver_env::course_python(course)?;
+    eprintln!(
+        "(Python from the course's CUDA Python environment: {})",
+        python.display()
+    );
+    Some(python)
 }
 
 fn number(v: &Value) -> f64 {

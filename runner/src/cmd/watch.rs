@@ -197,7 +197,12 @@ impl Checks {
             // A whole program is built and run in processes of its own, each under a limit:
             // checked here, not in the worker.
             let path = course.exercise_path(&exercise);
-            let report = crate::cmd::check::host_report(course, &exercise, &path, None, true)?;
+            let options = crate::host::Options {
+                seed: None,
+                backend: crate::host::backend_for(self.choice),
+                program: None,
+            };
+            let report = crate::cmd::check::host_report(course, &exercise, &path, &options, true)?;
             output::print(&report.render())?;
             return Ok(report.passed());
         }

@@ -4,19 +4,23 @@
 //! (cudarc) are compiled once, a check of a file anywhere (a submission) builds the same way,
 //! and the student's own manifest cannot change what is built.
 
-use crate::course::{Course, Exercise};
+use crate::course::{Course, Exercise, Language};
 use anyhow::Context;
+use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A built program, and the lock that keeps another check of the same exercise from building
-/// over it while it runs.
+/// A program ready to run: the command that starts it, and the lock that keeps another check of
+/// the same exercise from building over it while it runs.
 pub struct Built {
-    pub program: PathBuf,
+    /// The program and its arguments.
+    pub command: Vec<OsString>,
+    /// Variables it needs beside the driver's (Python's module path).
+    pub variables: Vec<(&'static str, OsString)>,
     /// Warnings the compiler gave, as it printed them, paths named as the student's.
     pub warnings: Vec<String>,
-    _lock: File,
+    _lock: Option<File>,
 }
 
 /// Why the program was not built.
@@ -25,6 +29,70 @@ pub enum BuildFailure {
     Errors(String),
     /// Something other than the student's code (no cargo, an unwritable folder).
     Setup(anyhow::Error),
+}
+
+/// Makes `main` (the student's program, or a submission's) ready to run as `exercise`'s: a Rust
+/// crate built with cargo (unless `prebuilt` names the program already built from it), a
+/// Python script compiled to check its syntax.
+pub fn build(
+    course: &Course,
+    exercise: &Exercise,
+    main: &Path,
+    source: &str,
+    prebuilt: Option<&Path>,
+) -> Result<Built, BuildFailure> {
+    let language = exercise
+        .host
+        .as_ref()
+        .map(|h| h.language)
+        .unwrap_or_default();
+    match (language, prebuilt) {
+        (Language::Python, _) => python(course, main),
+        (Language::Rust, Some(program)) => Ok(Built {
+            command: vec![program.into()],
+            variables: Vec::new(),
+            warnings: Vec::new(),
+            _lock: None,
+        }),
+        (Language::Rust, None) => rust(course, exercise, main, source),
+    }
+}
+
+/// A Python script: the course's CUDA Python runs it, with hostkit's Python module on its path;
+/// a syntax error is found before any case runs.
+fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
+    let python = crate::driver_env::course_python(Some(course)).ok_or_else(|| {
+        BuildFailure::Setup(anyhow::anyhow!(
+            "this exercise is a Python program, run by the course's CUDA Python environment, \
+             which is not installed: run scripts/install-cuda-python"
+        ))
+    })?;
+    let output = Command::new(&python)
+        .args(["-m", "py_compile"])
+        .arg(main)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .map_err(|e| {
+            BuildFailure::Setup(anyhow::anyhow!("cannot run {}: {e}", python.display()))
+        })?;
+    if !output.status.success() {
+        let shown = course.display_name(main);
+        let message =
+            String::from_utf8_lossy(&output.stderr).replace(&main.display().to_string(), &shown);
+        return Err(BuildFailure::Errors(message.trim_end().to_string()));
+    }
+    Ok(Built {
+        command: vec![python.into(), main.into()],
+        variables: vec![
+            (
+                "PYTHONPATH",
+                course.root.join("hostkit").join("python").into(),
+            ),
+            ("PYTHONDONTWRITEBYTECODE", "1".into()),
+        ],
+        warnings: Vec::new(),
+        _lock: None,
+    })
 }
 
 /// The manifest of the crate the runner builds: the course's dependencies, nothing else.
@@ -47,7 +115,7 @@ pub fn package_name(exercise: &Exercise) -> String {
 }
 
 /// Builds `main` (the student's `src/main.rs`, or a submission's) as `exercise`'s program.
-pub fn build(
+fn rust(
     course: &Course,
     exercise: &Exercise,
     main: &Path,
@@ -89,9 +157,10 @@ pub fn build(
         return Err(BuildFailure::Errors(compiler_messages(&messages)));
     }
     Ok(Built {
-        program: target.join("debug").join(&package),
+        command: vec![target.join("debug").join(&package).into()],
+        variables: Vec::new(),
         warnings: warnings(&messages),
-        _lock: lock,
+        _lock: Some(lock),
     })
 }
 

@@ -2,8 +2,9 @@
 //! started on the simulator's driver with a wall-clock limit and its output kept within bounds,
 //! then its outputs and the driver's record read back.
 
+use super::build::Built;
 use super::record::Record;
-use crate::driver_env::SimDriver;
+use crate::driver_env::DriverEnv;
 use anyhow::Context;
 use checks::{HostCase, HostData};
 use std::io::Read;
@@ -38,16 +39,21 @@ pub struct Run {
 }
 
 pub fn run_case(
-    program: &Path,
+    built: &Built,
     case: &HostCase,
-    driver: &SimDriver,
+    driver: &DriverEnv,
     limit: Duration,
 ) -> anyhow::Result<Run> {
     let dir = tempfile::tempdir().context("cannot make a folder for the case")?;
     write_case(dir.path(), case)?;
     let (out_path, err_path) = (dir.path().join("stdout.txt"), dir.path().join("stderr.txt"));
+    let (program, arguments) = built.command.split_first().context("no program to run")?;
     let mut command = Command::new(program);
+    command.args(arguments);
     driver.apply(&mut command);
+    for (name, value) in &built.variables {
+        command.env(name, value);
+    }
     command
         .env(hostkit::CASE_VARIABLE, dir.path())
         .stdin(Stdio::null())
@@ -57,7 +63,7 @@ pub fn run_case(
     let started = Instant::now();
     let mut child = command
         .spawn()
-        .with_context(|| format!("cannot start {}", program.display()))?;
+        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let exit = loop {
         if let Some(status) = child.try_wait()? {
             break match (status.code(), status.signal()) {

@@ -97,6 +97,11 @@ impl TestCourse {
                 "RUNNER_HOST_TARGET",
                 repo_root().join("target").join("host-tests"),
             )
+            // The Python track runs on the repository's CUDA Python environment.
+            .env(
+                "RUNNER_CUDA_PYTHON",
+                repo_root().join(".cuda-python/bin/python"),
+            )
             .env("NO_COLOR", "1")
             .env_remove("RUNNER_NVRTC");
         if let Some(nvrtc) = nvrtc() {
