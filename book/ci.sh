@@ -6,10 +6,12 @@
 # 1. installs mdBook (a pinned 0.4 release) if it is missing;
 # 2. builds the book with `mdbook build book`, failing on any error mdBook only logs;
 # 3. checks every {{#include}} and its anchor, every internal link and #fragment of the built
-#    HTML, and that every exercise in exercises/exercises.toml is taught on its chapter page
-#    (book/tests/check_book.py);
+#    HTML, that every exercise in exercises/exercises.toml is taught on its chapter page, and that
+#    every target the book or an exercise file quotes is the metadata's (book/tests/check_book.py;
+#    book/course_numbers.py writes the metadata's targets into the pages at build time);
 # 4. optionally (BOOK_FIGURES=1) checks that the committed SVG figures are what
-#    book/figures/generate.py draws from the simulator today; this needs NVRTC
+#    book/figures/generate.py draws from the simulator today, and the runner output the book shows
+#    (book/src/outputs/) what book/outputs/generate.py gets from the runner today; this needs NVRTC
 #    (scripts/install-nvrtc) and builds the runner. BOOK_FIGURES_RUNNER overrides the runner command;
 # 5. runs the browser test (book/tests/browser.mjs) in Debian's headless Chromium through
 #    playwright-core from npm, installing chromium and node with apt-get if they are missing.
@@ -43,12 +45,14 @@ fi
 step "includes, links and exercise pages"
 python3 book/tests/check_book.py book/build
 
-step "figures"
+step "figures and runner output"
 if [[ "${BOOK_FIGURES:-0}" == 1 ]]; then
     python3 book/figures/generate.py --check --runner "${BOOK_FIGURES_RUNNER:-cargo run -q --release -p runner --}"
     echo "the committed figures match the simulator"
+    python3 book/outputs/generate.py --check --runner "${BOOK_FIGURES_RUNNER:-cargo run -q --release -p runner --}"
+    echo "the committed runner output matches the runner"
 else
-    echo "skipped: set BOOK_FIGURES=1 to check that book/src/figures/ matches the simulator (needs NVRTC)"
+    echo "skipped: set BOOK_FIGURES=1 to check that book/src/figures/ and book/src/outputs/ match the runner (needs NVRTC)"
 fi
 
 step "browser test"

@@ -13,7 +13,12 @@ HTML in book/build:
 4. every exercise in exercises/exercises.toml is taught on its `chapter` page, which is in
    SUMMARY.md, has the heading `## Exercise NN: TITLE {#exercise-NN}` with the metadata's title
    (the id is what other pages link to), says `runner check NN`, includes the exercise's file,
-   and includes the solution's file inside a <details> fold.
+   and includes the solution's file inside a <details> fold;
+5. the course's numbers cannot drift: an exercise with `targets` has `{{#targets NN}}` in its
+   section (book/course_numbers.py writes the metadata's numbers there at build time), and every
+   target still written by hand, in its section of the book or in the header comment of its
+   exercise file ("at most 1.3x the time", "at most 4 sectors per request", "no bank conflicts"
+   or "the target is 40%" in a sentence about targets), equals the metadata's.
 
 Usage: python3 book/tests/check_book.py [BUILD_DIR]   (default book/build). Exits 1 on any failure,
 listing all of them. Python 3.11+ standard library only.
@@ -112,8 +117,9 @@ def check_html(build: Path) -> None:
         text = path.read_text(errors="replace")
         parser.feed(text)
         pages[path.resolve()] = parser
-        if "{{#include" in text:
-            fail(f"{path.relative_to(build)}: an include was left unexpanded")
+        for directive in ("{{#include", "{{#targets", "{{#tolerance"):
+            if directive in text:
+                fail(f"{path.relative_to(build)}: a {directive}}}}} was left unexpanded")
     checked = 0
     for path, page in pages.items():
         # print.html repeats every chapter with rewritten links; the chapters themselves are checked.
@@ -184,18 +190,115 @@ def check_exercises(includes: dict[Path, list[tuple[str, Path, str | None]]]) ->
     return len(exercises)
 
 
+# ---------------------------------------------------------------------------------------------
+# 5. The course's numbers
+
+DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance)\s+([0-9A-Za-z]+)\s*\}\}")
+# What a hand-written target looks like, and the metadata key it quotes. The first two are
+# specific enough to hold anywhere in a section; the others only in a paragraph about targets.
+QUOTED_ANYWHERE = [
+    (re.compile(r"at most (\d+(?:\.\d+)?)\s*(?:×|x) the time"), "max_time_vs_reference", 1.0),
+    (re.compile(r"at most (\d+(?:\.\d+)?) sectors per request"), "max_sectors_per_request", 1.0),
+]
+QUOTED_IN_TARGET_PARAGRAPHS = [
+    (re.compile(r"\b(?:no|zero)\**\s+bank\s+conflicts"), "max_bank_conflicts", None),
+    (re.compile(r"the target is (\d+(?:\.\d+)?)\s*%"), "min_copy_hidden", 100.0),
+]
+
+
+def exercise_section(text: str, number: str) -> str | None:
+    """The page's text from `## Exercise NN` to the next level-2 heading."""
+    start = re.search(rf"^## Exercise {re.escape(number)}\b.*$", text, flags=re.M)
+    if start is None:
+        return None
+    end = re.search(r"^## ", text[start.end():], flags=re.M)
+    return text[start.end():start.end() + end.start()] if end else text[start.end():]
+
+
+def header_comment(path: Path) -> str:
+    """The comment lines at the top of an exercise file, without their comment markers."""
+    lines = []
+    for line in path.read_text().splitlines():
+        stripped = line.strip()
+        if not stripped.startswith(("//", "#")):
+            break
+        lines.append(re.sub(r"^(//[!/]?|#)\s?", "", stripped))
+    return "\n".join(lines)
+
+
+def quoted_targets(text: str) -> list[tuple[str, float, str]]:
+    """(metadata key, value, the words quoted) for every target written by hand in text."""
+    found = []
+    for pattern, key, scale in QUOTED_ANYWHERE:
+        for match in pattern.finditer(text):
+            found.append((key, float(match.group(1)) / scale, match.group(0)))
+    for paragraph in re.split(r"\n\s*\n", text):
+        if "target" not in paragraph.lower():
+            continue
+        flat = " ".join(paragraph.split())
+        for pattern, key, scale in QUOTED_IN_TARGET_PARAGRAPHS:
+            for match in pattern.finditer(flat):
+                value = 0.0 if scale is None else float(match.group(1)) / scale
+                found.append((key, value, match.group(0)))
+    return found
+
+
+def check_numbers() -> None:
+    metadata = REPO / "exercises" / "exercises.toml"
+    exercises = tomllib.loads(metadata.read_text()).get("exercise", [])
+    by_id = {exercise["id"]: exercise for exercise in exercises}
+    for exercise in exercises:
+        number, chapter = exercise["id"], exercise["chapter"]
+        page = SRC / chapter
+        if not page.is_file():
+            continue  # reported by check 4
+        section = exercise_section(page.read_text(), number)
+        if section is None:
+            continue  # reported by check 4
+        who = f"exercise {number}"
+        directives = [(kind, ident) for kind, ident in DIRECTIVE.findall(section)]
+        for kind, ident in directives:
+            if ident != number:
+                fail(f"{who}: its section in {chapter} has {{{{#{kind} {ident}}}}}, another exercise's numbers")
+        if exercise.get("targets") and ("targets", number) not in directives:
+            fail(f"{who}: exercises.toml sets targets, but its section in {chapter} has no "
+                 f"`{{{{#targets {number}}}}}` to show them")
+        known = dict(exercise.get("targets") or {})
+        known.update({key: value for key, value in (exercise.get("host") or {}).items()
+                      if isinstance(value, (int, float))})
+        places = [(f"{chapter} (exercise {number}'s section)", DIRECTIVE.sub("", section))]
+        source = REPO / "exercises" / exercise["file"]
+        if source.is_file():
+            places.append((f"exercises/{exercise['file']} (header comment)", header_comment(source)))
+        for where, text in places:
+            for key, value, words in quoted_targets(text):
+                if key not in known:
+                    fail(f"{where}: says {words!r}, but exercises.toml sets no {key} for exercise {number}")
+                elif abs(float(known[key]) - value) > 1e-9:
+                    fail(f"{where}: says {words!r}, but exercises.toml has {key} = {known[key]} "
+                         f"for exercise {number}")
+    for page in sorted(SRC.rglob("*.md")):
+        for kind, ident in DIRECTIVE.findall(page.read_text()):
+            exercise = by_id.get(ident)
+            if exercise is None or not exercise.get(kind):
+                fail(f"{page.relative_to(REPO)}: {{{{#{kind} {ident}}}}}: exercises.toml has no {kind} "
+                     f"for exercise {ident}")
+
+
 def main() -> int:
     build = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else BOOK / "build"
     includes = check_includes()
     check_html(build)
     count = check_exercises(includes)
+    check_numbers()
     if failures:
         print(f"check_book: {len(failures)} problem(s):", file=sys.stderr)
         for message in failures:
             print(f"  - {message}", file=sys.stderr)
         return 1
     total = sum(len(v) for v in includes.values())
-    print(f"check_book: {total} includes, the built HTML's internal links and {count} exercises' pages are fine")
+    print(f"check_book: {total} includes, the built HTML's internal links, {count} exercises' pages "
+          "and the targets they quote are fine")
     return 0
 
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""An mdBook preprocessor: the course's numbers, written into the book from exercises.toml.
+
+A page writes `{{#targets NN}}` where exercise NN's targets belong and `{{#tolerance NN}}` where
+its float tolerance does; the built book has the metadata's own numbers there, so the text cannot
+disagree with what `runner check` judges. book.toml runs this before every build:
+
+    [preprocessor.course-numbers]
+    command = "python3 course_numbers.py"
+
+mdBook calls it once as `course_numbers.py supports RENDERER` (exit 0: yes) and once with
+`[context, book]` as JSON on stdin, expecting the book back on stdout. A directive that names an
+exercise without such numbers is an error, so a stale directive fails the build.
+book/tests/check_book.py checks the other direction: that every exercise with targets has its
+`{{#targets NN}}`, and that numbers written by hand in pages and exercise files agree.
+
+Python 3.11+ standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+METADATA = REPO / "exercises" / "exercises.toml"
+DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance)\s+([0-9A-Za-z]+)\s*\}\}")
+
+
+def number(value: float) -> str:
+    return f"{value:g}"
+
+
+def ten_power(value: float) -> str:
+    """1e-07 as 10⁻⁷; 0 as 0; anything not a power of ten as written."""
+    if value == 0:
+        return "0"
+    text = f"{value:g}"
+    match = re.fullmatch(r"1e([+-]?)0*(\d+)", text)
+    if not match:
+        return text
+    superscript = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return "10" + ("⁻" if match.group(1) == "-" else "") + match.group(2).translate(superscript)
+
+
+def targets_sentence(exercise: dict) -> str:
+    """The exercise's kernel targets as one sentence, in the order a reader meets them."""
+    targets = exercise.get("targets") or {}
+    parts = []
+    if "max_sectors_per_request" in targets:
+        parts.append(f"at most {number(targets['max_sectors_per_request'])} sectors per request in "
+                     "global memory")
+    if "max_bank_conflicts" in targets:
+        conflicts = targets["max_bank_conflicts"]
+        parts.append("no bank conflicts" if conflicts == 0 else f"at most {conflicts} bank conflicts")
+    # Relative targets: the first names the course's solution, the ones after it say "its".
+    relative = [
+        ("max_global_sectors_vs_reference", "global-memory sectors", ""),
+        ("max_shared_wavefronts_vs_reference", "shared-memory wavefronts", ""),
+        ("max_time_vs_reference", "time", " (measured on a GPU, modelled in the simulator)"),
+    ]
+    named = False
+    for key, what, note in relative:
+        if key in targets:
+            whose = "its" if named else "the course's solution's"
+            parts.append(f"at most {number(targets[key])}× {whose} {what}{note}")
+            named = True
+    unknown = sorted(set(targets) - {"max_sectors_per_request", "max_bank_conflicts",
+                                     "max_global_sectors_vs_reference",
+                                     "max_shared_wavefronts_vs_reference", "max_time_vs_reference"})
+    if unknown:
+        raise ValueError(f"exercise {exercise['id']}: no wording for the target(s) {', '.join(unknown)}")
+    if not parts:
+        raise ValueError(f"exercise {exercise['id']} has no targets for {{{{#targets}}}}")
+    label = "Target" if len(parts) == 1 else "Targets"
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"**{label}** (from `exercises.toml`): {listed}."
+
+
+def tolerance_text(exercise: dict) -> str:
+    tolerance = exercise.get("tolerance")
+    if not tolerance:
+        raise ValueError(f"exercise {exercise['id']} has no tolerance for {{{{#tolerance}}}}")
+    return f"absolute {ten_power(tolerance['abs'])}, relative {ten_power(tolerance['rel'])}"
+
+
+def expand(text: str, exercises: dict[str, dict], where: str) -> str:
+    def replace(match: re.Match) -> str:
+        kind, ident = match.group(1), match.group(2)
+        exercise = exercises.get(ident)
+        if exercise is None:
+            raise ValueError(f"{where}: {match.group(0)} names no exercise in exercises.toml")
+        return targets_sentence(exercise) if kind == "targets" else tolerance_text(exercise)
+
+    return DIRECTIVE.sub(replace, text)
+
+
+def walk(items: list, exercises: dict[str, dict]) -> None:
+    for item in items:
+        if not isinstance(item, dict) or "Chapter" not in item:
+            continue
+        chapter = item["Chapter"]
+        chapter["content"] = expand(chapter["content"], exercises, chapter.get("source_path") or chapter["name"])
+        walk(chapter.get("sub_items", []), exercises)
+
+
+def load_exercises() -> dict[str, dict]:
+    exercises = tomllib.loads(METADATA.read_text()).get("exercise", [])
+    return {exercise["id"]: exercise for exercise in exercises}
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "supports":
+        return 0
+    _context, book = json.load(sys.stdin)
+    try:
+        walk(book.get("sections") or book.get("items") or [], load_exercises())
+    except ValueError as err:
+        print(f"course_numbers: {err}", file=sys.stderr)
+        return 1
+    json.dump(book, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
