@@ -10,6 +10,7 @@ mod ex26_device_arrays;
 mod ex27_pinned_streams;
 pub mod ex28_host_random;
 mod py01_ufunc;
+mod py02_device_arrays;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -53,6 +54,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py01",
         cases: py01_ufunc::cases,
         diagnose: None,
+    },
+    HostCheck {
+        id: "py02",
+        cases: py02_device_arrays::cases,
+        diagnose: Some(py02_device_arrays::diagnose),
     },
     HostCheck {
         id: "28",

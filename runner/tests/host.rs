@@ -92,6 +92,12 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "wrong_output",
             "the second batch repeats the first",
         ),
+        (
+            "py02",
+            "py02_numpy_each_launch.py",
+            "targets_missed",
+            "missed: \"copies to the device in one run\"",
+        ),
     ];
     for (id, fixture, verdict, phrase) in cases {
         let report = check(&course, id, fixture);
