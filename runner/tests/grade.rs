@@ -1323,6 +1323,22 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
     zip.extract(root.join("source")).unwrap();
     let setup = std::fs::read_to_string(root.join("source/setup.sh")).unwrap();
     assert!(setup.contains("nvidia-cuda-nvrtc-cu12=="), "{setup}");
+    // The glibc the runner needs is said when the zip is written, and setup.sh checks that the
+    // runner starts before installing anything (runner/tests/old-userland-test.sh: where not).
+    assert!(
+        run.stderr
+            .contains("Note: the runner in the zip needs glibc 2."),
+        "{}",
+        run.all()
+    );
+    let check = &setup[..setup.find("\nfi\n").unwrap() + 4];
+    assert!(!check.contains("apt-get"), "the check comes first: {check}");
+    let checked = std::process::Command::new("bash")
+        .args(["-c", check])
+        .env("AUTOGRADER_ROOT", &root)
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{checked:?}");
     assert!(
         setup.contains("install \"$source/course/.nvrtc/headers\" nvidia-cuda-runtime-cu12=="),
         "{setup}"

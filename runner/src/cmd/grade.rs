@@ -186,6 +186,15 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             written.zip.display(),
             written.exercises.join(", ")
         );
+        if let Some(floor) = written.glibc {
+            let image = autograder::glibc::first_ubuntu(floor)
+                .map_or("an image".to_string(), |u| format!("Ubuntu {u} or later"));
+            eprintln!(
+                "Note: the runner in the zip needs glibc {floor} or later: pick {image} as the autograder's base image \
+                 (setup.sh stops the image's build on an older one). scripts/build-portable-runner builds a runner \
+                 for older images."
+            );
+        }
         if !written.named {
             eprintln!(
                 "Note: that is every exercise of the course. For an assignment of a few, name them in {} \

@@ -2,7 +2,10 @@
 //! no GPU, so each submission is graded in the simulator. The zip holds `setup.sh` (installs
 //! NVRTC from PyPI once, when Gradescope builds the image), `run_autograder` (grades the one
 //! submission in /autograder/submission and writes /autograder/results/results.json), this
-//! runner program, and the course's metadata, exercise files and grading file.
+//! runner program, and the course's metadata, exercise files and grading file. The runner is
+//! this program as it is; `glibc` says which images it starts on.
+
+pub mod glibc;
 
 use super::cluster::shell_quote;
 use super::config::GRADING_FILE;
@@ -45,15 +48,38 @@ fn header_packages(course: &Course) -> String {
         .unwrap_or_else(|| DEFAULT_HEADERS.to_string())
 }
 
-fn setup_script(version: &str, headers: &str) -> String {
+/// The lines of `setup.sh` that stop the image's build, with the reason, where the runner does
+/// not start (an image whose glibc is older than the one it was built with): else every
+/// student would get the fallback 0.
+fn start_check(floor: Option<glibc::Version>) -> String {
+    let needs = floor.map_or("a newer system".to_string(), |v| {
+        let image =
+            glibc::first_ubuntu(v).map_or(String::new(), |u| format!(" (Ubuntu {u} or later)"));
+        format!("glibc {v} or later{image}")
+    });
+    format!(
+        r#"chmod +x "$source/runner"
+if ! "$source/runner" --version > /dev/null 2> "$source/runner-start.log"; then
+  echo "The runner in this autograder does not start on this image: it needs {needs}, and the image has $(ldd --version 2>&1 | head -n 1)." >&2
+  echo "Pick a newer base image in the autograder's settings, or write the zip with a runner built for an older glibc (scripts/build-portable-runner)." >&2
+  cat "$source/runner-start.log" >&2
+  exit 1
+fi
+"#
+    )
+}
+
+fn setup_script(version: &str, headers: &str, floor: Option<glibc::Version>) -> String {
+    let check = start_check(floor);
     format!(
         r#"#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu, no GPU).
-# It installs NVRTC, the CUDA run-time compiler, and CUDA's own headers (cuda_fp16.h,
-# cooperative_groups.h, CCCL) from PyPI into the course, where the runner finds them.
+# It checks that the runner starts here, then installs NVRTC, the CUDA run-time compiler, and
+# CUDA's own headers (cuda_fp16.h, cooperative_groups.h, CCCL) from PyPI into the course,
+# where the runner finds them.
 set -euo pipefail
 source=${{AUTOGRADER_ROOT:-/autograder}}/source
-apt-get update
+{check}apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip
 install() {{
   python3 -m pip install --quiet --no-deps --target "$@" \
@@ -63,7 +89,6 @@ install "$source/course/.nvrtc" "nvidia-cuda-nvrtc-cu12=={version}"
 echo "{version}" > "$source/course/.nvrtc/VERSION"
 install "$source/course/.nvrtc/headers" {headers}
 echo "{headers}" > "$source/course/.nvrtc/headers/VERSION"
-chmod +x "$source/runner"
 "#
     )
 }
@@ -126,6 +151,8 @@ pub struct Autograder {
     pub exercises: Vec<String>,
     /// Whether `--exercises` or the grading file named them (else: every exercise).
     pub named: bool,
+    /// The oldest glibc the packed runner starts with (None: it needs none).
+    pub glibc: Option<glibc::Version>,
 }
 
 /// Writes `out/autograder.zip`. The exercises are `--exercises`, else the grading file's.
@@ -144,20 +171,18 @@ pub fn write(
     let file =
         std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
     let mut zip = zip::ZipWriter::new(file);
-    add(
-        &mut zip,
-        "setup.sh",
-        setup_script(&nvrtc_version(course), &header_packages(course)).as_bytes(),
-        0o755,
-    )?;
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let floor = glibc::needed(&program)
+        .with_context(|| format!("cannot read what {} needs to start", exe.display()))?;
+    let setup = setup_script(&nvrtc_version(course), &header_packages(course), floor);
+    add(&mut zip, "setup.sh", setup.as_bytes(), 0o755)?;
     add(
         &mut zip,
         "run_autograder",
         run_script(exercises).as_bytes(),
         0o755,
     )?;
-    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
-    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
     add(&mut zip, "runner", &program, 0o755)?;
     let metadata = std::fs::read(course.root.join(METADATA))
         .with_context(|| format!("cannot read {METADATA}"))?;
@@ -187,5 +212,6 @@ pub fn write(
         zip: path,
         exercises: chosen.into_iter().map(|e| e.id).collect(),
         named: named.is_some(),
+        glibc: floor,
     })
 }
