@@ -8,6 +8,7 @@ use std::ffi::{c_uint, c_void};
 
 fn alloc(d: &mut Driver, bytes: usize) -> Result<u64> {
     d.require_context()?;
+    d.record.implicit_barrier();
     if bytes == 0 {
         return Err(E::CUDA_ERROR_INVALID_VALUE);
     }
@@ -60,6 +61,7 @@ pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) ->
 }
 
 fn alloc_host(d: &mut Driver, bytes: usize) -> Result<*mut c_void> {
+    d.record.implicit_barrier();
     let mut ptr = std::ptr::null_mut();
     // SAFETY: posix_memalign writes an allocation of `bytes.max(1)` bytes to `ptr`.
     if unsafe { libc::posix_memalign(&mut ptr, 4096, bytes.max(1)) } != 0 {
@@ -126,6 +128,7 @@ pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_ui
         if d.pinned.iter().any(|&(s, n)| start < s + n && s < end) {
             return Err(E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
         }
+        d.record.implicit_barrier();
         d.pinned.push((start, bytes));
         Ok(())
     })

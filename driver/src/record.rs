@@ -101,6 +101,9 @@ pub struct Record {
     /// Names asked of cuGetProcAddress that this driver does not have at all (a binding may
     /// look up every entry point it knows; it fails only if it calls one).
     pub not_found: Vec<String>,
+    /// Allocations (device or page-locked) made while queued copies or kernels had not
+    /// finished, which therefore waited for them (`implicit_barrier`).
+    pub allocation_waits: u64,
     /// Device bytes allocated and not freed when the program ended.
     pub leaked_bytes: u64,
     /// The modelled time at which the host is (microseconds from the first call); measured: when
@@ -118,6 +121,9 @@ struct Timeline {
     non_blocking: Vec<bool>,
     /// When each engine is next free: copies in, copies out, kernels.
     engines: [f64; 3],
+    /// When the last copy over the bus or kernel queued so far ends (memsets and copies on the
+    /// device aside: an allocation that waits only for those loses next to nothing).
+    heavy_work_ends: f64,
 }
 
 impl Record {
@@ -194,6 +200,9 @@ impl Record {
         let staged = !pinned && direction != Direction::DeviceToDevice;
         let synchronous = !asynchronous || staged;
         let (start_us, end_us) = self.place(stream, engine, us, synchronous);
+        if direction != Direction::DeviceToDevice {
+            self.model.heavy_work_ends = self.model.heavy_work_ends.max(end_us);
+        }
         self.transfers.push(Transfer {
             direction,
             bytes,
@@ -207,6 +216,7 @@ impl Record {
 
     pub(crate) fn launch(&mut self, mut launch: Launch, modelled_us: f64) {
         let (start, end) = self.place(launch.stream, 2, modelled_us, false);
+        self.model.heavy_work_ends = self.model.heavy_work_ends.max(end);
         (launch.start_us, launch.end_us) = (start, end);
         self.launches.push(launch);
     }
@@ -228,6 +238,19 @@ impl Record {
             Some(s) => t.streams.get(s).copied().unwrap_or(0.0),
             None => t.streams.iter().copied().fold(0.0, f64::max),
         };
+        self.host_us = self.host_us.max(until);
+    }
+
+    /// CUDA's implicit synchronisation: nothing queued after a device or page-locked host
+    /// allocation runs beside anything queued before it (CUDA C++ Programming Guide, "Implicit
+    /// Synchronization"); the H100 in pass-through mode showed a program that allocates pinned
+    /// memory between its chunks run them one after another. Modelled as the host waiting for
+    /// every stream, which is not one of the program's own synchronisations.
+    pub(crate) fn implicit_barrier(&mut self) {
+        let until = self.model.streams.iter().copied().fold(0.0, f64::max);
+        if self.model.heavy_work_ends > self.host_us {
+            self.allocation_waits += 1;
+        }
         self.host_us = self.host_us.max(until);
     }
 

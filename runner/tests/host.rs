@@ -81,6 +81,12 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "missed: \"copy time overlapped by other work (largest case)\"",
         ),
         (
+            "27",
+            "27_alloc_in_loop.rs",
+            "targets_missed",
+            "allocations were made while copies or kernels were still queued",
+        ),
+        (
             "28",
             "28_not_jumped.rs",
             "wrong_output",
@@ -97,6 +103,36 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "py02_numpy_each_launch.py",
             "targets_missed",
             "missed: \"copies to the device in one run\"",
+        ),
+        (
+            "py03",
+            "py03_no_loop.py",
+            "wrong_output",
+            "the first 4096 elements are right and none after them",
+        ),
+        (
+            "py04",
+            "py04_plain_increment.py",
+            "crashed",
+            "race on global memory",
+        ),
+        (
+            "py05",
+            "py05_one_state.py",
+            "crashed",
+            "race on global memory",
+        ),
+        (
+            "py06",
+            "py06_rows_short.py",
+            "wrong_output",
+            "rows 32 and after are wrong",
+        ),
+        (
+            "py07",
+            "py07_no_syncthreads.py",
+            "crashed",
+            "race on shared memory",
         ),
     ];
     for (id, fixture, verdict, phrase) in cases {

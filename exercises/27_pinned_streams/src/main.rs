@@ -7,7 +7,8 @@
 //! computes the next is already being copied in and the one before copied back.
 //!
 //! Copies only run beside other work from pinned (page-locked) host memory: from a Vec the
-//! driver first copies into a buffer of its own while your program waits.
+//! driver first copies into a buffer of its own while your program waits. And nothing queued
+//! after an allocation runs beside what was queued before it: allocate first, then queue.
 //!
 //! `runner check 27` reads the timeline of copies and kernels from the driver's record and
 //! measures how much of the copy time ran beside other work.
@@ -37,17 +38,20 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // TODO 1: make STREAMS streams (ctx.new_stream()).
 
-    // TODO 2: for each chunk (the elements c * chunk .. up to (c + 1) * chunk, the last one
-    // shorter), take stream c % STREAMS and:
-    //  - allocate pinned host memory for its input and output (unsafe { ctx.alloc_pinned::<f32>(len) }),
-    //    and fill the input from the signal (pinned.as_mut_slice()?.copy_from_slice(...));
-    //  - allocate its device input and output on that stream (stream.alloc_zeros);
-    //  - copy in (stream.memcpy_htod), launch transform(in, out, len, rounds), copy back
-    //    (stream.memcpy_dtoh) into the pinned output.
-    // Keep each chunk's pinned output and its device arrays (Vecs of them) until every chunk is
-    // queued: dropping a device array frees it, and freeing waits for the GPU to finish with it.
+    // TODO 2: allocate every chunk's memory before queuing any work (an allocation waits for
+    // all the work queued before it to finish, which would undo the overlap). For each chunk
+    // (signal.chunks(chunk).enumerate(): the last one may be shorter), on stream c % STREAMS:
+    //  - pinned host memory for its input and output (unsafe { ctx.alloc_pinned::<f32>(len) }),
+    //    the input filled from the chunk (pinned.as_mut_slice()?.copy_from_slice(part));
+    //  - its device input and output (stream.alloc_zeros::<f32>(len)).
+    // Keep them all (a Vec of tuples) to the end: dropping a device array frees it, and freeing
+    // waits for the GPU too.
 
-    // TODO 3: append each chunk's pinned output to result, in order (as_slice() waits for that
+    // TODO 3: queue each chunk's work on its stream: copy in (stream.memcpy_htod), launch
+    // transform(in, out, len, rounds), copy back (stream.memcpy_dtoh) into its pinned output.
+    // Nothing waits here: the host queues all the chunks, and the GPU overlaps them.
+
+    // TODO 4: append each chunk's pinned output to result, in order (as_slice() waits for that
     // chunk's copy back to finish).
 
     task.write_f32s("signal", &result)?;

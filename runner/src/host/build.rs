@@ -67,8 +67,13 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
              which is not installed: run scripts/install-cuda-python"
         ))
     })?;
+    // Compiled in memory, not with py_compile, which would leave __pycache__ in the student's
+    // folder.
     let output = Command::new(&python)
-        .args(["-m", "py_compile"])
+        .args([
+            "-c",
+            "import sys; compile(open(sys.argv[1], encoding='utf-8-sig').read(), sys.argv[1], 'exec')",
+        ])
         .arg(main)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
@@ -77,8 +82,13 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
         })?;
     if !output.status.success() {
         let shown = course.display_name(main);
-        let message =
-            String::from_utf8_lossy(&output.stderr).replace(&main.display().to_string(), &shown);
+        // The compiler's own lines, without the traceback of the one-line program that ran it.
+        let message: String = String::from_utf8_lossy(&output.stderr)
+            .replace(&main.display().to_string(), &shown)
+            .lines()
+            .filter(|l| !l.starts_with("Traceback") && !l.contains("File \"<string>\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
         return Err(BuildFailure::Errors(message.trim_end().to_string()));
     }
     Ok(Built {

@@ -221,6 +221,18 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
             .flat_map(|r| &r.transfers)
             .filter(|t| t.asynchronous && !t.pinned && t.direction != Direction::DeviceToDevice)
             .count();
+        let waits = records
+            .iter()
+            .map(|r| r.allocation_waits)
+            .max()
+            .unwrap_or(0);
+        if waits > 0 {
+            found.push(format!(
+                "{waits} allocations were made while copies or kernels were still queued: CUDA \
+                 runs nothing queued after an allocation beside what was queued before it, so \
+                 the chunks ran one after another. Allocate every buffer first, then queue the work"
+            ));
+        }
         if pageable > 0 {
             found.push(format!(
                 "{pageable} asynchronous copies used pageable host memory (a Vec): the driver \

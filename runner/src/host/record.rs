@@ -49,6 +49,9 @@ pub struct Record {
     pub not_supported: Vec<String>,
     #[serde(default)]
     pub leaked_bytes: u64,
+    /// Allocations that waited for queued work to finish (the simulator's driver counts them).
+    #[serde(default)]
+    pub allocation_waits: u64,
 }
 
 /// Entry points that libraries call on their own to probe the driver, not the program: their

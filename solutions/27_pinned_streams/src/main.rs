@@ -7,7 +7,8 @@
 //! computes the next is already being copied in and the one before copied back.
 //!
 //! Copies only run beside other work from pinned (page-locked) host memory: from a Vec the
-//! driver first copies into a buffer of its own while your program waits.
+//! driver first copies into a buffer of its own while your program waits. And nothing queued
+//! after an allocation runs beside what was queued before it: allocate first, then queue.
 //!
 //! `runner check 27` reads the timeline of copies and kernels from the driver's record and
 //! measures how much of the copy time ran beside other work.
@@ -40,41 +41,45 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(|_| ctx.new_stream())
         .collect::<Result<Vec<_>, _>>()?;
 
-    // TODO 2: for each chunk (the elements c * chunk .. up to (c + 1) * chunk, the last one
-    // shorter), take stream c % STREAMS and:
-    //  - allocate pinned host memory for its input and output (unsafe { ctx.alloc_pinned::<f32>(len) }),
-    //    and fill the input from the signal (pinned.as_mut_slice()?.copy_from_slice(...));
-    //  - allocate its device input and output on that stream (stream.alloc_zeros);
-    //  - copy in (stream.memcpy_htod), launch transform(in, out, len, rounds), copy back
-    //    (stream.memcpy_dtoh) into the pinned output.
-    // Keep each chunk's pinned output and its device arrays (Vecs of them) until every chunk is
-    // queued: dropping a device array frees it, and freeing waits for the GPU to finish with it.
-    let mut outputs = Vec::with_capacity(chunks);
-    let mut on_device = Vec::with_capacity(chunks);
+    // TODO 2: allocate every chunk's memory before queuing any work (an allocation waits for
+    // all the work queued before it to finish, which would undo the overlap). For each chunk
+    // (signal.chunks(chunk).enumerate(): the last one may be shorter), on stream c % STREAMS:
+    //  - pinned host memory for its input and output (unsafe { ctx.alloc_pinned::<f32>(len) }),
+    //    the input filled from the chunk (pinned.as_mut_slice()?.copy_from_slice(part));
+    //  - its device input and output (stream.alloc_zeros::<f32>(len)).
+    // Keep them all (a Vec of tuples) to the end: dropping a device array frees it, and freeing
+    // waits for the GPU too.
+    let mut buffers = Vec::with_capacity(chunks);
     for (c, part) in signal.chunks(chunk).enumerate() {
         let stream = &streams[c % STREAMS];
         let len = part.len();
-        // SAFETY: both are written before they are read: the input below, the output by the copy.
-        let (mut pinned_in, mut pinned_out) =
+        // SAFETY: both are written before they are read: the input here, the output by its copy.
+        let (mut pinned_in, pinned_out) =
             unsafe { (ctx.alloc_pinned::<f32>(len)?, ctx.alloc_pinned::<f32>(len)?) };
         pinned_in.as_mut_slice()?.copy_from_slice(part);
-        let mut device_in = stream.alloc_zeros::<f32>(len)?;
-        let mut device_out = stream.alloc_zeros::<f32>(len)?;
-        stream.memcpy_htod(&pinned_in, &mut device_in)?;
-        let len_arg = len as i32;
-        let mut launch = stream.launch_builder(&transform);
-        launch.arg(&device_in).arg(&mut device_out).arg(&len_arg).arg(&rounds);
-        // SAFETY: transform takes (const float*, float*, int, int), passed in that order.
-        unsafe { launch.launch(LaunchConfig::for_num_elems(len as u32)) }?;
-        stream.memcpy_dtoh(&device_out, &mut pinned_out)?;
-        outputs.push(pinned_out);
-        on_device.push((device_in, device_out));
+        let device_in = stream.alloc_zeros::<f32>(len)?;
+        let device_out = stream.alloc_zeros::<f32>(len)?;
+        buffers.push((pinned_in, pinned_out, device_in, device_out));
     }
 
-    // TODO 3: append each chunk's pinned output to result, in order (as_slice() waits for that
+    // TODO 3: queue each chunk's work on its stream: copy in (stream.memcpy_htod), launch
+    // transform(in, out, len, rounds), copy back (stream.memcpy_dtoh) into its pinned output.
+    // Nothing waits here: the host queues all the chunks, and the GPU overlaps them.
+    for (c, (pinned_in, pinned_out, device_in, device_out)) in buffers.iter_mut().enumerate() {
+        let stream = &streams[c % STREAMS];
+        stream.memcpy_htod(pinned_in, device_in)?;
+        let len_arg = pinned_in.len() as i32;
+        let mut launch = stream.launch_builder(&transform);
+        launch.arg(&*device_in).arg(&mut *device_out).arg(&len_arg).arg(&rounds);
+        // SAFETY: transform takes (const float*, float*, int, int), passed in that order.
+        unsafe { launch.launch(LaunchConfig::for_num_elems(len_arg as u32)) }?;
+        stream.memcpy_dtoh(&*device_out, pinned_out)?;
+    }
+
+    // TODO 4: append each chunk's pinned output to result, in order (as_slice() waits for that
     // chunk's copy back to finish).
-    for pinned in &outputs {
-        result.extend_from_slice(pinned.as_slice()?);
+    for (_, pinned_out, _, _) in &buffers {
+        result.extend_from_slice(pinned_out.as_slice()?);
     }
 
     task.write_f32s("signal", &result)?;
