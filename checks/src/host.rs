@@ -11,6 +11,7 @@ mod ex27_pinned_streams;
 pub mod ex28_host_random;
 mod py01_ufunc;
 mod py02_device_arrays;
+mod py03_grid_stride;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -59,6 +60,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py02",
         cases: py02_device_arrays::cases,
         diagnose: Some(py02_device_arrays::diagnose),
+    },
+    HostCheck {
+        id: "py03",
+        cases: py03_grid_stride::cases,
+        diagnose: Some(py03_grid_stride::diagnose),
     },
     HostCheck {
         id: "28",
