@@ -12,6 +12,7 @@ pub mod ex28_host_random;
 mod py01_ufunc;
 mod py02_device_arrays;
 mod py03_grid_stride;
+mod py04_atomics;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -65,6 +66,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py03",
         cases: py03_grid_stride::cases,
         diagnose: Some(py03_grid_stride::diagnose),
+    },
+    HostCheck {
+        id: "py04",
+        cases: py04_atomics::cases,
+        diagnose: Some(py04_atomics::diagnose),
     },
     HostCheck {
         id: "28",
