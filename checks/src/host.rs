@@ -13,6 +13,7 @@ mod py01_ufunc;
 mod py02_device_arrays;
 mod py03_grid_stride;
 mod py04_atomics;
+mod py05_random;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -71,6 +72,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py04",
         cases: py04_atomics::cases,
         diagnose: Some(py04_atomics::diagnose),
+    },
+    HostCheck {
+        id: "py05",
+        cases: py05_random::cases,
+        diagnose: Some(py05_random::diagnose),
     },
     HostCheck {
         id: "28",
