@@ -14,6 +14,7 @@ mod py02_device_arrays;
 mod py03_grid_stride;
 mod py04_atomics;
 mod py05_random;
+mod py06_grid_2d;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -77,6 +78,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py05",
         cases: py05_random::cases,
         diagnose: Some(py05_random::diagnose),
+    },
+    HostCheck {
+        id: "py06",
+        cases: py06_grid_2d::cases,
+        diagnose: Some(py06_grid_2d::diagnose),
     },
     HostCheck {
         id: "28",

@@ -1,0 +1,66 @@
+//! py06: a 2D grid. A five-point smoothing of a rows x cols matrix: inner elements become the
+//! mean of their four neighbours, border elements are copied. The sums run in the kernel's order
+//! (above, below, left, right) and the quarter is exact, so the reference matches to the bit.
+
+use super::HostCase;
+use crate::case::HostData;
+use crate::random::Rng;
+
+pub fn smooth(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let at = |r: usize, c: usize| a[r * cols + c];
+    let mut out = a.to_vec();
+    for r in 1..rows.saturating_sub(1) {
+        for c in 1..cols.saturating_sub(1) {
+            out[r * cols + c] = (at(r - 1, c) + at(r + 1, c) + at(r, c - 1) + at(r, c + 1)) * 0.25;
+        }
+    }
+    out
+}
+
+fn case(name: &str, rows: usize, cols: usize, rng: &mut Rng) -> HostCase {
+    let a = rng.vec_f32(rows * cols, -1.0, 1.0);
+    let want = smooth(&a, rows, cols);
+    HostCase {
+        name: name.to_string(),
+        params: vec![("rows", rows.to_string()), ("cols", cols.to_string())],
+        inputs: vec![("a", HostData::F32(a))],
+        expected: vec![("out", HostData::F32(want))],
+    }
+}
+
+pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+    vec![
+        case("7 x 5, fewer columns than rows", 7, 5, rng),
+        case("100 x 130, not whole blocks either way", 100, 130, rng),
+    ]
+}
+
+/// Where the wrong elements are: past a row or a column the grid did not reach.
+pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+    let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
+        return None;
+    };
+    let number = |key: &str| case.param(key)?.parse::<usize>().ok();
+    let (rows, cols) = (number("rows")?, number("cols")?);
+    if got.len() != rows * cols {
+        return None;
+    }
+    let wrong = |r: usize, c: usize| want[r * cols + c] != got[r * cols + c];
+    let first_wrong_row = (0..rows).find(|&r| (0..cols).any(|c| wrong(r, c)))?;
+    let first_wrong_col = (0..cols).find(|&c| (0..rows).any(|r| wrong(r, c)))?;
+    let rows_after_all_wrong = (first_wrong_row..rows).all(|r| (0..cols).all(|c| wrong(r, c)));
+    let cols_after_all_wrong = (first_wrong_col..cols).all(|c| (0..rows).all(|r| wrong(r, c)));
+    if first_wrong_row > 0 && rows_after_all_wrong {
+        Some(format!(
+            "rows {first_wrong_row} and after are wrong, the rows before right: the grid does not \
+             reach them. Its y dimension needs enough blocks for every row ({rows})"
+        ))
+    } else if first_wrong_col > 0 && cols_after_all_wrong {
+        Some(format!(
+            "columns {first_wrong_col} and after are wrong, the columns before right: the grid \
+             does not reach them. Its x dimension needs enough blocks for every column ({cols})"
+        ))
+    } else {
+        None
+    }
+}
