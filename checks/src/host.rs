@@ -15,6 +15,7 @@ mod py03_grid_stride;
 mod py04_atomics;
 mod py05_random;
 mod py06_grid_2d;
+mod py07_shared_memory;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -83,6 +84,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py06",
         cases: py06_grid_2d::cases,
         diagnose: Some(py06_grid_2d::diagnose),
+    },
+    HostCheck {
+        id: "py07",
+        cases: py07_shared_memory::cases,
+        diagnose: None,
     },
     HostCheck {
         id: "28",
