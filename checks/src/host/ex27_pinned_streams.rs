@@ -31,6 +31,6 @@ fn case(name: &str, n: usize, chunks: usize, rng: &mut Rng) -> HostCase {
 pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1000 in 4 chunks, the last one shorter", 1000, 4, rng),
-        case("n = 1048576 in 8 chunks", 1 << 20, 8, rng),
+        case("n = 8388608 in 8 chunks", 1 << 23, 8, rng),
     ]
 }
