@@ -203,10 +203,6 @@ not_supported!(
     );
     fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig);
     fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: ::core::ffi::c_uint);
-    fn cuGetExportTable(
-        ppExportTable: *mut *const ::core::ffi::c_void,
-        pExportTableId: *const CUuuid,
-    );
     fn cuGraphAddBatchMemOpNode(
         phGraphNode: *mut CUgraphNode,
         hGraph: CUgraph,
@@ -1546,7 +1542,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuFuncSetBlockShape",
     "cuFuncSetSharedMemConfig",
     "cuFuncSetSharedSize",
-    "cuGetExportTable",
     "cuGraphAddBatchMemOpNode",
     "cuGraphAddChildGraphNode",
     "cuGraphAddDependencies",

@@ -261,7 +261,34 @@ fn list(v: &Value) -> &[Value] {
 
 /// A launch in one line: its shape, its memory figures on the simulator (a GPU gives none), its
 /// time.
-fn launch_line(l: &Value, times: Times) -> String {
+/// The launches grouped by what they were (kernel, grid, block, memory figures), in the order
+/// each first came: each with how many there were and their mean time. A loop of launches is
+/// one line, not hundreds.
+fn alike_launches(launches: &[Value]) -> Vec<(&Value, usize, f64)> {
+    let mut groups: Vec<(&Value, usize, f64)> = Vec::new();
+    let same = |a: &Value, b: &Value| {
+        ["kernel", "grid", "block", "figures"]
+            .iter()
+            .all(|key| a[key] == b[key])
+    };
+    for l in launches {
+        let us = number(&l["end_us"]) - number(&l["start_us"]);
+        match groups.iter_mut().find(|(first, _, _)| same(first, l)) {
+            Some((_, count, total)) => {
+                *count += 1;
+                *total += us;
+            }
+            None => groups.push((l, 1, us)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(l, count, total)| (l, count, total / count as f64))
+        .collect()
+}
+
+/// One line for `count` alike launches of mean time `us`, the first of which is `l`.
+fn launch_line(l: &Value, count: usize, us: f64, times: Times) -> String {
     let f = &l["figures"];
     let figures = if f.is_null() {
         String::new()
@@ -272,12 +299,15 @@ fn launch_line(l: &Value, times: Times) -> String {
             number(&f["shared_load_wavefronts"]) + number(&f["shared_store_wavefronts"]),
         )
     };
+    let (how_many, each) = match count {
+        1 => (String::new(), ""),
+        n => (format!(" ×{n}"), " each"),
+    };
     format!(
-        "  launch {} <<<{}, {}>>>:{figures} {:.1} µs {}{}\n",
+        "  launch {} <<<{}, {}>>>{how_many}:{figures} {us:.1} µs {}{each}{}\n",
         short_name(l["kernel"].as_str().unwrap_or("?")),
         dims(&l["grid"]),
         dims(&l["block"]),
-        number(&l["end_us"]) - number(&l["start_us"]),
         times.word(),
         if l["aborted"] == true {
             " (stopped: see above)"
@@ -365,8 +395,8 @@ pub fn summary(record: &Value) -> String {
             times.word(),
         ));
     }
-    for l in launches {
-        out.push_str(&launch_line(l, times));
+    for (l, count, us) in alike_launches(launches) {
+        out.push_str(&launch_line(l, count, us, times));
         out.push_str(&busiest_lines(&l["lines"]));
     }
     let end = transfers
