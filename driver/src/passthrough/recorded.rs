@@ -317,12 +317,20 @@ pub(crate) unsafe fn cuMemFreeAsync(dptr: u64, stream: CUstream) -> CUresult {
     unsafe { freed("cuMemFreeAsync", (dptr, stream), dptr) }
 }
 
-/// The kernel's name, as the real driver knows it (CUDA 12.3 and later).
+/// The name of the kernel `function` runs. A launch may pass a library's `CUkernel` where a
+/// `CUfunction` goes (cuda.core and numba-cuda do), which `cuFuncGetName` does not know and
+/// `cuKernelGetName` (CUDA 12.3) does.
 fn kernel_name(function: CUfunction) -> String {
     let mut name: *const c_char = std::ptr::null();
-    // SAFETY: cuFuncGetName writes a pointer to the driver's own string.
-    let asked = unsafe { raw("cuFuncGetName", (&mut name as *mut *const c_char, function)) };
-    if asked != E::CUDA_SUCCESS || name.is_null() {
+    let found = ["cuFuncGetName", "cuKernelGetName"]
+        .into_iter()
+        .any(|getter| {
+            // SAFETY: both write a pointer to the driver's own string, given a handle of theirs; a
+            // handle of the other kind is refused with an error, not followed.
+            let asked = unsafe { raw(getter, (&mut name as *mut *const c_char, function)) };
+            asked == E::CUDA_SUCCESS && !name.is_null()
+        });
+    if !found {
         return "?".into();
     }
     // SAFETY: a NUL-terminated string of the driver's.

@@ -58,6 +58,16 @@ pub fn build(
     }
 }
 
+/// hostkit's Python module first on the module path, before any the caller set.
+fn python_path(course: &Course) -> OsString {
+    let mut path = OsString::from(course.root.join("hostkit").join("python"));
+    if let Some(old) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
+        path.push(":");
+        path.push(old);
+    }
+    path
+}
+
 /// A Python script: the course's CUDA Python runs it, with hostkit's Python module on its path;
 /// a syntax error is found before any case runs.
 fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
@@ -94,10 +104,7 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
     Ok(Built {
         command: vec![python.into(), main.into()],
         variables: vec![
-            (
-                "PYTHONPATH",
-                course.root.join("hostkit").join("python").into(),
-            ),
+            ("PYTHONPATH", python_path(course)),
             ("PYTHONDONTWRITEBYTECODE", "1".into()),
         ],
         warnings: Vec::new(),
