@@ -188,6 +188,7 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
     call("cuCtxSynchronize", |d| {
         d.require_context()?;
         d.record.synchronise(None);
+        d.land(crate::in_flight::Wait::All);
         Ok(())
     })
 }

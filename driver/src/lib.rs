@@ -15,13 +15,15 @@
 //! | `link` | the driver's linker, for one PTX input (Numba, cuda.core) |
 //! | `occupancy` | occupancy queries and context limits, from the H100 model |
 //! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
+//! | `in_flight` | copies back to page-locked memory, which land only when the program waits |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
 //! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
 //! | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
-//! asked for, and the simulator keeps it. What a GPU would overlap is left to the timeline of the
+//! asked for, and the simulator keeps it (the one exception: an asynchronous copy back to
+//! page-locked memory reaches the program's memory only when the program waits for it). What a GPU would overlap is left to the timeline of the
 //! record.
 
 // First: its `pass_through!` starts every entry point.
@@ -31,6 +33,7 @@ mod passthrough;
 mod context;
 mod device;
 mod errors;
+mod in_flight;
 mod launch;
 mod library;
 mod link;

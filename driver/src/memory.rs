@@ -1,6 +1,7 @@
 //! Device memory, page-locked host memory, memset and copies. Copies run at once; the record
 //! places them on the modelled timeline (pinned or pageable, synchronous or not, which stream).
 
+use crate::in_flight::Wait;
 use crate::record::Direction;
 use crate::state::{call, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};
@@ -110,7 +111,8 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
             .iter()
             .position(|&(start, _)| start == p as usize)
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        d.pinned.remove(at);
+        let (start, len) = d.pinned.remove(at);
+        d.land(Wait::Into { start, len });
         // SAFETY: `p` was allocated by posix_memalign in `alloc_host` and is freed once.
         unsafe { libc::free(p) };
         Ok(())
@@ -143,7 +145,8 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
             .iter()
             .position(|&(start, _)| start == p as usize)
             .ok_or(E::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)?;
-        d.pinned.remove(at);
+        let (start, len) = d.pinned.remove(at);
+        d.land(Wait::Into { start, len });
         Ok(())
     })
 }
@@ -158,6 +161,10 @@ enum Copy {
 /// Runs a copy of `bytes` and records it on `stream` (`None`: a synchronous copy).
 fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
     d.require_context()?;
+    if stream.is_none() {
+        // A synchronous copy runs on the legacy default stream: after everything queued.
+        d.land(Wait::All);
+    }
     // A synchronous call works on the default stream, as a null stream names it.
     let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
     let (direction, pinned) = match what {
@@ -180,9 +187,14 @@ fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> R
                 .machine
                 .read(src, bytes as u64)
                 .map_err(|_| E::CUDA_ERROR_INVALID_VALUE)?;
-            // SAFETY: the program passed `dst` as `bytes` writable bytes.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst.cast::<u8>(), bytes) };
-            (Direction::DeviceToHost, d.is_pinned(dst as usize, bytes))
+            let pinned = d.is_pinned(dst as usize, bytes);
+            if stream.is_some() && pinned {
+                d.send_later(stream_index, dst as usize, data);
+            } else {
+                // SAFETY: the program passed `dst` as `bytes` writable bytes.
+                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst.cast::<u8>(), bytes) };
+            }
+            (Direction::DeviceToHost, pinned)
         }
         Copy::Within { dst, src } => {
             let data = d

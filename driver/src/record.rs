@@ -106,6 +106,8 @@ pub struct Record {
     pub allocation_waits: u64,
     /// Device bytes allocated and not freed when the program ended.
     pub leaked_bytes: u64,
+    /// Copies back to page-locked memory the program never waited for (`in_flight`).
+    pub copies_never_waited_for: u64,
     /// The modelled time at which the host is (microseconds from the first call); measured: when
     /// the last operation timed ended.
     pub host_us: f64,
@@ -284,6 +286,7 @@ extern "C" fn write_at_exit() {
             d.record.timeline = TimelineKind::Measured;
         }
         d.record.leaked_bytes = d.allocations.values().sum();
+        d.record.copies_never_waited_for = d.copies_never_waited_for();
         serde_json::to_string_pretty(&d.record)
     });
     match json.map(|text| std::fs::write(&path, text)) {

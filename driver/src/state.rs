@@ -16,6 +16,8 @@ pub(crate) struct LoadedModule {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Event {
     pub at_us: Option<f64>,
+    /// The stream it was recorded on and the order of what was queued before it.
+    pub recorded: Option<(usize, u64)>,
     /// Created with `CU_EVENT_DISABLE_TIMING`: a GPU gives no elapsed time for it.
     pub without_timing: bool,
 }
@@ -49,6 +51,12 @@ pub(crate) struct Driver {
     pub record: Record,
     /// Pass-through mode's streams and the events not read yet.
     pub measured: crate::passthrough::timing::Measured,
+    /// Copies back to page-locked memory not waited for yet (`in_flight`).
+    pub in_flight: Vec<crate::in_flight::InFlight>,
+    /// How many operations were queued so far, to order copies and events.
+    pub queued: u64,
+    /// Copies that landed only because their memory was freed (`in_flight`).
+    pub never_waited_for: u64,
 }
 
 impl Driver {
@@ -71,6 +79,9 @@ impl Driver {
             sticky: None,
             record: Record::default(),
             measured: Default::default(),
+            in_flight: Vec::new(),
+            queued: 0,
+            never_waited_for: 0,
         }
     }
 

@@ -2,6 +2,7 @@
 //! by the time the program asks; what they order is the modelled timeline (see `record`), from
 //! which an event's time and `cuEventElapsedTime` come.
 
+use crate::in_flight::Wait;
 use crate::state::{call, handle, index, put, stream_handle, Driver, Event, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
 use std::ffi::c_uint;
@@ -67,6 +68,7 @@ pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
     call("cuStreamSynchronize", |d| {
         let i = d.stream_index(stream.cast())?;
         d.record.synchronise(Some(i));
+        d.land(stream_wait(i));
         Ok(())
     })
 }
@@ -74,9 +76,29 @@ pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuStreamQuery(stream: CUstream) -> CUresult {
     pass_through!(cuStreamQuery(stream));
+    // "Complete" is the answer: the stream's copies have landed by then.
     call("cuStreamQuery", |d| {
-        d.stream_index(stream.cast()).map(|_| ())
+        let i = d.stream_index(stream.cast())?;
+        d.land(stream_wait(i));
+        Ok(())
     })
+}
+
+/// What waiting for stream `i` lands: its copies, or every copy for the default stream (the
+/// legacy default stream waits for every blocking stream, and they for it).
+fn stream_wait(i: usize) -> Wait {
+    if i == 0 {
+        Wait::All
+    } else {
+        Wait::Stream(i)
+    }
+}
+
+/// Lands the copies queued before an event was recorded (`recorded`: its stream and order).
+fn land_before(d: &mut Driver, recorded: Option<(usize, u64)>) {
+    if let Some((stream, order)) = recorded {
+        d.land(Wait::Before { stream, order });
+    }
 }
 
 fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
@@ -108,6 +130,7 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, flags: c_uint) -> CU
         d.require_context()?;
         d.events.push(Some(Event {
             at_us: None,
+            recorded: None,
             without_timing: flags & DISABLE_TIMING != 0,
         }));
         // SAFETY: the caller's contract.
@@ -128,7 +151,10 @@ pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
 fn record_event(d: &mut Driver, event: CUevent, stream: CUstream) -> Result {
     let s = d.stream_index(stream.cast())?;
     let at = d.record.stream_end(s);
-    event_mut(d, event)?.at_us = Some(at);
+    let order = d.queued_so_far();
+    let e = event_mut(d, event)?;
+    e.at_us = Some(at);
+    e.recorded = Some((s, order));
     Ok(())
 }
 
@@ -152,11 +178,15 @@ pub extern "C" fn cuEventRecordWithFlags(
 pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
     pass_through!(recorded::cuEventSynchronize(event));
     call("cuEventSynchronize", |d| {
-        let at = event_mut(d, event)?.at_us;
+        let (at, recorded) = {
+            let e = event_mut(d, event)?;
+            (e.at_us, e.recorded)
+        };
         d.record.synchronisations += 1;
         if let Some(at) = at {
             d.record.host_us = d.record.host_us.max(at);
         }
+        land_before(d, recorded);
         Ok(())
     })
 }
@@ -164,7 +194,11 @@ pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuEventQuery(event: CUevent) -> CUresult {
     pass_through!(cuEventQuery(event));
-    call("cuEventQuery", |d| event_mut(d, event).map(|_| ()))
+    call("cuEventQuery", |d| {
+        let recorded = event_mut(d, event)?.recorded;
+        land_before(d, recorded);
+        Ok(())
+    })
 }
 
 /// Milliseconds between two recorded events, on the modelled timeline.
