@@ -102,19 +102,17 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         // A copy back to page-locked memory on a stream lands when the program waits for it,
         // not before: read early, the memory still holds what it held.
         let host = pinned.cast::<u8>();
-        // SAFETY: `pinned` is 1 MiB of page-locked memory of this driver's.
-        unsafe { std::ptr::write_bytes(host, 0, 16) };
+        // `pinned` is 1 MiB of page-locked memory of this driver's (inside this test's unsafe).
+        std::ptr::write_bytes(host, 0, 16);
         assert_eq!(
             cuMemcpyDtoHAsync_v2(pinned, dptr, 16, stream),
             E::CUDA_SUCCESS
         );
-        // SAFETY: as above.
-        let early = unsafe { std::slice::from_raw_parts(host, 16) }.to_vec();
+        let early = std::slice::from_raw_parts(host, 16).to_vec();
         assert_eq!(early, [0u8; 16]);
         assert_eq!(crate::in_flight::simcudaBytesInFlight(pinned, 16), 16);
         assert_eq!(cuStreamSynchronize(stream), E::CUDA_SUCCESS);
-        // SAFETY: as above.
-        assert_eq!(unsafe { std::slice::from_raw_parts(host, 16) }, [7u8; 16]);
+        assert_eq!(std::slice::from_raw_parts(host, 16), [7u8; 16]);
         assert_eq!(crate::in_flight::simcudaBytesInFlight(pinned, 16), 0);
 
         // Unified addressing: cuMemcpy finds each side by where it lies.
