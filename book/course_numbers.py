@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""An mdBook preprocessor: the course's numbers, written into the book from exercises.toml.
+"""An mdBook preprocessor: the course's numbers and words, written into the book from their sources.
 
 A page writes `{{#targets NN}}` where exercise NN's targets belong and `{{#tolerance NN}}` where
 its float tolerance does; the built book has the metadata's own numbers there, so the text cannot
-disagree with what `runner check` judges. book.toml runs this before every build:
+disagree with what `runner check` judges. Two more directives keep an exercise's section true
+to the course:
+
+- `{{#hints NN}}`: a folded "Tips" list of exercise NN's hints from exercises.toml, the ones
+  `runner hint NN` gives one at a time;
+- `{{#passing NN}}`: what a passing `runner check NN` prints, from book/src/outputs/pass-NN.txt
+  (written by book/outputs/generate.py from the runner, and checked against it in CI).
+
+book.toml runs this before every build:
 
     [preprocessor.course-numbers]
     command = "python3 course_numbers.py"
@@ -27,7 +35,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 METADATA = REPO / "exercises" / "exercises.toml"
-DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance)\s+([0-9A-Za-z]+)\s*\}\}")
+OUTPUTS = REPO / "book" / "src" / "outputs"
+DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance|hints|passing)\s+([0-9A-Za-z]+)\s*\}\}")
 
 
 def number(value: float) -> str:
@@ -87,13 +96,44 @@ def tolerance_text(exercise: dict) -> str:
     return f"absolute {ten_power(tolerance['abs'])}, relative {ten_power(tolerance['rel'])}"
 
 
+def markdown_text(text: str) -> str:
+    """Plain text as Markdown that shows it as written: `code spans` kept, the rest escaped."""
+    parts = re.split(r"(`[^`]*`)", text)
+    for n in range(0, len(parts), 2):
+        parts[n] = (re.sub(r"([\\*_\[\]<>#|])", r"\\\1", parts[n])
+                    .replace("&", "&amp;"))
+    return "".join(parts)
+
+
+def hints_fold(exercise: dict) -> str:
+    hints = exercise.get("hints") or []
+    if not hints:
+        raise ValueError(f"exercise {exercise['id']} has no hints for {{{{#hints}}}}")
+    items = "\n".join(f"{n}. {markdown_text(hint)}" for n, hint in enumerate(hints, 1))
+    return ("<details>\n<summary>Tips</summary>\n\n"
+            f"The runner's hints, from a nudge to nearly the answer (`runner hint {exercise['id']}` "
+            "gives them one at a time):\n\n"
+            f"{items}\n\n</details>")
+
+
+def passing_block(exercise: dict) -> str:
+    path = OUTPUTS / f"pass-{exercise['id']}.txt"
+    if not path.is_file():
+        raise ValueError(f"exercise {exercise['id']}: no {path.relative_to(REPO)} for {{{{#passing}}}}: "
+                         "run python3 book/outputs/generate.py")
+    return ("When it passes, `runner check " + exercise["id"] + "` prints this (in the simulator, "
+            "its figures left out):\n\n"
+            "```text\n" + path.read_text().rstrip("\n") + "\n```")
+
+
 def expand(text: str, exercises: dict[str, dict], where: str) -> str:
     def replace(match: re.Match) -> str:
         kind, ident = match.group(1), match.group(2)
         exercise = exercises.get(ident)
         if exercise is None:
             raise ValueError(f"{where}: {match.group(0)} names no exercise in exercises.toml")
-        return targets_sentence(exercise) if kind == "targets" else tolerance_text(exercise)
+        return {"targets": targets_sentence, "tolerance": tolerance_text, "hints": hints_fold,
+                "passing": passing_block}[kind](exercise)
 
     return DIRECTIVE.sub(replace, text)
 

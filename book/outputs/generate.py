@@ -3,10 +3,16 @@
 
 A page shows a run of `runner check` by including one of these files
 (`{{#include outputs/check-22.txt}}`), never by pasting it, so the book shows what the runner
-prints today. Each output is made in the simulator, from the exercise as it is handed out, and
-trimmed the same way every time: the progress line (it depends on who runs it) is dropped, an
-output may stop before a given line, and long lines are wrapped at 100 columns under their own
-indentation.
+prints today. Each output is made in the simulator and trimmed the same way every time: the
+progress line (it depends on who runs it) is dropped, an output may stop before a given line, and
+long lines are wrapped at 100 columns under their own indentation.
+
+Two kinds: a few runs of exercises as they are handed out (check-NN.txt, included where a page
+explains a failure), and for every exercise in exercises.toml a passing run, `runner check NN
+--file solutions/FILE` (pass-NN.txt, which `{{#passing NN}}` shows in the exercise's section,
+book/course_numbers.py). A passing run keeps its header (the file named as the student's,
+exercises/FILE), its cases, its targets and its verdict; the figures between are left out, one
+line saying so. A solution that does not pass is an error.
 
     python3 book/outputs/generate.py                      # write every output
     python3 book/outputs/generate.py --check              # fail if a committed output is stale
@@ -19,12 +25,14 @@ Python 3 standard library only.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import shlex
 import subprocess
 import sys
 import textwrap
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +48,7 @@ class Output:
     name: str
     args: list[str]
     stop_before: str | None = None  # a regex: the output ends before the first line it matches
+    exercise_file: str | None = None  # a passing run of the solution to this exercise file
 
 
 OUTPUTS = [
@@ -49,6 +58,33 @@ OUTPUTS = [
     Output("check-22", ["check", "22", "--backend", "sim"]),
     Output("check-23", ["check", "23", "--backend", "sim"], stop_before=r"^Memory figures"),
 ]
+
+
+def passing_outputs() -> list[Output]:
+    exercises = tomllib.loads((REPO / "exercises" / "exercises.toml").read_text()).get("exercise", [])
+    return [Output(f"pass-{exercise['id']}",
+                   ["check", exercise["id"], "--file", f"solutions/{exercise['file']}", "--backend", "sim"],
+                   exercise_file=exercise["file"])
+            for exercise in exercises]
+
+
+def passing_lines(lines: list[str], output: Output) -> list[str]:
+    """Header, cases, targets and verdict of a passing run; the figures left out."""
+    verdict = next((n for n, line in enumerate(lines) if re.match(r"(Passed|PASSED)\b", line)), None)
+    if verdict is None:
+        raise RuntimeError(f"runner {shlex.join(output.args)} did not pass:\n" + "\n".join(lines))
+    first_blank = next((n for n, line in enumerate(lines) if not line.strip()), verdict)
+    header = [line.replace(f"solutions/{output.exercise_file}", f"exercises/{output.exercise_file}")
+              for line in lines[:first_blank]]
+    figures = lines[first_blank:verdict]
+    targets = [line for line in figures if re.match(r"\s+[✓✗] target", line)]
+    kept = header + [""]
+    if any(line.strip() for line in figures if line not in targets):
+        kept.append("(figures left out)")
+    kept += targets
+    if kept[-1].strip():
+        kept.append("")
+    return kept + lines[verdict:]
 
 
 def wrap(line: str) -> list[str]:
@@ -68,13 +104,16 @@ def render(output: Output, runner: list[str]) -> str:
     if not text.strip():
         raise RuntimeError(f"{shlex.join(command)} printed nothing (exit {result.returncode}):\n"
                            f"{result.stderr}")
-    lines = []
+    raw = []
     for line in text.splitlines():
         if output.stop_before and re.search(output.stop_before, line):
             break
         if line.startswith("Progress:"):
             continue
-        lines.extend(wrap(line.rstrip()))
+        raw.append(line.rstrip())
+    if output.exercise_file:
+        raw = passing_lines(raw, output)
+    lines = [piece for line in raw for piece in wrap(line)]
     while lines and not lines[-1].strip():
         lines.pop()
     return "\n".join(lines) + "\n"
@@ -90,15 +129,29 @@ def main() -> int:
     runner = shlex.split(options.runner)
     stale = []
     OUT.mkdir(parents=True, exist_ok=True)
-    for output in OUTPUTS:
+    outputs = OUTPUTS + passing_outputs()
+    for output in outputs:
         path = OUT / f"{output.name}.txt"
         text = render(output, runner)
         if options.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path.relative_to(REPO)))
+                old = path.read_text().splitlines() if path.exists() else []
+                sys.stderr.writelines(line + "\n" for line in difflib.unified_diff(
+                    old, text.splitlines(), f"{path.relative_to(REPO)} (committed)", "the runner's",
+                    lineterm=""))
         else:
             path.write_text(text)
             print(f"wrote {path.relative_to(REPO)}")
+    # An exercise taken out of exercises.toml takes its passing run with it.
+    made = {f"{output.name}.txt" for output in outputs}
+    for path in sorted(OUT.glob("pass-*.txt")):
+        if path.name not in made:
+            if options.check:
+                stale.append(f"{path.relative_to(REPO)} (no such exercise: delete it)")
+            else:
+                path.unlink()
+                print(f"removed {path.relative_to(REPO)}")
     if stale:
         print("stale runner outputs (run python3 book/outputs/generate.py and commit them):\n  "
               + "\n  ".join(stale), file=sys.stderr)

@@ -13,7 +13,10 @@ HTML in book/build:
 4. every exercise in exercises/exercises.toml is taught on its `chapter` page, which is in
    SUMMARY.md, has the heading `## Exercise NN: TITLE {#exercise-NN}` with the metadata's title
    (the id is what other pages link to), says `runner check NN`, includes the exercise's file,
-   and includes the solution's file inside a <details> fold;
+   includes the solution's file inside a <details> fold, and, in its own section, has the Tips
+   fold of the runner's hints (`{{#hints NN}}`) and what a passing check prints
+   (`{{#passing NN}}`, from book/src/outputs/pass-NN.txt, which book/outputs/generate.py --check
+   holds to the runner; book/course_numbers.py expands both);
 5. the course's numbers cannot drift: an exercise with `targets` has `{{#targets NN}}` in its
    section (book/course_numbers.py writes the metadata's numbers there at build time), and every
    target still written by hand, in its section of the book or in the header comment of its
@@ -117,7 +120,7 @@ def check_html(build: Path) -> None:
         text = path.read_text(errors="replace")
         parser.feed(text)
         pages[path.resolve()] = parser
-        for directive in ("{{#include", "{{#targets", "{{#tolerance"):
+        for directive in ("{{#include", "{{#targets", "{{#tolerance", "{{#hints", "{{#passing"):
             if directive in text:
                 fail(f"{path.relative_to(build)}: a {directive}}}}} was left unexpanded")
     checked = 0
@@ -187,6 +190,17 @@ def check_exercises(includes: dict[Path, list[tuple[str, Path, str | None]]]) ->
         folded = re.findall(r"<details>(.*?)</details>", text, flags=re.S)
         if not any(f"solutions/{file}" in block for block in folded):
             fail(f"{who}: in {chapter}, the solution is not inside a <details> fold")
+        section = exercise_section(text, number) or ""
+        for kind in ("hints", "passing"):
+            named = re.findall(rf"\{{\{{#{kind}\s+([0-9A-Za-z]+)\s*\}}\}}", section)
+            if number not in named:
+                fail(f"{who}: its section in {chapter} has no `{{{{#{kind} {number}}}}}` "
+                     + ("(the Tips fold of the runner's hints)" if kind == "hints"
+                        else "(what a passing `runner check` prints)"))
+            for other in set(named) - {number}:
+                fail(f"{who}: its section in {chapter} has {{{{#{kind} {other}}}}}, another exercise's")
+        if not (SRC / "outputs" / f"pass-{number}.txt").is_file():
+            fail(f"{who}: no book/src/outputs/pass-{number}.txt: run python3 book/outputs/generate.py")
     return len(exercises)
 
 
