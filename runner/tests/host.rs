@@ -87,6 +87,18 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "allocations were made while copies or kernels were still queued",
         ),
         (
+            "25",
+            "25_read_before_sync.rs",
+            "wrong_output",
+            "an asynchronous copy back to the host was never waited for",
+        ),
+        (
+            "py02",
+            "py02_read_before_sync.py",
+            "wrong_output",
+            "y was handed back while",
+        ),
+        (
             "28",
             "28_not_jumped.rs",
             "wrong_output",

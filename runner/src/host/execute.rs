@@ -36,6 +36,9 @@ pub struct Run {
     pub raw: Option<serde_json::Value>,
     /// The outputs the program handed back, by name, as the case expects them.
     pub outputs: Vec<(&'static str, Option<HostData>)>,
+    /// Outputs handed back while a copy into them was still in flight (hostkit asks the
+    /// course's driver), with the bytes still to come.
+    pub read_in_flight: Vec<(&'static str, u64)>,
 }
 
 pub fn run_case(
@@ -92,6 +95,15 @@ pub fn run_case(
         .iter()
         .map(|(name, want)| (*name, read_output(dir.path(), name, want)))
         .collect();
+    let read_in_flight = case
+        .expected
+        .iter()
+        .filter_map(|(name, _)| {
+            let marker = dir.path().join(format!("out_{name}.in_flight"));
+            let bytes = std::fs::read_to_string(marker).ok()?.trim().parse().ok()?;
+            Some((*name, bytes))
+        })
+        .collect();
     Ok(Run {
         exit,
         seconds: started.elapsed().as_secs_f64(),
@@ -99,6 +111,7 @@ pub fn run_case(
         record,
         raw,
         outputs,
+        read_in_flight,
     })
 }
 

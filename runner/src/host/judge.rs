@@ -121,13 +121,15 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
             ));
         };
         if let Some(problem) = mismatch(name, want, got, exercise.tolerance) {
-            // An error the program never looked at explains a wrong result before anything else.
+            // An error the program never looked at explains a wrong result before anything else;
+            // then a copy it never waited for.
             let unchecked = run
                 .record
                 .as_ref()
                 .and_then(|r| failed_calls(r).into_iter().next());
             let cause = unchecked
                 .map(|failure| format!("{failure}, {WENT_ON}"))
+                .or_else(|| read_before_waiting(run, name))
                 .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
                 .map(|c| format!("\n  Likely: {c}"))
                 .unwrap_or_default();
@@ -135,6 +137,28 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
         }
     }
     None
+}
+
+/// Says so where the program read `name` (or any result) before waiting for the copy into it.
+fn read_before_waiting(run: &Run, name: &str) -> Option<String> {
+    let wait = "wait for an asynchronous copy (synchronize its stream, or an event recorded \
+                after it) before reading what it copies";
+    if let Some((_, bytes)) = run.read_in_flight.iter().find(|(n, _)| *n == name) {
+        return Some(format!(
+            "{name} was handed back while {bytes} bytes of a copy into it were still on their \
+             way from the device: {wait}"
+        ));
+    }
+    let never = run.record.as_ref().map_or(0, |r| r.copies_never_waited_for);
+    let copies = match never {
+        0 => return None,
+        1 => "an asynchronous copy back to the host was".to_string(),
+        n => format!("{n} asynchronous copies back to the host were"),
+    };
+    Some(format!(
+        "{copies} never waited for, so the program read its memory before the data arrived: \
+         {wait}"
+    ))
 }
 
 /// How `got` differs from `want`: its length, or its first few wrong elements.

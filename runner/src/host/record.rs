@@ -49,6 +49,10 @@ pub struct Record {
     pub not_supported: Vec<String>,
     #[serde(default)]
     pub leaked_bytes: u64,
+    /// Copies back to page-locked memory the program never waited for (the simulator's driver
+    /// lands them only when the program waits, or frees the memory).
+    #[serde(default)]
+    pub copies_never_waited_for: u64,
     /// Allocations that waited for queued work to finish (the simulator's driver counts them).
     #[serde(default)]
     pub allocation_waits: u64,
