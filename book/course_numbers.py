@@ -3,13 +3,17 @@
 
 A page writes `{{#targets NN}}` where exercise NN's targets belong and `{{#tolerance NN}}` where
 its float tolerance does; the built book has the metadata's own numbers there, so the text cannot
-disagree with what `runner check` judges. Two more directives keep an exercise's section true
+disagree with what `runner check` judges. Three more directives keep an exercise's section true
 to the course:
 
 - `{{#hints NN}}`: a folded "Tips" list of exercise NN's hints from exercises.toml, the ones
   `runner hint NN` gives one at a time;
 - `{{#passing NN}}`: what a passing `runner check NN` prints, from book/src/outputs/pass-NN.txt
-  (written by book/outputs/generate.py from the runner, and checked against it in CI).
+  (written by book/outputs/generate.py from the runner, and checked against it in CI);
+- `{{#solution PATH}}` or `{{#solution PATH:ANCHOR}}`: like `{{#include}}`, relative to the page,
+  but without the exercise's TODO comments: a `// TODO` or `# TODO` line and the comment lines
+  that continue it in the exercise's own file (the same path under exercises/) are left out, so
+  the solution reads as finished code with only its comments on why.
 
 book.toml runs this before every build:
 
@@ -37,6 +41,8 @@ REPO = Path(__file__).resolve().parent.parent
 METADATA = REPO / "exercises" / "exercises.toml"
 OUTPUTS = REPO / "book" / "src" / "outputs"
 DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance|hints|passing)\s+([0-9A-Za-z]+)\s*\}\}")
+SOLUTION = re.compile(r"(?<!\\)\{\{#solution\s+([^}\s]+)\s*\}\}")
+TODO = re.compile(r"^\s*(//+|#)\s*TODO\b")
 
 
 def number(value: float) -> str:
@@ -126,7 +132,83 @@ def passing_block(exercise: dict) -> str:
             "```text\n" + path.read_text().rstrip("\n") + "\n```")
 
 
-def expand(text: str, exercises: dict[str, dict], where: str) -> str:
+def anchored(lines: list[str], anchor: str, where: str) -> list[str]:
+    start = re.compile(rf"ANCHOR:\s*{re.escape(anchor)}\b")
+    end = re.compile(rf"ANCHOR_END:\s*{re.escape(anchor)}\b")
+    begin = next((n for n, line in enumerate(lines) if start.search(line)), None)
+    finish = None if begin is None else next(
+        (n for n in range(begin + 1, len(lines)) if end.search(lines[n])), None)
+    if finish is None:
+        raise ValueError(f"{where}: no ANCHOR: {anchor} ... ANCHOR_END: {anchor}")
+    return lines[begin + 1:finish]
+
+
+def todo_blocks(exercise_lines: list[str]) -> dict[str, list[str]]:
+    """Each TODO comment of an exercise file, by its first line: that line and the comment lines
+    that continue it."""
+    blocks = {}
+    for n, line in enumerate(exercise_lines):
+        if not TODO.match(line):
+            continue
+        marker = TODO.match(line).group(1)
+        block = [line]
+        for following in exercise_lines[n + 1:]:
+            stripped = following.strip()
+            if not stripped.startswith(marker) or TODO.match(following) or "ANCHOR" in stripped:
+                break
+            block.append(following)
+        blocks[line] = block
+    return blocks
+
+
+def without_todos(lines: list[str], blocks: dict[str, list[str]]) -> list[str]:
+    kept: list[str] = []
+    n = 0
+    removed = False
+    while n < len(lines):
+        line = lines[n]
+        if TODO.match(line):
+            block = blocks.get(line, [line])
+            if lines[n:n + len(block)] != block:
+                block = [line]
+            n += len(block)
+            removed = True
+            continue
+        blank = not line.strip()
+        # No blank line left twice in a row, nor one opening a block where a TODO stood.
+        doubled = blank and kept and not kept[-1].strip()
+        opening = blank and removed and kept and kept[-1].rstrip().endswith(("{", ":"))
+        if not (doubled or opening):
+            kept.append(line)
+        removed = False
+        n += 1
+    return kept
+
+
+def solution_text(raw: str, page: Path, where: str) -> str:
+    name, _, anchor = raw.partition(":")
+    path = (page.parent / name).resolve()
+    if not path.is_file():
+        raise ValueError(f"{where}: {{{{#solution {raw}}}}}: no file {path}")
+    lines = path.read_text().splitlines()
+    if anchor:
+        lines = anchored(lines, anchor, f"{where}: {{{{#solution {raw}}}}}")
+    lines = [line for line in lines if not re.search(r"ANCHOR(_END)?:", line)]
+    blocks: dict[str, list[str]] = {}
+    relative = path.relative_to(REPO) if path.is_relative_to(REPO) else None
+    if relative is not None and relative.parts[0] == "solutions":
+        exercise_file = REPO / "exercises" / Path(*relative.parts[1:])
+        if exercise_file.is_file():
+            blocks = todo_blocks(exercise_file.read_text().splitlines())
+    lines = without_todos(lines, blocks)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def expand(text: str, exercises: dict[str, dict], where: str, page: Path) -> str:
     def replace(match: re.Match) -> str:
         kind, ident = match.group(1), match.group(2)
         exercise = exercises.get(ident)
@@ -135,7 +217,8 @@ def expand(text: str, exercises: dict[str, dict], where: str) -> str:
         return {"targets": targets_sentence, "tolerance": tolerance_text, "hints": hints_fold,
                 "passing": passing_block}[kind](exercise)
 
-    return DIRECTIVE.sub(replace, text)
+    text = DIRECTIVE.sub(replace, text)
+    return SOLUTION.sub(lambda match: solution_text(match.group(1), page, where), text)
 
 
 def walk(items: list, exercises: dict[str, dict]) -> None:
@@ -143,7 +226,9 @@ def walk(items: list, exercises: dict[str, dict]) -> None:
         if not isinstance(item, dict) or "Chapter" not in item:
             continue
         chapter = item["Chapter"]
-        chapter["content"] = expand(chapter["content"], exercises, chapter.get("source_path") or chapter["name"])
+        source = chapter.get("source_path") or ""
+        chapter["content"] = expand(chapter["content"], exercises, source or chapter["name"],
+                                    REPO / "book" / "src" / source)
         walk(chapter.get("sub_items", []), exercises)
 
 

@@ -13,10 +13,12 @@ HTML in book/build:
 4. every exercise in exercises/exercises.toml is taught on its `chapter` page, which is in
    SUMMARY.md, has the heading `## Exercise NN: TITLE {#exercise-NN}` with the metadata's title
    (the id is what other pages link to), says `runner check NN`, includes the exercise's file,
-   includes the solution's file inside a <details> fold, and, in its own section, has the Tips
-   fold of the runner's hints (`{{#hints NN}}`) and what a passing check prints
-   (`{{#passing NN}}`, from book/src/outputs/pass-NN.txt, which book/outputs/generate.py --check
-   holds to the runner; book/course_numbers.py expands both);
+   and, in its own section, has the Tips fold of the runner's hints (`{{#hints NN}}`), what a
+   passing check prints (`{{#passing NN}}`, from book/src/outputs/pass-NN.txt, which
+   book/outputs/generate.py --check holds to the runner) and the solution inside a <details>
+   fold through `{{#solution ../../solutions/FILE...}}`, which leaves out the TODO comments
+   (book/course_numbers.py), followed in the fold by a few words on why it works; no Solution
+   fold of the built book shows a TODO;
 5. the course's numbers cannot drift: an exercise with `targets` has `{{#targets NN}}` in its
    section (book/course_numbers.py writes the metadata's numbers there at build time), and every
    target still written by hand, in its section of the book or in the header comment of its
@@ -39,7 +41,7 @@ from urllib.parse import unquote, urlsplit
 BOOK = Path(__file__).resolve().parent.parent
 SRC = BOOK / "src"
 REPO = BOOK.parent
-INCLUDE = re.compile(r"(?<!\\)\{\{#include\s+([^}\s]+)\s*\}\}")
+INCLUDE = re.compile(r"(?<!\\)\{\{#(include|solution)\s+([^}\s]+)\s*\}\}")
 
 failures: list[str] = []
 
@@ -67,15 +69,16 @@ def anchor_lines(text: str, anchor: str) -> list[str] | None:
 
 
 def check_includes() -> dict[Path, list[tuple[str, Path, str | None]]]:
-    """Checks every include; returns, per page, its includes as (raw, file, anchor)."""
+    """Checks every include (and `{{#solution}}`, an include without TODO comments); returns, per
+    page, its includes as (raw, file, anchor)."""
     found: dict[Path, list[tuple[str, Path, str | None]]] = {}
     for page in sorted(SRC.rglob("*.md")):
         text = page.read_text()
         for match in INCLUDE.finditer(text):
-            raw = match.group(1)
+            kind, raw = match.group(1), match.group(2)
             name, _, selector = raw.partition(":")
             target = (page.parent / name).resolve()
-            where = f"{page.relative_to(REPO)}: {{{{#include {raw}}}}}"
+            where = f"{page.relative_to(REPO)}: {{{{#{kind} {raw}}}}}"
             found.setdefault(page, []).append((raw, target, selector or None))
             if not target.is_file():
                 fail(f"{where}: no file {target.relative_to(REPO) if target.is_relative_to(REPO) else target}")
@@ -120,9 +123,16 @@ def check_html(build: Path) -> None:
         text = path.read_text(errors="replace")
         parser.feed(text)
         pages[path.resolve()] = parser
-        for directive in ("{{#include", "{{#targets", "{{#tolerance", "{{#hints", "{{#passing"):
+        for directive in ("{{#include", "{{#targets", "{{#tolerance", "{{#hints", "{{#passing",
+                          "{{#solution"):
             if directive in text:
                 fail(f"{path.relative_to(build)}: a {directive}}}}} was left unexpanded")
+        folds = [] if path.name == "print.html" else re.findall(
+            r"<summary>Solution</summary>(.*?)</details>", text, flags=re.S)
+        for fold in folds:
+            if re.search(r"\bTODO\b", fold):
+                fail(f"{path.relative_to(build)}: a Solution fold shows a TODO comment "
+                     "(include solutions with {{#solution PATH}}, not {{#include PATH}})")
     checked = 0
     for path, page in pages.items():
         # print.html repeats every chapter with rewritten links; the chapters themselves are checked.
@@ -187,10 +197,19 @@ def check_exercises(includes: dict[Path, list[tuple[str, Path, str | None]]]) ->
             fail(f"{who}: {chapter} does not include exercises/{file}")
         if solution_file not in targets:
             fail(f"{who}: {chapter} does not include solutions/{file}")
-        folded = re.findall(r"<details>(.*?)</details>", text, flags=re.S)
-        if not any(f"solutions/{file}" in block for block in folded):
-            fail(f"{who}: in {chapter}, the solution is not inside a <details> fold")
         section = exercise_section(text, number) or ""
+        folded = re.findall(r"<details>(.*?)</details>", section, flags=re.S)
+        if not any(re.search(rf"\{{\{{#solution [^}}]*solutions/{re.escape(file)}\b", block)
+                   for block in folded):
+            fail(f"{who}: in {chapter}, its section has no <details> fold with "
+                 f"`{{{{#solution ../../solutions/{file}...}}}}` (the solution without its TODO lines)")
+        for block in folded:
+            if f"solutions/{file}" in block and not re.sub(r"```.*?```", "", block.rsplit("```", 1)[-1],
+                                                           flags=re.S).strip():
+                fail(f"{who}: in {chapter}, its Solution fold has no words after the code on why it works")
+        if re.search(rf"\{{\{{#include [^}}]*solutions/{re.escape(file)}\b", section):
+            fail(f"{who}: in {chapter}, its section includes solutions/{file} with {{{{#include}}}}, "
+                 "which keeps the TODO lines: use {{#solution}}")
         for kind in ("hints", "passing"):
             named = re.findall(rf"\{{\{{#{kind}\s+([0-9A-Za-z]+)\s*\}}\}}", section)
             if number not in named:
