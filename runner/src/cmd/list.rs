@@ -56,6 +56,8 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(0)
         .min(MAX_TITLE_WIDTH);
+    // Ids differ in width (`07`, `py01`): padded, so the columns after them line up.
+    let id_width = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
     let mut text = String::new();
     for row in &rows {
         let state = if row.done {
@@ -66,7 +68,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
         writeln!(
             text,
             "{}  {state}  {:<width$} {}",
-            row.id.bold(),
+            format!("{:<id_width$}", row.id).bold(),
             fit(row.title, width),
             row.file.dimmed()
         )?;
