@@ -25,19 +25,29 @@ fn absent(label: &str, text: impl std::fmt::Display) {
     println!("  {} {label:<22} {text}", "-".dimmed());
 }
 
-/// What `runner run` needs: the simulator's driver library, and for Python programs the
-/// course's CUDA Python environment.
+/// What whole programs need (`runner run`, the host exercises and the Python track): the
+/// simulator's driver library, cargo for the Rust ones, the course's CUDA Python for Python.
 fn host_programs(course: Option<&crate::course::Course>) {
     match crate::driver_env::driver_library() {
         Ok(library) => ok("simulated CUDA driver", library.display()),
         Err(e) => absent("simulated CUDA driver", format!("{e:#} (for `runner run`)")),
     }
-    let python = course.map(|c| c.root.join(".cuda-python/bin/python"));
-    match python.filter(|p| p.exists()) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    match std::process::Command::new(&cargo).arg("--version").output() {
+        Ok(out) if out.status.success() => ok(
+            "cargo",
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        ),
+        _ => absent(
+            "cargo",
+            "not found: the host exercises (25-28) are Rust programs; install Rust from https://rustup.rs",
+        ),
+    }
+    match crate::driver_env::course_python(course) {
         Some(python) => ok("CUDA Python", python.display()),
         None => absent(
             "CUDA Python",
-            "not installed: scripts/install-cuda-python (for `runner run -- python prog.py`)",
+            "not installed: scripts/install-cuda-python (for the Python track and `runner run -- python prog.py`)",
         ),
     }
 }
