@@ -58,7 +58,15 @@ pub struct Premade {
     expected: KnownOutputs,
     /// The reference solution's text and its module, loaded on the backend that checks.
     reference: Option<(String, ModuleId)>,
+    /// The reference solution's time on the timing case, for the text, seed and extra sizes it
+    /// was timed with: timed once per exercise where checks follow one another in one process
+    /// (the workers of `watch` and `grade`), not once per check.
+    reference_time: Option<(ReferenceKey, Option<Duration>)>,
 }
+
+/// What the reference solution's time depends on: its text and the options its timing case is
+/// made with (never the student's declared values: it is timed with its own).
+type ReferenceKey = (String, Option<u64>, Vec<usize>);
 
 type Expected = (Arc<Vec<(String, checks::HostData)>>, Duration);
 type KnownOutputs = Arc<Vec<OnceLock<Expected>>>;
@@ -71,7 +79,14 @@ impl Premade {
             expected: Arc::new(cases.iter().map(|_| OnceLock::new()).collect()),
             cases: Arc::new(cases),
             reference: None,
+            reference_time: None,
         }
+    }
+
+    /// Forgets the modules loaded on a backend that is being replaced; the cases, their outputs
+    /// and the reference's time stay.
+    pub fn forget_modules(&mut self) {
+        self.reference = None;
     }
 
     /// Makes the cases of `exercise` with `options`.
@@ -339,9 +354,10 @@ impl Checker<'_> {
             // The reference solution stays loaded on this backend whatever the cases.
             other => {
                 let mut premade = Premade::make(&exercise.id, options)?;
-                premade.reference = other
-                    .filter(|o| o.exercise == exercise.id)
-                    .and_then(|o| o.reference);
+                if let Some(other) = other.filter(|o| o.exercise == exercise.id) {
+                    premade.reference = other.reference;
+                    premade.reference_time = other.reference_time;
+                }
                 premade
             }
         };

@@ -94,6 +94,9 @@ pub enum Command {
     Serve {
         #[command(flatten)]
         backend: BackendArgs,
+        /// Say `ready` (after the reply marker) once the backend is open (`runner grade` asks).
+        #[arg(long)]
+        announce: bool,
     },
     /// Show what this machine has: GPU, driver, NVRTC, and whether they work together.
     Doctor,

@@ -34,7 +34,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             bench: None,
             backend,
         } => watch::run(id, manual_run, backend.backend),
-        Command::Serve { backend } => serve::run(backend.backend),
+        Command::Serve { backend, announce } => serve::run(backend.backend, announce),
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),

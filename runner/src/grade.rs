@@ -16,3 +16,4 @@ pub mod sandbox;
 pub mod settings;
 pub mod similarity;
 pub mod submissions;
+pub mod worker;

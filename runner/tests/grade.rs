@@ -815,6 +815,21 @@ fn untouched_files_are_not_done_and_cost_no_check() {
 
 /// Stops a run with `signal` while a check hangs: every finished cell is kept, the check and
 /// its scratch folder are gone, and `--resume` grades the rest.
+/// Waits until `first` (the cell before a hanging one) is saved, then a little longer, so that
+/// the hanging check is running; returns when the wait began.
+fn wait_for_the_hang_after(first: &Path) -> Instant {
+    let started = Instant::now();
+    while !first.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first cell never finished"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    started
+}
+
 fn stop_with_signal_and_resume(signal: &str) {
     let course = course_without_hang_detection();
     let work = tempfile::tempdir().unwrap();
@@ -847,15 +862,7 @@ fn stop_with_signal_and_resume(signal: &str) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while !out.join("cells/a_done/01.json").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the first cell never finished"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(1500)); // the hanging check is running now
+    let started = wait_for_the_hang_after(&out.join("cells/a_done/01.json"));
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
         .args([&format!("-{signal}"), &pid])
@@ -1460,4 +1467,230 @@ fn slurm_scripts_run_each_shard_and_then_merge() {
     for name in ["ann", "ben", "cid"] {
         assert_eq!(grades[&(name.into(), "01".into())], "10");
     }
+}
+
+/// The cells of every submission in `out`, without the seconds each took.
+fn cells_without_times(out: &Path) -> BTreeMap<String, Value> {
+    let mut cells = BTreeMap::new();
+    for entry in std::fs::read_dir(out.join("submissions")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut json = read_json(&path);
+        for cell in json["exercises"].as_array_mut().unwrap() {
+            cell.as_object_mut().unwrap().remove("seconds");
+        }
+        cells.insert(
+            path.file_name().unwrap().to_string_lossy().into_owned(),
+            json["exercises"].take(),
+        );
+    }
+    cells
+}
+
+#[test]
+fn workers_grade_the_fixture_class_exactly_as_a_process_per_cell_does() {
+    let course = TestCourse::new();
+    grading_file(&course, "memory_limit_mb = 1024\nmax_expanded_mb = 8\n");
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    fixture_class(&class);
+    let graded = |isolation: &str| {
+        let out = work.path().join(isolation);
+        let run = grade(
+            &course,
+            &class,
+            &out,
+            &["--exercises", "01,02", "--isolation", isolation],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        cells_without_times(&out)
+    };
+    let (by_process, by_worker) = (graded("cell"), graded("worker"));
+    assert!(by_process.len() > 20, "{by_process:?}");
+    for (submission, cells) in &by_process {
+        assert_eq!(Some(cells), by_worker.get(submission), "{submission}");
+    }
+    assert_eq!(by_process.len(), by_worker.len());
+}
+
+#[test]
+fn a_worker_stopped_at_the_time_limit_is_replaced_and_the_next_cells_are_graded() {
+    let course = course_without_hang_detection();
+    grading_file(&course, "time_limit_s = 4\n");
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("a_correct").join(K02), &solution(K02));
+    put(
+        &class.join("b_hang").join(K02),
+        &fixture("vector_add_hang.cu"),
+    );
+    put(&class.join("c_correct").join(K02), &solution(K02));
+    put(
+        &class.join("d_wrong").join(K02),
+        &fixture("vector_add_first_block_only.cu"),
+    );
+    let out = work.path().join("grades");
+    let started = Instant::now();
+    let run = grade(
+        &course,
+        &class,
+        &out,
+        &["--exercises", "02", "--isolation", "worker", "--jobs", "1"],
+    );
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    let cell = |name: &str| read_json(&out.join(format!("cells/{name}/02.json")));
+    let hang = cell("b_hang");
+    assert_eq!(hang["status"], "timeout", "{hang:#}");
+    assert!(
+        hang["message"]
+            .as_str()
+            .unwrap()
+            .contains("still running after 4 s, the grading time limit"),
+        "{hang}"
+    );
+    let seconds = hang["seconds"].as_f64().unwrap();
+    assert!((4.0..10.0).contains(&seconds), "{seconds}");
+    // The one worker was killed with the hanging kernel; the cells after it got a new one.
+    assert_eq!(cell("a_correct")["status"], "passed");
+    assert_eq!(cell("c_correct")["status"], "passed");
+    assert_eq!(cell("d_wrong")["status"], "failed");
+}
+
+#[test]
+fn a_worker_killed_in_the_middle_of_a_cell_costs_that_cell_only() {
+    let course = course_without_hang_detection();
+    grading_file(&course, "time_limit_s = 60\n");
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("a_correct").join(K02), &solution(K02));
+    put(
+        &class.join("b_hang").join(K02),
+        &fixture("vector_add_hang.cu"),
+    );
+    put(&class.join("c_correct").join(K02), &solution(K02));
+    let out = work.path().join("grades");
+    let args = [
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "02",
+        "--isolation",
+        "worker",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    ];
+    let mut child = course
+        .command(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = wait_for_the_hang_after(&out.join("cells/a_correct/02.json"));
+    // The worker runs in the course's folder: its command line names no path of the test.
+    let workers: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).contains("__serve"))
+                && std::fs::read_link(entry.path().join("cwd"))
+                    .is_ok_and(|cwd| cwd.starts_with(course.dir.path()))
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(workers.len(), 1, "one worker: {workers:?}");
+    assert!(std::process::Command::new("kill")
+        .args(["-KILL", &workers[0]])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(started.elapsed() < Duration::from_secs(50));
+    let cell = |name: &str| read_json(&out.join(format!("cells/{name}/02.json")));
+    let killed = cell("b_hang");
+    assert_eq!(killed["status"], "crashed", "{killed:#}");
+    assert!(
+        killed["message"]
+            .as_str()
+            .unwrap()
+            .contains("(SIGKILL, signal 9)"),
+        "{killed:#}"
+    );
+    assert_eq!(cell("c_correct")["status"], "passed");
+}
+
+#[test]
+fn the_worker_answers_each_request_with_the_report_runner_check_gives() {
+    use std::io::{BufRead, BufReader};
+    let course = TestCourse::new();
+    let file = course.path(&format!("exercises/{K02}"));
+    std::fs::write(&file, solution(K02)).unwrap();
+    let mut worker = course
+        .command(&["__serve", "--backend", "sim", "--announce"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut requests = worker.stdin.take().unwrap();
+    let mut replies = BufReader::new(worker.stdout.take().unwrap()).lines();
+    let marker = "\u{1e}runner-serve 2 ";
+    assert_eq!(replies.next().unwrap().unwrap(), format!("{marker}ready"));
+    let mut ask = |request: Value| {
+        writeln!(requests, "{request}").unwrap();
+        let line = replies.next().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(line.strip_prefix(marker).unwrap()).unwrap();
+        reply
+    };
+    let by_worker = ask(serde_json::json!({
+        "protocol": 2, "exercise": "02", "file": file, "seed": 7, "sizes": [5000],
+    }));
+    assert_eq!(by_worker["ending"], false);
+    let report = &by_worker["report"];
+    assert_eq!(report["verdict"], "passed", "{by_worker:#}");
+    let by_process = course.run(&[
+        "check",
+        "02",
+        "--json",
+        "--backend",
+        "sim",
+        "--seed",
+        "7",
+        "--sizes",
+        "5000",
+    ]);
+    let by_process: Value = serde_json::from_str(&by_process.stdout).unwrap();
+    let names = |report: &Value| -> Vec<Value> {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].clone())
+            .collect()
+    };
+    assert_eq!(names(report), names(&by_process));
+    assert!(names(report)
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("5000")));
+    let unknown = ask(serde_json::json!({"protocol": 2, "exercise": "99"}));
+    assert!(unknown["report"].is_null());
+    assert!(
+        unknown["error"].as_str().unwrap().contains("99"),
+        "{unknown:#}"
+    );
+    let old = ask(serde_json::json!({"protocol": 1, "exercise": "02"}));
+    assert!(
+        old["error"].as_str().unwrap().contains("protocol 1"),
+        "{old:#}"
+    );
+    drop(requests);
+    assert!(worker.wait().unwrap().success());
 }

@@ -50,6 +50,15 @@ impl CudaBackend {
         unsafe { sys::is_culib_present() }
     }
 
+    /// How many GPUs the driver counts: 0 without a driver, or where it cannot start. Creates
+    /// no context.
+    pub fn count() -> usize {
+        if !Self::driver_present() || result::init().is_err() {
+            return 0;
+        }
+        result::device::get_count().map_or(0, |n| n.max(0) as usize)
+    }
+
     /// Opens GPU `ordinal` and makes its primary context current.
     pub fn open(ordinal: i32) -> Result<CudaBackend, GpuUnavailable> {
         if !Self::driver_present() {

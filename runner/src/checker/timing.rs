@@ -2,7 +2,7 @@
 //! timing case, against the device's copy bandwidth.
 
 use super::Checker;
-use crate::backend::ModuleId;
+use crate::backend::{KernelLaunch, ModuleId};
 use crate::course::Exercise;
 use crate::execute::Prepared;
 use crate::report::GpuFigures;
@@ -37,14 +37,7 @@ impl Checker<'_> {
             return Ok(None);
         };
         trace::mark("kernel timed");
-        let reference = match self.reference_module(exercise) {
-            Some(reference) if exercise.declared.is_empty() => {
-                self.backend.time(reference, &launch, TIMED_REPEATS)?
-            }
-            Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
-            None => None,
-        };
-        trace::mark("reference compiled, loaded and timed");
+        let reference = self.reference_time(exercise, &launch, time_limit)?;
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
         let gflop_s =
             |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
@@ -61,6 +54,40 @@ impl Checker<'_> {
             host_to_device_ms: ms(measured.copy_in),
             device_to_host_ms: ms(measured.copy_out),
         }))
+    }
+
+    /// The reference solution's time on the timing case: measured once per text of the solution
+    /// where the cases are kept from one check to the next (the workers of `watch` and `grade`),
+    /// so a class's cells of one exercise are all judged against the same time.
+    fn reference_time(
+        &mut self,
+        exercise: &Exercise,
+        launch: &KernelLaunch,
+        time_limit: Duration,
+    ) -> anyhow::Result<Option<Duration>> {
+        let text = std::fs::read_to_string(self.course.solution_path(exercise)).ok();
+        let key = text.map(|text| (text, self.seed, self.extra_sizes.clone()));
+        if let (Some(key), Some(Some((timed, time)))) = (
+            &key,
+            self.premade.as_ref().map(|p| p.reference_time.as_ref()),
+        ) {
+            if key == timed {
+                trace::mark("reference's time kept from an earlier check");
+                return Ok(*time);
+            }
+        }
+        let time = match self.reference_module(exercise) {
+            Some(reference) if exercise.declared.is_empty() => {
+                self.backend.time(reference, launch, TIMED_REPEATS)?
+            }
+            Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
+            None => None,
+        };
+        trace::mark("reference compiled, loaded and timed");
+        if let (Some(key), Some(premade)) = (key, &mut self.premade) {
+            premade.reference_time = Some((key, time));
+        }
+        Ok(time)
     }
 
     /// Times a kernel on the timing case made with its own declared values (its own launch

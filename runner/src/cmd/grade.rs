@@ -1,6 +1,7 @@
-//! `runner grade`: grades a class of submissions, one process per (submission, exercise) cell,
-//! and writes the grade book in the formats graders use. Also `grade merge` (join shards),
-//! `--slurm` (a job array that runs the shards), `--gradescope-autograder`, and `grade bench`.
+//! `runner grade`: grades a class of submissions, one process per (submission, exercise) cell
+//! in the simulator or a worker per GPU that checks many (`--isolation`), and writes the grade
+//! book in the formats graders use. Also `grade merge` (join shards), `--slurm` (a job array that
+//! runs the shards), `--gradescope-autograder`, and `grade bench`.
 //!
 //! The parts live in `src/grade/` (the `grade` module), one concern each:
 //!
@@ -13,6 +14,7 @@
 //! | `kernels` | finding, checking and staging a submission's kernel files |
 //! | `sandbox` | the limits a check's process runs under |
 //! | `cell` | running one check, and what its exit and report mean |
+//! | `worker` | cells checked by a long-lived worker per GPU; the isolation it keeps |
 //! | `results` | a graded cell, saved atomically as it finishes |
 //! | `prepare` | before grading: exercises chosen, the course checked once, kernels staged |
 //! | `run` | the class: the pool of workers, resume, Ctrl-C |
@@ -25,6 +27,7 @@
 
 use crate::cli::{BackendArgs, BackendChoice};
 use crate::course::Course;
+use crate::grade::worker::Isolation;
 use crate::grade::{
     autograder, bench, cluster, output, results, run, sandbox, settings, similarity, submissions,
 };
@@ -59,11 +62,17 @@ pub struct GradeArgs {
     /// Seed of the random test inputs (overrides `seed` in grading.toml).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Checks run at once; by default three per CPU core in the simulator, one on a GPU.
+    /// Checks run at once; by default three per CPU core in the simulator, one worker per GPU.
     #[arg(long)]
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub backend: BackendArgs,
+    /// How cells are kept apart: `cell`, a process each under its own limits (the default in
+    /// the simulator), or `worker`, one process per GPU that checks many cells with the GPU
+    /// context opened once (the default on a GPU; a cell that hangs or crashes costs that cell
+    /// and a new worker, and the memory limit holds for the worker, not for each cell).
+    #[arg(long, value_enum)]
+    pub isolation: Option<Isolation>,
     /// Only these exercises, e.g. `01,02` or `01-04`.
     #[arg(long, value_name = "IDS")]
     pub exercises: Option<String>,
@@ -119,6 +128,9 @@ pub enum GradeAction {
         /// Where the checks run (default: the simulator).
         #[arg(long, value_enum)]
         backend: Option<BackendChoice>,
+        /// A process per cell, or workers that check many (default: as for `runner grade`).
+        #[arg(long, value_enum)]
+        isolation: Option<Isolation>,
     },
     /// Run a runner command under the limits of one grading cell (used by `runner grade`).
     #[command(hide = true)]
@@ -148,6 +160,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             exercises,
             keep,
             backend,
+            isolation,
         }) => {
             let backend = backend_name(backend).unwrap_or_else(|| "sim".into());
             return bench::run(
@@ -156,6 +169,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                 exercises.as_deref(),
                 keep.as_deref(),
                 &backend,
+                isolation,
             );
         }
         Some(GradeAction::Sandbox {
@@ -238,6 +252,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         resume: args.resume,
         grading: args.grading.clone(),
         shard: args.shard,
+        isolation: args.isolation,
     };
     let started = Instant::now();
     let graded = run::grade_class(&options, &course)?;

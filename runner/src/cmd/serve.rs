@@ -11,7 +11,13 @@
 //!
 //! On a GPU, a check that found a bug (a fault, a hang, an access out of bounds) may have left the
 //! context unusable: the worker answers, says it is ending, and ends.
+//!
+//! `runner grade` runs the same worker for a class on a GPU (see `grade::worker`), one per GPU:
+//! its requests carry the grading file's seed and extra sizes, and with `--announce` the worker
+//! writes `MARKER` + `ready` once the backend is open, so that the grader's time limit for the
+//! first cell does not count opening the GPU.
 
+use crate::backend::sim::SimBackend;
 use crate::backend::Backend;
 use crate::checker::{Checker, Premade};
 use crate::cli::BackendChoice;
@@ -30,11 +36,35 @@ use std::process::ExitCode;
 pub const SUBCOMMAND: &str = "__serve";
 
 /// Raised whenever [`Request`] or [`Reply`] changes.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// What starts a reply line: a record separator, which neither JSON nor a student's `printf` of
 /// text puts at the start of a line, then the protocol's name and version.
-pub const MARKER: &str = "\u{1e}runner-serve 1 ";
+pub const MARKER: &str = "\u{1e}runner-serve 2 ";
+
+/// What follows [`MARKER`] on the line a worker started with `--announce` writes once ready.
+pub const READY: &str = "ready";
+
+/// Splits a line of a worker's stdout into what a kernel printed and, where the line carries
+/// the worker's own message, what follows [`MARKER`].
+pub fn split_line(line: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let marker = MARKER.as_bytes();
+    match line.windows(marker.len()).position(|w| w == marker) {
+        Some(at) => (&line[..at], Some(&line[at + marker.len()..])),
+        None => (line, None),
+    }
+}
+
+/// The reply a message carries, or one saying it could not be read (the worker ends: it may no
+/// longer be the worker it was).
+pub fn read_reply(message: &[u8]) -> Reply {
+    serde_json::from_slice(message).unwrap_or_else(|err| Reply {
+        protocol: PROTOCOL,
+        report: None,
+        error: Some(format!("the worker's reply could not be read: {err}")),
+        ending: true,
+    })
+}
 
 /// One check to make.
 #[derive(Debug, Serialize, Deserialize)]
@@ -44,6 +74,12 @@ pub struct Request {
     /// A file to check instead of the exercise's own (as `runner check --file`).
     #[serde(default)]
     pub file: Option<PathBuf>,
+    /// The seed of the random inputs (as `runner check --seed`).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Problem sizes to test beyond the exercise's own (as `runner check --sizes`).
+    #[serde(default)]
+    pub sizes: Vec<usize>,
 }
 
 /// The answer to one [`Request`]: the report, or why no check could be made.
@@ -56,7 +92,7 @@ pub struct Reply {
     pub ending: bool,
 }
 
-pub fn run(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+pub fn run(choice: Option<BackendChoice>, announce: bool) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     keep_freed_memory();
     // A check compiles twice at once on a GPU (for it and for the simulator's re-check), each in
@@ -67,13 +103,27 @@ pub fn run(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
         "worker ready: NVRTC loaded and backend opened: {}",
         backend.describe()
     ));
+    if announce {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{MARKER}{READY}")?;
+        out.flush()?;
+    }
     // What the last check made (its cases, their CPU reference's outputs, the reference solution
     // loaded), for the next check of the same exercise to reuse.
-    let mut kept = None;
+    let mut kept: Option<Premade> = None;
     for line in std::io::stdin().lock().lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
+        }
+        if backend.kind() == "sim" {
+            // A simulated device afresh for every check, as `runner check` has: its memory
+            // starts empty at the same addresses (they appear in the findings), and nothing an
+            // earlier kernel left there can be read.
+            backend = Box::new(SimBackend::new());
+            if let Some(kept) = &mut kept {
+                kept.forget_modules();
+            }
         }
         let reply = match serde_json::from_str::<Request>(&line) {
             Ok(request) if request.protocol == PROTOCOL => {
@@ -141,8 +191,8 @@ fn answer(
             course: &course,
             compiler,
             backend: &mut *backend,
-            seed: None,
-            extra_sizes: Vec::new(),
+            seed: request.seed,
+            extra_sizes: request.sizes.clone(),
             timing: true,
             save_outputs: None,
             retile: false,

@@ -5,7 +5,8 @@
 
 use super::prepare::select_exercises;
 use super::results::Store;
-use super::run::{default_jobs, grade_class, Options};
+use super::run::{grade_class, Options};
+use super::worker::Isolation;
 use crate::session::find_course;
 use anyhow::Context;
 use std::path::Path;
@@ -18,6 +19,7 @@ pub fn run(
     exercises: Option<&str>,
     keep: Option<&Path>,
     backend: &str,
+    isolation: Option<Isolation>,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let chosen = select_exercises(&course, exercises)?;
@@ -57,8 +59,8 @@ pub fn run(
         resume: false,
         grading: None,
         shard: None,
+        isolation,
     };
-    let workers = jobs.unwrap_or_else(|| default_jobs(backend));
     let started = Instant::now();
     let graded = grade_class(&options, &course)?;
     let seconds = started.elapsed().as_secs_f64();
@@ -69,12 +71,14 @@ pub fn run(
     }
     println!(
         "Graded {count} submissions x {} exercises = {cells} cells ({} checks run) on {} in {seconds:.1} s with \
-         {workers} jobs: {:.2} checks per second, {:.0} ms per check per job. Cells: {statuses:?}.",
+         {} {}: {:.2} checks per second, {:.0} ms per check per job. Cells: {statuses:?}.",
         chosen.len(),
         graded.graded_now,
         graded.settings.device,
+        graded.workers,
+        if graded.isolation == Isolation::Worker { "workers" } else { "jobs (a process per cell)" },
         graded.graded_now as f64 / seconds,
-        seconds * 1000.0 * workers as f64 / graded.graded_now.max(1) as f64
+        seconds * 1000.0 * graded.workers as f64 / graded.graded_now.max(1) as f64
     );
     println!(
         "At this rate 200 x 24 takes {:.1} minutes.",

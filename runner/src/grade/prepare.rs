@@ -3,7 +3,7 @@
 //! checked and staged.
 
 use super::archive::{self, Limits};
-use super::cell::{CheckCommand, Exit};
+use super::cell::{Exit, Raw};
 use super::config::GradingFile;
 use super::kernels::{self, Lookup, Tree};
 use super::submissions::{Kind, Submission};
@@ -11,7 +11,6 @@ use crate::course::{Course, Exercise};
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 /// `01,02,5-7` as exercise ids of the course, in course order.
 pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<Vec<Exercise>> {
@@ -199,11 +198,10 @@ fn extract(
 /// must work before a class is graded, or every student would get the same error. Returns the
 /// backend and device the checks ran on.
 pub fn preflight(
-    command: &CheckCommand,
+    run: &mut dyn FnMut(&str, &Path, &Path) -> std::io::Result<Raw>,
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
-    cancel: &AtomicBool,
 ) -> anyhow::Result<(String, String)> {
     let mut found = None;
     let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -216,14 +214,12 @@ pub fn preflight(
                 file.display()
             );
         }
-        let raw = command
-            .run(
-                &exercise.id,
-                &file,
-                &work.join("preflight").join(&exercise.id),
-                cancel,
-            )
-            .context("cannot start the runner to check the course")?;
+        let raw = run(
+            &exercise.id,
+            &file,
+            &work.join("preflight").join(&exercise.id),
+        )
+        .context("cannot start the runner to check the course")?;
         if raw.exit == Exit::Cancelled {
             bail!("stopped while checking the course, before any submission was graded: run the command again");
         }

@@ -1,7 +1,12 @@
 //! Grading a class: prepare (see `prepare`), then run the cells on a pool of workers, saving
 //! each the moment it finishes. Ctrl-C stops the checks in flight and keeps everything finished.
+//!
+//! Each of the pool's threads checks its cells in a process per cell (`cell`), or on a worker
+//! that checks many (`worker`, one per GPU: the default on a GPU; its module says what isolation
+//! that keeps). Workers take the cells one exercise after another, so that what an exercise's
+//! checks share (its cases, the reference solution and its time) is made once per worker.
 
-use super::cell::{judge, CheckCommand, Exit, Naming};
+use super::cell::{judge, CheckCommand, Exit, Naming, Raw};
 use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
@@ -10,6 +15,7 @@ use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exe
 use super::results::{CellResult, Status, Store};
 use super::settings::{ExerciseInfo, Settings};
 use super::submissions::{Shard, Submission};
+use super::worker::{self, Isolation, Slot};
 use crate::course::Course;
 use anyhow::{bail, Context};
 use std::collections::VecDeque;
@@ -31,6 +37,8 @@ pub struct Options {
     pub resume: bool,
     pub grading: Option<PathBuf>,
     pub shard: Option<Shard>,
+    /// A process per cell, or workers that check many; by default workers on a GPU.
+    pub isolation: Option<Isolation>,
 }
 
 /// What a run leaves for the outputs: its settings and the cells it was asked for.
@@ -39,6 +47,9 @@ pub struct Graded {
     pub submissions: Vec<String>,
     pub interrupted: bool,
     pub graded_now: usize,
+    /// Checks that ran at once, and how they were kept apart.
+    pub workers: usize,
+    pub isolation: Isolation,
 }
 
 /// Checks at once when `--jobs` is not given. On a GPU one, so that no kernel's timing is
@@ -121,8 +132,57 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         time_limit: Duration::from_secs_f64(file.time_limit_s),
         memory_limit_mb: file.memory_limit_mb,
     };
-    let (backend, device) = preflight(&command, course, &exercises, work.path(), &INTERRUPTED)?;
+    // GPUs to put workers on: none when the simulator is asked for.
+    let gpus = match options.backend.as_deref() {
+        Some("sim") => Vec::new(),
+        _ => worker::gpus(),
+    };
+    let isolation = options.isolation.unwrap_or(if gpus.is_empty() {
+        Isolation::Cell
+    } else {
+        Isolation::Worker
+    });
+    let workers = match (isolation, options.jobs) {
+        (_, Some(jobs)) => jobs.max(1),
+        (Isolation::Worker, None) if !gpus.is_empty() => gpus.len(),
+        (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut slots: Vec<Slot> = match isolation {
+        Isolation::Cell => Vec::new(),
+        Isolation::Worker => (0..workers)
+            .map(|n| {
+                let device = (!gpus.is_empty()).then(|| gpus[n % gpus.len()].clone());
+                // On a GPU the simulator's re-check shares the cores among the workers.
+                let threads = if gpus.is_empty() { 1 } else { cores / workers };
+                Slot::new(
+                    &command,
+                    device,
+                    threads,
+                    &work.path().join(format!("worker{n}")),
+                )
+            })
+            .collect(),
+    };
+    // The course is checked on the first worker, which goes on grading with its backend open.
+    let (backend, device) = match slots.first_mut() {
+        Some(slot) => preflight(
+            &mut |exercise, file, _| slot.run(exercise, file, &INTERRUPTED),
+            course,
+            &exercises,
+            work.path(),
+        )?,
+        None => preflight(
+            &mut |exercise, file, scratch| command.run(exercise, file, scratch, &INTERRUPTED),
+            course,
+            &exercises,
+            work.path(),
+        )?,
+    };
     command.backend = Some(backend.clone());
+    for slot in &mut slots {
+        slot.set_backend(&backend);
+    }
     let settings = Settings::new(&file, options.seed, &backend, &device, &exercises);
     if options.resume {
         if let Ok(before) = Settings::load(&options.out) {
@@ -224,22 +284,23 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     }
 
     let graded_now = jobs.len();
-    let jobs_wanted = options.jobs.unwrap_or_else(|| default_jobs(&backend));
+    if isolation == Isolation::Worker {
+        jobs.make_contiguous()
+            .sort_by(|a, b| a.exercise.id.cmp(&b.exercise.id));
+    }
+    let checkers: Vec<Checker> = match isolation {
+        Isolation::Cell => (0..workers)
+            .map(|_| Checker::Process(command.clone()))
+            .collect(),
+        Isolation::Worker => slots.into_iter().map(Checker::Worker).collect(),
+    };
     let mut display = Display::new(jobs.len());
     if options.resume && graded_now < submissions.len() * exercises.len() {
         display.note(&format!(
             "Resuming: {graded_now} cells to grade, the others are done."
         ));
     }
-    run_pool(
-        jobs,
-        jobs_wanted.max(1),
-        &command,
-        &settings,
-        &store,
-        work.path(),
-        &mut display,
-    )?;
+    run_pool(jobs, checkers, &settings, &store, work.path(), &mut display)?;
     display.done();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
     Ok(Graded {
@@ -247,13 +308,29 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         submissions: submissions.into_iter().map(|s| s.id).collect(),
         interrupted,
         graded_now,
+        workers,
+        isolation,
     })
+}
+
+/// What one thread of the pool checks its cells with.
+enum Checker {
+    Process(CheckCommand),
+    Worker(Slot),
+}
+
+impl Checker {
+    fn run(&mut self, exercise: &str, kernel: &Path, scratch: &Path) -> std::io::Result<Raw> {
+        match self {
+            Checker::Process(command) => command.run(exercise, kernel, scratch, &INTERRUPTED),
+            Checker::Worker(slot) => slot.run(exercise, kernel, &INTERRUPTED),
+        }
+    }
 }
 
 fn run_pool(
     jobs: VecDeque<Job>,
-    workers: usize,
-    command: &CheckCommand,
+    checkers: Vec<Checker>,
     settings: &Settings,
     store: &Store,
     work: &Path,
@@ -263,7 +340,7 @@ fn run_pool(
     let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
     let limit = Duration::from_secs_f64(settings.time_limit_s);
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..workers {
+        for mut checker in checkers {
             let sender = sender.clone();
             let queue = &queue;
             scope.spawn(move || loop {
@@ -282,8 +359,7 @@ fn run_pool(
                     staging_root: &root,
                     found_at: &job.found_at,
                 };
-                let cell = match command.run(&job.exercise.id, &job.staged, &scratch, &INTERRUPTED)
-                {
+                let cell = match checker.run(&job.exercise.id, &job.staged, &scratch) {
                     Ok(raw) if raw.exit == Exit::Cancelled => return,
                     Ok(raw) => {
                         let judged = judge(&raw, &naming, limit, settings.memory_limit_mb);

@@ -2,7 +2,7 @@
 //! time limit, and noticing when it has gone.
 
 use crate::cli::BackendChoice;
-use crate::cmd::serve::{Reply, Request, MARKER, PROTOCOL, SUBCOMMAND};
+use crate::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, SUBCOMMAND};
 use crate::course::Exercise;
 use anyhow::Context;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Write};
@@ -81,6 +81,8 @@ impl Worker {
             protocol: PROTOCOL,
             exercise: exercise.to_string(),
             file,
+            seed: None,
+            sizes: Vec::new(),
         };
         let line = serde_json::to_string(&request).expect("a request serialises");
         if writeln!(self.requests, "{line}").is_err() {
@@ -131,7 +133,6 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 /// Reads the worker's stdout: replies go to the watcher, anything else (a kernel's `printf` on a
 /// GPU) to the terminal as it is.
 fn pass_on(mut stdout: impl BufRead, replies: mpsc::Sender<Reply>) {
-    let marker = MARKER.as_bytes();
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -139,22 +140,14 @@ fn pass_on(mut stdout: impl BufRead, replies: mpsc::Sender<Reply>) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let at = line.windows(marker.len()).position(|w| w == marker);
-        let printed = &line[..at.unwrap_or(line.len())];
+        let (printed, message) = split_line(&line);
         if !printed.is_empty() {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(printed);
             let _ = out.flush();
         }
-        let Some(at) = at else { continue };
-        let reply =
-            serde_json::from_slice(&line[at + marker.len()..]).unwrap_or_else(|err| Reply {
-                protocol: PROTOCOL,
-                report: None,
-                error: Some(format!("the worker's reply could not be read: {err}")),
-                ending: true,
-            });
-        if replies.send(reply).is_err() {
+        let Some(message) = message else { continue };
+        if replies.send(read_reply(message)).is_err() {
             return;
         }
     }
