@@ -99,6 +99,12 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "y was handed back while",
         ),
         (
+            "25",
+            "25_memory_hog.rs",
+            "crashed",
+            "the program ran out of memory",
+        ),
+        (
             "28",
             "28_not_jumped.rs",
             "wrong_output",

@@ -63,6 +63,8 @@ pub fn run_case(
         .stdout(std::fs::File::create(&out_path)?)
         .stderr(std::fs::File::create(&err_path)?)
         .process_group(0);
+    // SAFETY: the closure only calls setrlimit, which is async-signal-safe, between fork and exec.
+    unsafe { command.pre_exec(limit_resources) };
     let started = Instant::now();
     let mut child = command
         .spawn()
@@ -113,6 +115,26 @@ pub fn run_case(
         outputs,
         read_in_flight,
     })
+}
+
+/// The most heap a program may take (the simulator keeps device memory in it too): a program
+/// that allocates without end fails its allocation, and the machine keeps its memory.
+pub const MEMORY_LIMIT_BYTES: u64 = 8 << 30;
+/// The most a program may write to one file (its output, the driver's record).
+const FILE_LIMIT_BYTES: u64 = 256 << 20;
+
+/// Sets the program's limits, in the child before it starts (so they apply to it alone).
+fn limit_resources() -> std::io::Result<()> {
+    use rlimit::Resource;
+    for (resource, value) in [
+        (Resource::DATA, MEMORY_LIMIT_BYTES),
+        (Resource::FSIZE, FILE_LIMIT_BYTES),
+        (Resource::CORE, 0),
+    ] {
+        let (_, hard) = resource.get()?;
+        resource.set(value.min(hard), value.min(hard))?;
+    }
+    Ok(())
 }
 
 /// The case as hostkit reads it: `params.txt`, and one file of raw elements per input.

@@ -67,6 +67,14 @@ fn run_failure(run: &Run) -> Option<(Verdict, String)> {
                 run.seconds
             ),
         )),
+        _ if out_of_memory(&run.output) => Some((
+            Verdict::Crashed,
+            format!(
+                "the program ran out of memory: a whole program may take {} GiB here; does it \
+                 allocate more than its data needs, or in a loop?",
+                super::execute::MEMORY_LIMIT_BYTES >> 30
+            ),
+        )),
         Exit::Signal(signal) => Some((
             Verdict::Crashed,
             format!("the program was ended by signal {signal}"),
@@ -83,6 +91,11 @@ fn run_failure(run: &Run) -> Option<(Verdict, String)> {
             ),
         )),
     }
+}
+
+/// Whether the program's output says an allocation failed (Rust's abort, Python's MemoryError).
+fn out_of_memory(output: &str) -> bool {
+    output.contains("memory allocation of") || output.contains("MemoryError")
 }
 
 /// The program's failed calls, as `cuLaunchKernel: CUDA_ERROR_INVALID_VALUE`.
