@@ -16,6 +16,7 @@ mod py04_atomics;
 mod py05_random;
 mod py06_grid_2d;
 mod py07_shared_memory;
+mod py08_transpose;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -88,6 +89,11 @@ const CHECKS: &[HostCheck] = &[
     HostCheck {
         id: "py07",
         cases: py07_shared_memory::cases,
+        diagnose: None,
+    },
+    HostCheck {
+        id: "py08",
+        cases: py08_transpose::cases,
         diagnose: None,
     },
     HostCheck {

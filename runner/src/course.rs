@@ -72,6 +72,12 @@ pub struct HostSpec {
     /// The share of copy time that overlaps other work on the timeline, at least (streams and
     /// pinned memory), on the exercise's largest case.
     pub min_copy_hidden: Option<f64>,
+    /// In the simulator: global sectors per request, loads and stores together, at most, over
+    /// the launches of the exercise's kernels (as `targets.max_sectors_per_request`).
+    pub max_sectors_per_request: Option<f64>,
+    /// In the simulator: shared-memory bank conflicts, loads and stores together, at most, over
+    /// the launches of the exercise's kernels (as `targets.max_bank_conflicts`).
+    pub max_bank_conflicts: Option<u64>,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct
@@ -274,6 +280,10 @@ fn check_exercise(e: &Exercise) -> Result<(), String> {
             "targets.max_shared_wavefronts_vs_reference",
             t.max_shared_wavefronts_vs_reference,
         ),
+        (
+            "host.max_sectors_per_request",
+            e.host.as_ref().and_then(|h| h.max_sectors_per_request),
+        ),
     ] {
         if let Some(v) = value.filter(|v| !v.is_finite() || *v <= 0.0) {
             return Err(format!("{key} = {v} must be a finite number above 0"));
@@ -384,6 +394,11 @@ hints = ["h"]
                 "hints = [\"h\"]",
                 "hints = [\"h\"]\n[exercise.targets]\nmax_time_vs_reference = -2.0",
                 "targets.max_time_vs_reference = -2",
+            ),
+            (
+                "hints = [\"h\"]",
+                "hints = [\"h\"]\nhost = { max_sectors_per_request = 0.0 }",
+                "host.max_sectors_per_request = 0",
             ),
             (
                 "title = \"A\"",

@@ -127,7 +127,11 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
         return;
     }
     report.mistakes = judge::mistakes(exercise, &right);
-    report.targets = judge::targets(&exercise.host.clone().unwrap_or_default(), &right);
+    report.targets = judge::targets(
+        &exercise.host.clone().unwrap_or_default(),
+        &exercise.entries,
+        &right,
+    );
     let missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
     if report.verdict == Verdict::Passed && missed {
         let never_launched = report.mistakes.iter().any(|m| m.contains("never launched"));

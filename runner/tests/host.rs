@@ -34,7 +34,10 @@ fn said(report: &Value) -> String {
     );
     for target in report["targets"].as_array().unwrap() {
         if target["met"] == false {
-            text.push(format!("missed: {}", target["name"]));
+            text.push(format!(
+                "missed: {} (got {})",
+                target["name"], target["got"]
+            ));
         }
     }
     text.join("\n")
@@ -152,6 +155,18 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "crashed",
             "race on shared memory",
         ),
+        (
+            "py08",
+            "py08_unpadded_tile.py",
+            "targets_missed",
+            "18880, most on line 58 of py08_unpadded_tile.py (18880 bank conflicts)",
+        ),
+        (
+            "py08",
+            "py08_strided_writes.py",
+            "targets_missed",
+            "most on line 40 of py08_strided_writes.py (16.0 sectors per request)",
+        ),
     ];
     for (id, fixture, verdict, phrase) in cases {
         let report = check(&course, id, fixture);
@@ -206,5 +221,15 @@ fn a_passing_host_program_shows_its_copies_and_timeline_and_counts_as_done() {
         );
     }
     let list = course.run(&["list"]);
-    assert!(list.stdout.contains("26  done"), "{}", list.all());
+    // The id column is padded to the widest id (a pyNN one).
+    let row = list
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("26 "))
+        .unwrap_or_default();
+    assert!(
+        row.split_whitespace().nth(1) == Some("done"),
+        "{}",
+        list.all()
+    );
 }

@@ -18,8 +18,19 @@ pub fn smooth(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
 }
 
 fn case(name: &str, rows: usize, cols: usize, rng: &mut Rng) -> HostCase {
+    matrix_case(name, rows, cols, rng, smooth)
+}
+
+/// A case of a rows x cols matrix `a` in [-1, 1) and the matrix `out` that `reference` makes of it.
+pub(super) fn matrix_case(
+    name: &str,
+    rows: usize,
+    cols: usize,
+    rng: &mut Rng,
+    reference: fn(&[f32], usize, usize) -> Vec<f32>,
+) -> HostCase {
     let a = rng.vec_f32(rows * cols, -1.0, 1.0);
-    let want = smooth(&a, rows, cols);
+    let want = reference(&a, rows, cols);
     HostCase {
         name: name.to_string(),
         params: vec![("rows", rows.to_string()), ("cols", cols.to_string())],

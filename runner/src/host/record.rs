@@ -23,6 +23,12 @@ pub struct Transfer {
 #[derive(Clone, Debug, Deserialize)]
 pub struct Launch {
     pub kernel: String,
+    /// The simulator's figures; none when the kernel ran on a GPU (pass-through mode).
+    #[serde(default)]
+    pub figures: Option<sim::Figures>,
+    /// Per source line with memory traffic, costliest first (where the PTX has line information).
+    #[serde(default)]
+    pub lines: Vec<sim::LineFigures>,
     #[serde(default)]
     pub diagnostics: Vec<String>,
     #[serde(default)]
@@ -162,6 +168,8 @@ mod tests {
         assert!((record.copy_time_hidden() - 0.5).abs() < 1e-9);
         record.launches.push(Launch {
             kernel: "k".into(),
+            figures: None,
+            lines: vec![],
             diagnostics: vec![],
             aborted: false,
             start_us: 0.0,
