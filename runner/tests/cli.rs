@@ -388,6 +388,84 @@ fn reset_restores_the_original_and_keeps_a_backup() {
     assert_eq!(kept, vec!["my work in progress\n".to_string()]);
 }
 
+/// The Python track's exercises are scripts, not kernels: the verbs work on them by their pyNN id.
+#[test]
+fn hints_list_and_reset_work_on_a_python_exercise() {
+    let course = TestCourse::new();
+    let first = course.run(&["hint", "py03"]);
+    assert_eq!(first.code, 0, "{}", first.all());
+    assert!(
+        first.stdout.contains("Hint 1 of 2") && first.stdout.contains("cuda.gridsize(1)"),
+        "{}",
+        first.all()
+    );
+    assert!(course.run(&["hint", "py03"]).stdout.contains("Hint 2 of 2"));
+    let after_last = course.run(&["hint", "py03"]).stdout;
+    assert!(
+        after_last.contains("That was the last hint"),
+        "{after_last}"
+    );
+
+    let script = "exercises/py03_grid_stride/grid_stride.py";
+    let list = course.run(&["list"]);
+    let row = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("py03 "))
+            .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+    };
+    assert_eq!(
+        row(&list.stdout).as_deref(),
+        Some("py03 pending"),
+        "{}",
+        list.all()
+    );
+    assert!(list.stdout.contains(script), "{}", list.all());
+
+    let file = course.path(script);
+    let original = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, "my work in progress\n").unwrap();
+    let run = course.run(&["reset", "py03"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+
+    let solution = course.path("solutions/py03_grid_stride/grid_stride.py");
+    std::fs::copy(solution, &file).unwrap();
+    let check = course.run(&["check", "py03"]);
+    assert_eq!(check.code, 0, "{}", check.all());
+    let list = course.run(&["list"]);
+    assert_eq!(
+        row(&list.stdout).as_deref(),
+        Some("py03 done"),
+        "{}",
+        list.all()
+    );
+}
+
+#[test]
+fn grade_refuses_a_python_exercise_and_says_to_check_it_instead() {
+    let course = TestCourse::new();
+    let class = tempfile::tempdir().unwrap();
+    let out = class.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        class.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "py03",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr
+            .contains("exercise py03 is a whole program (a host exercise)")
+            && run.stderr.contains("runner check py03"),
+        "{}",
+        run.all()
+    );
+    assert!(!out.exists(), "a refused grade wrote results");
+}
+
 #[test]
 fn damaged_progress_file_is_kept_aside_not_lost() {
     let course = TestCourse::new();

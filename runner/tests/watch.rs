@@ -200,21 +200,34 @@ fn watch_stops_a_check_past_its_limit_and_checks_again_in_a_new_worker() {
     watch.quit();
 }
 
-#[test]
-fn watch_checks_a_host_exercise_and_goes_on_when_it_passes() {
+/// Watches `id` from its pristine file (not done), puts the solution at `file` (relative to
+/// exercises/ and solutions/), and expects a pass and the watch to move on to `next`.
+fn watch_passes_and_moves_on(id: &str, file: &str, next: &str) {
     let course = TestCourse::new();
-    let mut watch = Watch::start_on(&course, "25", None);
+    let mut watch = Watch::start_on(&course, id, None);
     let first = watch.next_check();
     assert!(first.contains("NOT DONE"), "{first}");
-    let solution = std::fs::read_to_string(course.path("solutions/25_first_program/src/main.rs"));
-    std::fs::write(
-        course.path("exercises/25_first_program/src/main.rs"),
-        solution.unwrap(),
+    std::fs::copy(
+        course.path(&format!("solutions/{file}")),
+        course.path(&format!("exercises/{file}")),
     )
     .unwrap();
     watch.press_enter();
     let second = watch.next_check();
     assert!(second.contains("PASSED"), "{second}");
-    assert!(second.contains("Now watching exercise 26"), "{second}");
+    assert!(
+        second.contains(&format!("Now watching exercise {next}")),
+        "{second}"
+    );
     watch.quit();
+}
+
+#[test]
+fn watch_checks_a_host_exercise_and_goes_on_when_it_passes() {
+    watch_passes_and_moves_on("25", "25_first_program/src/main.rs", "26");
+}
+
+#[test]
+fn watch_checks_a_python_exercise_and_goes_on_when_it_passes() {
+    watch_passes_and_moves_on("py03", "py03_grid_stride/grid_stride.py", "py04");
 }
