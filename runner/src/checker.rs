@@ -10,6 +10,7 @@ use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
 
+pub mod gpu_lock;
 mod reference;
 mod run;
 mod timing;

@@ -33,6 +33,8 @@ impl Checker<'_> {
     ) -> anyhow::Result<Option<GpuFigures>> {
         let copy_bandwidth = self.copy_bandwidth()?;
         let launch = prepared.launch_of(case, time_limit);
+        // The kernel and the reference are timed with the GPU to this check alone.
+        let _gpu = super::gpu_lock::hold();
         let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else {
             return Ok(None);
         };

@@ -63,6 +63,15 @@ pub fn default_jobs(backend: &str) -> usize {
     }
 }
 
+/// Workers per GPU when `--jobs` is not given: a check spends most of its time on the CPU
+/// (compiles, the CPU reference, the simulator's re-check) and the GPU times kernels for one
+/// worker at a time (`checker::gpu_lock`), so a few workers keep one GPU busy. On an H100 with
+/// 16 cores, 200 x 24 took 10.5 minutes with one worker, 3.5 with four, 2.9 with eight
+/// (scripts/gpu/results/grade-throughput.md); four cores a worker, at most four per GPU.
+fn workers_per_gpu(cores: usize, gpus: usize) -> usize {
+    (cores / (4 * gpus.max(1))).clamp(1, 4)
+}
+
 fn immediate(
     submission: &Submission,
     exercise: &ExerciseInfo,
@@ -142,12 +151,14 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     } else {
         Isolation::Worker
     });
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = match (isolation, options.jobs) {
         (_, Some(jobs)) => jobs.max(1),
-        (Isolation::Worker, None) if !gpus.is_empty() => gpus.len(),
+        (Isolation::Worker, None) if !gpus.is_empty() => {
+            gpus.len() * workers_per_gpu(cores, gpus.len())
+        }
         (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut slots: Vec<Slot> = match isolation {
         Isolation::Cell => Vec::new(),
         Isolation::Worker => (0..workers)
@@ -415,4 +426,18 @@ fn staging_root(staged: &Path, exercise_file: &str) -> PathBuf {
         root.pop();
     }
     root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::workers_per_gpu;
+
+    #[test]
+    fn a_gpu_gets_a_worker_for_four_cores_from_one_to_four() {
+        assert_eq!(workers_per_gpu(16, 1), 4);
+        assert_eq!(workers_per_gpu(32, 1), 4, "at most four on one GPU");
+        assert_eq!(workers_per_gpu(32, 2), 4);
+        assert_eq!(workers_per_gpu(16, 2), 2);
+        assert_eq!(workers_per_gpu(2, 1), 1, "at least one");
+    }
 }

@@ -163,6 +163,13 @@ impl Slot {
             .process_group(0);
         if let Some(device) = &self.device {
             command.env("CUDA_VISIBLE_DEVICES", device);
+            // The workers of one GPU take turns to time kernels (see checker::gpu_lock).
+            // In the run's scratch folder, beside every worker's own folder.
+            let scratch = self.stderr_path.parent().and_then(Path::parent);
+            if let Some(scratch) = scratch {
+                let lock = scratch.join(format!("gpu{device}.lock"));
+                command.env(crate::checker::gpu_lock::VARIABLE, lock);
+            }
         }
         let mut child = command.spawn()?;
         let stdout = child.stdout.take().expect("the worker's stdout is piped");
