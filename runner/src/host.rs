@@ -19,6 +19,9 @@ use report::HostReport;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The most heap a program may take when it is checked.
+pub use execute::MEMORY_LIMIT_BYTES as PROGRAM_MEMORY_LIMIT_BYTES;
+
 /// How a host check runs.
 pub struct Options {
     /// The seed of the cases' random inputs.

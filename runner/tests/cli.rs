@@ -451,7 +451,7 @@ fn hints_list_and_reset_work_on_a_python_exercise() {
 }
 
 #[test]
-fn grade_refuses_a_python_exercise_and_says_to_check_it_instead() {
+fn grade_refuses_a_python_exercise_unless_asked_and_says_how() {
     let course = TestCourse::new();
     let class = tempfile::tempdir().unwrap();
     let out = class.path().join("grades");
@@ -465,9 +465,12 @@ fn grade_refuses_a_python_exercise_and_says_to_check_it_instead() {
     ]);
     assert_eq!(run.code, 2, "{}", run.all());
     assert!(
-        run.stderr
-            .contains("exercise py03 is a whole program (a host exercise)")
-            && run.stderr.contains("runner check py03"),
+        run.stderr.contains("exercise py03 is a whole program")
+            && run.stderr.contains("inside a container or a VM")
+            && run.stderr.contains("--run-programs")
+            && run
+                .stderr
+                .contains("runner check py03 --file PATH/py03_grid_stride/grid_stride.py"),
         "{}",
         run.all()
     );

@@ -1694,3 +1694,87 @@ fn the_worker_answers_each_request_with_the_report_runner_check_gives() {
     drop(requests);
     assert!(worker.wait().unwrap().success());
 }
+
+const H25: &str = "25_first_program/src/main.rs";
+const PY01: &str = "py01_ufunc/ufunc.py";
+
+#[test]
+fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("ann").join(H25), &solution(H25));
+    put(&class.join("ann").join(PY01), &solution(PY01));
+    put(&class.join("ben").join(H25), &exercise(H25));
+    put(&class.join("ben").join(PY01), &exercise(PY01));
+    // A folder of its own above the exercise's path: still exercise 25's.
+    put(
+        &class.join("cat/handin").join(H25),
+        &fixture("host/25_leak.rs"),
+    );
+    // A main.rs with no exercise's folder around it could be any of 25-28's: refused; a Python
+    // file's name is the exercise's own, so it is found alone.
+    put(&class.join("dan/main.rs"), &solution(H25));
+    put(&class.join("dan/ufunc.py"), &solution(PY01));
+    let out = work.path().join("grades");
+
+    let refused = grade(&course, &class, &out, &["--exercises", "25,py01"]);
+    assert_eq!(refused.code, 2, "{}", refused.all());
+    assert!(
+        refused.stderr.contains("exercise 25 is a whole program")
+            && refused.stderr.contains("inside a container or a VM")
+            && refused.stderr.contains("--run-programs")
+            && refused
+                .stderr
+                .contains("runner check 25 --file PATH/25_first_program/src/main.rs"),
+        "{}",
+        refused.all()
+    );
+    assert!(!out.exists(), "a refused grade wrote results");
+
+    let run = grade(
+        &course,
+        &class,
+        &out,
+        &["--exercises", "25,py01", "--run-programs"],
+    );
+    assert_eq!(run.code, 0, "{}", run.all());
+    let statuses = csv_table(&out.join("statuses.csv"));
+    let cell = |student: &str, exercise: &str| {
+        let json = read_json(&out.join(format!("cells/{student}/{exercise}.json")));
+        (
+            json["status"].as_str().unwrap().to_string(),
+            json["points"].as_f64().unwrap(),
+            json["message"].as_str().unwrap().to_string(),
+        )
+    };
+    let expected = [
+        ("ann", "25", "passed", 10.0),
+        ("ann", "py01", "passed", 10.0),
+        ("ben", "25", "not_done", 0.0),
+        ("ben", "py01", "not_done", 0.0),
+        ("cat", "25", "target_missed", 5.0),
+        ("cat", "py01", "missing", 0.0),
+        ("dan", "25", "refused", 0.0),
+        ("dan", "py01", "passed", 10.0),
+    ];
+    for (student, exercise, status, points) in expected {
+        let (got, got_points, message) = cell(student, exercise);
+        assert_eq!(
+            (got.as_str(), got_points),
+            (status, points),
+            "{student} {exercise}: {message}"
+        );
+        assert_eq!(statuses[&(student.into(), exercise.into())], status);
+    }
+    let (_, _, leak) = cell("cat", "25");
+    assert!(leak.contains("still allocated"), "{leak}");
+    let (_, _, lone) = cell("dan", "25");
+    assert!(
+        lone.contains("main.rs could be any of several exercises' main.rs")
+            && lone.contains("put exercise 25's at 25_first_program/src/main.rs"),
+        "{lone}"
+    );
+    let cases = read_json(&out.join("cells/ann/25.json"))["cases"].clone();
+    assert!(cases.as_array().is_some_and(|c| !c.is_empty()), "{cases}");
+}

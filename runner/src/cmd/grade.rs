@@ -14,6 +14,7 @@
 //! | `kernels` | finding, checking and staging a submission's kernel files |
 //! | `sandbox` | the limits a check's process runs under |
 //! | `cell` | running one check, and what its exit and report mean |
+//! | `program` | a whole program's report (host, Python: `--run-programs`) as a grade |
 //! | `worker` | cells checked by a long-lived worker per GPU; the isolation it keeps |
 //! | `results` | a graded cell, saved atomically as it finishes |
 //! | `prepare` | before grading: exercises chosen, the course checked once, kernels staged |
@@ -76,6 +77,11 @@ pub struct GradeArgs {
     /// Only these exercises, e.g. `01,02` or `01-04`.
     #[arg(long, value_name = "IDS")]
     pub exercises: Option<String>,
+    /// Grade the whole-program exercises (host exercises, the Python track) too. Each runs the
+    /// student's own program with your rights: do it inside a container or a VM. Also
+    /// `run_programs = true` in grading.toml (which shards of --slurm read).
+    #[arg(long, conflicts_with = "slurm")]
+    pub run_programs: bool,
     /// Finish an interrupted run in --out: cells already graded (same kernel, same settings) are kept.
     #[arg(long)]
     pub resume: bool,
@@ -253,6 +259,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         grading: args.grading.clone(),
         shard: args.shard,
         isolation: args.isolation,
+        run_programs: args.run_programs,
     };
     let started = Instant::now();
     let graded = run::grade_class(&options, &course)?;

@@ -93,10 +93,13 @@ echo "{headers}" > "$source/course/.nvrtc/headers/VERSION"
     )
 }
 
-fn run_script(exercises: Option<&str>) -> String {
-    let only = exercises
+fn run_script(exercises: Option<&str>, run_programs: bool) -> String {
+    let mut only = exercises
         .map(|e| format!(" --exercises {}", shell_quote(e)))
         .unwrap_or_default();
+    if run_programs {
+        only.push_str(" --run-programs");
+    }
     format!(
         r#"#!/usr/bin/env bash
 # Gradescope runs this for every submission: the student's files are in /autograder/submission,
@@ -165,7 +168,11 @@ pub fn write(
     // Refuse a broken grading file or exercise list now, not on Gradescope.
     let (file, grading_path) = super::config::GradingFile::load(grading, &course.root)?;
     let named = exercises.or(file.exercises.as_deref());
-    let chosen = super::prepare::select_exercises(course, named)?;
+    // Exercises named for the assignment may be whole programs: Gradescope runs each student in
+    // a container of its own, which is the isolation `--run-programs` asks for. Left unnamed,
+    // whole programs stay out, as they do in `runner grade`.
+    let chosen = super::prepare::select_exercises(course, named, named.is_some())?;
+    let run_programs = chosen.iter().any(|e| e.is_host());
     std::fs::create_dir_all(out).with_context(|| format!("cannot make {}", out.display()))?;
     let path = out.join("autograder.zip");
     let file =
@@ -180,7 +187,7 @@ pub fn write(
     add(
         &mut zip,
         "run_autograder",
-        run_script(exercises).as_bytes(),
+        run_script(exercises, run_programs).as_bytes(),
         0o755,
     )?;
     add(&mut zip, "runner", &program, 0o755)?;

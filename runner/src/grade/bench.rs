@@ -22,7 +22,7 @@ pub fn run(
     isolation: Option<Isolation>,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
-    let chosen = select_exercises(&course, exercises)?;
+    let chosen = select_exercises(&course, exercises, false)?;
     let scratch = tempfile::Builder::new()
         .prefix("runner-grade-bench-")
         .tempdir()
@@ -60,6 +60,7 @@ pub fn run(
         grading: None,
         shard: None,
         isolation,
+        run_programs: false,
     };
     let started = Instant::now();
     let graded = grade_class(&options, &course)?;

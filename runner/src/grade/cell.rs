@@ -1,6 +1,9 @@
 //! One cell: `runner check NN --json --file KERNEL` for one submission's kernel, in a process
 //! of its own under a wall-time limit (killed on expiry) and the sandbox's CPU, memory and
-//! file-size limits; then what its exit and its JSON mean for the grade.
+//! file-size limits; then what its exit and its JSON mean for the grade. A whole program (host
+//! and Python exercises, graded with `--run-programs`) is checked the same way, with its
+//! exercise's own time limit and room for cargo (`CheckCommand::limits`), and its report is
+//! read by `program`.
 //!
 //! A kernel's `printf` never decides a grade: a correct kernel left with a debug print in every
 //! thread gets its points. Its output is bounded by the check (1 MiB per launch in the simulator,
@@ -10,7 +13,9 @@
 //! instructions, which does not depend on the machine).
 
 use super::results::{CaseLine, Status};
+use crate::course::{Exercise, Language};
 use crate::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -34,6 +39,29 @@ pub struct CheckCommand {
     pub sizes: Vec<usize>,
     pub time_limit: Duration,
     pub memory_limit_mb: u64,
+    /// The whole-program exercises being graded (host and Python: `runner check` builds and
+    /// runs the student's program), with the wall time one check of each may take.
+    pub programs: BTreeMap<String, Duration>,
+}
+
+/// Time a check of a whole program has beyond its cases: cargo builds the student's crate
+/// (seconds; the preflight's check of the exercise's own file has built cudarc, once per run,
+/// which takes a minute or two).
+const BUILD_ALLOWANCE: Duration = Duration::from_secs(180);
+
+/// The wall time a check of whole-program exercise `exercise` may take: the build, then each
+/// case under the exercise's own limit (time_limit_ms, which the check itself enforces on the
+/// program: this is the backstop). Rust programs of one exercise take turns (the build folder's
+/// lock is held while the program runs, see `host::build`), so a check may first wait for the
+/// others in flight: `at_once` of them.
+pub fn program_time_limit(exercise: &Exercise, cases: usize, at_once: usize) -> Duration {
+    let one = BUILD_ALLOWANCE + Duration::from_millis(exercise.time_limit_ms) * (cases as u32 + 1);
+    let python = exercise.host.as_ref().map(|h| h.language) == Some(Language::Python);
+    if python {
+        one
+    } else {
+        one * at_once.max(1) as u32
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,16 +81,37 @@ pub struct Raw {
 }
 
 impl CheckCommand {
+    /// Whether `exercise` is a whole program, run by the student's own code.
+    pub fn is_program(&self, exercise: &str) -> bool {
+        self.programs.contains_key(exercise)
+    }
+
+    /// The wall-time and memory (MiB) limits of a check of `exercise`. A whole program's check
+    /// runs cargo and rustc, then the program, each a process of its own under the memory limit
+    /// (it holds per process): at least what `runner check` gives a program, so that a program
+    /// that passes there is not out of memory here.
+    pub fn limits(&self, exercise: &str) -> (Duration, u64) {
+        match self.programs.get(exercise) {
+            Some(&wall) => (
+                wall.max(self.time_limit),
+                self.memory_limit_mb
+                    .max(crate::host::PROGRAM_MEMORY_LIMIT_BYTES >> 20),
+            ),
+            None => (self.time_limit, self.memory_limit_mb),
+        }
+    }
+
     /// The sandbox (this same program) sets the limits and then becomes `runner check`.
     pub fn command(&self, exercise: &str, kernel: &Path) -> Command {
-        let cpu_seconds = (self.time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5;
+        let (time_limit, memory_limit_mb) = self.limits(exercise);
+        let cpu_seconds = (time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5;
         let mut command = Command::new(&self.exe);
         command
             .args([
                 "grade",
                 "sandbox",
                 "--memory-mb",
-                &self.memory_limit_mb.to_string(),
+                &memory_limit_mb.to_string(),
             ])
             .args(["--cpu-seconds", &cpu_seconds.to_string()]);
         command.args(["--", "check", exercise, "--json"]);
@@ -109,6 +158,7 @@ impl CheckCommand {
             .stdout(std::fs::File::create(&out_path)?)
             .stderr(std::fs::File::create(&err_path)?)
             .process_group(0);
+        let time_limit = self.limits(exercise).0;
         let started = Instant::now();
         let mut child = command.spawn()?;
         let mut pause = Duration::from_millis(1);
@@ -122,7 +172,7 @@ impl CheckCommand {
             }
             let stop = if cancel.load(Ordering::Relaxed) {
                 Some(Exit::Cancelled)
-            } else if started.elapsed() >= self.time_limit {
+            } else if started.elapsed() >= time_limit {
                 Some(Exit::TimedOut)
             } else {
                 None
@@ -215,7 +265,7 @@ fn judged(status: Status, message: String, details: String) -> Judged {
     }
 }
 
-fn cap(mut text: String) -> String {
+pub(super) fn cap(mut text: String) -> String {
     if text.len() > MAX_DETAILS {
         let mut end = MAX_DETAILS;
         while !text.is_char_boundary(end) {
@@ -304,6 +354,17 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
             format!("The check's process died ({}, signal {signal}) without a verdict.", signal_name(signal)),
             stderr,
         ),
+        // A whole program's report (host, Python): its own judging, the exits above shared.
+        Exit::Code(0 | 1) if super::program::is_program_report(split_report(&stdout).1) => {
+            match super::program::judge_program(split_report(&stdout).1) {
+                Ok(judged) => judged,
+                Err(why) => judged(
+                    Status::Error,
+                    format!("The check's report cannot be read: {why}."),
+                    stderr,
+                ),
+            }
+        }
         Exit::Code(0 | 1) => match serde_json::from_str::<CheckReport>(split_report(&stdout).1) {
             Ok(mut report) if report.schema_version == SCHEMA_VERSION => {
                 // A GPU's printf reaches stdout itself, before the report: it joins the
@@ -432,15 +493,18 @@ fn printed(report: &CheckReport) -> String {
     text
 }
 
-fn from_report(report: CheckReport) -> Judged {
-    let cases: Vec<CaseLine> = report
-        .cases
-        .iter()
-        .map(|c| CaseLine {
-            name: c.name.clone(),
-            passed: c.passed,
+/// A report's cases as the grade book lists them: name, and whether it passed.
+pub(super) fn case_lines<'a>(cases: impl Iterator<Item = (&'a str, bool)>) -> Vec<CaseLine> {
+    cases
+        .map(|(name, passed)| CaseLine {
+            name: name.to_string(),
+            passed,
         })
-        .collect();
+        .collect()
+}
+
+fn from_report(report: CheckReport) -> Judged {
+    let cases = case_lines(report.cases.iter().map(|c| (c.name.as_str(), c.passed)));
     let mut details = details_of(&report);
     let failing = report.cases.iter().find(|c| !c.passed);
     let named = |text: String| format!("{} {text}", report.verdict.headline());

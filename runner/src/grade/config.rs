@@ -39,6 +39,11 @@ pub struct GradingFile {
     pub max_expanded_mb: u64,
     /// Most entries an archive may hold.
     pub max_entries: usize,
+    /// Grade the whole-program exercises (host exercises in Rust, the Python track) too: each
+    /// runs the student's own program with the grader's rights, so only where each student's
+    /// check is kept apart (a container or a VM; Gradescope gives each its own). `--run-programs`
+    /// turns it on for one run.
+    pub run_programs: bool,
 }
 
 impl Default for GradingFile {
@@ -56,6 +61,7 @@ impl Default for GradingFile {
             max_archive_mb: 20,
             max_expanded_mb: 64,
             max_entries: 10_000,
+            run_programs: false,
         }
     }
 }
@@ -137,6 +143,12 @@ mod tests {
         assert_eq!(GradingFile::parse("").unwrap(), GradingFile::default());
         let file = GradingFile::parse("seed = 7\nsizes = [4097]\n").unwrap();
         assert_eq!((file.seed, file.sizes), (Some(7), vec![4097]));
+        assert!(!file.run_programs, "whole programs run only when asked");
+        assert!(
+            GradingFile::parse("run_programs = true")
+                .unwrap()
+                .run_programs
+        );
         let err = GradingFile::parse("sede = 7").unwrap_err().to_string();
         assert!(err.contains("sede"), "{err}");
         let err = GradingFile::parse("target_missed_credit = 2.0")

@@ -1,7 +1,8 @@
 //! The kernel files of one submission: found by the exercise's path (or, failing that, by the
 //! end of that path or the file name alone, for archives with an extra top folder, for flat
 //! uploads and for a clone of the course, whose `solutions/` is passed over), checked to be UTF-8 text of a sane size that includes nothing from outside, and
-//! copied into a staging folder. Nothing else from a submission is ever read.
+//! copied into a staging folder. Nothing else from a submission is ever read. A file name
+//! several exercises share (the host exercises' `src/main.rs`) is found only by its path.
 
 use super::archive::Skipped;
 use crate::course::Exercise;
@@ -37,6 +38,23 @@ pub struct Tree {
     root: PathBuf,
     files: Vec<PathBuf>,
     skipped: Vec<Skipped>,
+    /// The course's exercise files whose name another exercise's file has too (`main.rs` of
+    /// 25-28): such a file is taken only where its path tells which exercise it is.
+    shared: Vec<PathBuf>,
+}
+
+/// The files of `exercises` whose name another of them has too.
+pub fn sharing_a_name(exercises: &[Exercise]) -> Vec<PathBuf> {
+    let name = |e: &Exercise| file_name(Path::new(&e.file)).map(|n| n.to_os_string());
+    exercises
+        .iter()
+        .filter(|e| {
+            exercises
+                .iter()
+                .any(|other| other.id != e.id && name(other) == name(e))
+        })
+        .map(|e| PathBuf::from(&e.file))
+        .collect()
 }
 
 fn file_name(path: &Path) -> Option<&std::ffi::OsStr> {
@@ -96,7 +114,15 @@ impl Tree {
             root,
             files,
             skipped,
+            shared: Vec::new(),
         })
+    }
+
+    /// Takes a file whose name `all` (the course's exercises, not only those graded) share only
+    /// by its path: a lone `main.rs` is no exercise's while 26's is in the class.
+    pub fn sharing_names_of(mut self, all: &[Exercise]) -> Tree {
+        self.shared = sharing_a_name(all);
+        self
     }
 
     /// Whether the submission holds no file named like an exercise's kernel.
@@ -112,14 +138,19 @@ impl Tree {
             .iter()
             .map(|p| (p, None))
             .chain(self.skipped.iter().map(|s| (&s.path, Some(&s.reason))));
-        // Tier 0: the exact path; 1: a path ending with it; 2: the file name alone. Then shallowest.
+        // Tier 0: the exact path; 1: a path ending with it; 2: the file name alone, for a name
+        // no other exercise has. Then shallowest.
+        let shared = self
+            .shared
+            .iter()
+            .any(|s| s.file_name() == expected.file_name());
         let mut best: Vec<(usize, usize, &PathBuf, Option<&String>)> = Vec::new();
         for (path, skipped) in candidates {
             let tier = if path == expected {
                 0
             } else if path.ends_with(expected) {
                 1
-            } else if path.file_name() == expected.file_name() {
+            } else if path.file_name() == expected.file_name() && !shared {
                 2
             } else {
                 continue;
@@ -133,6 +164,21 @@ impl Tree {
             }
         }
         let shown = |p: &Path| p.display().to_string();
+        if let Some(file) = self
+            .unplaced(expected)
+            .filter(|_| shared && best.is_empty())
+        {
+            return Lookup::Refused {
+                reason: format!(
+                    "{} could be any of several exercises' {}: put exercise {}'s at {} (or in a \
+                     folder ending with that path) so the grader can tell which it is",
+                    shown(file),
+                    expected.file_name().unwrap_or_default().to_string_lossy(),
+                    exercise.id,
+                    exercise.file
+                ),
+            };
+        }
         match best.as_slice() {
             [] => Lookup::Missing {
                 expected: exercise.file.clone(),
@@ -153,6 +199,16 @@ impl Tree {
                 }
             }
         }
+    }
+
+    /// A file of the submission with `expected`'s shared name but no path that says whose it
+    /// is (a lone `main.rs`): a student's answer the grader cannot place.
+    fn unplaced(&self, expected: &Path) -> Option<&PathBuf> {
+        self.files
+            .iter()
+            .chain(self.skipped.iter().map(|s| &s.path))
+            .filter(|p| p.file_name() == expected.file_name())
+            .find(|p| !self.shared.iter().any(|s| p.ends_with(s)))
     }
 
     fn take(
@@ -216,7 +272,11 @@ impl Tree {
                 }
             }
         };
-        if let Some((line, why)) = forbidden_include(&text) {
+        // Only a kernel is compiled by the grader, where an include could read a file NVRTC then
+        // shows; a whole program (Rust, Python) runs anyway and could read any file it likes,
+        // which is why grading one needs `--run-programs` (see `prepare::RUN_PROGRAMS_RISK`).
+        let kernel = !exercise.is_host();
+        if let Some((line, why)) = forbidden_include(&text).filter(|_| kernel) {
             return Lookup::Refused {
                 reason: format!("{shown}:{line}: {why}"),
             };

@@ -12,14 +12,24 @@ use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// `01,02,5-7` as exercise ids of the course, in course order.
-pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<Vec<Exercise>> {
-    // Host exercises (whole programs) are not graded yet: `runner grade` compiles kernels.
+/// Why whole programs are graded only when asked, and how to ask.
+pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code, run with the \
+     grader's rights (a kernel is only compiled and run by the simulator or the GPU): grade it \
+     inside a container or a VM (Gradescope's autograder runs each student in a container of its \
+     own), then pass --run-programs or set run_programs = true in grading.toml";
+
+/// `01,02,5-7` as exercise ids of the course, in course order. Whole programs (host and Python
+/// exercises) only with `run_programs`: by default they are left out, and naming one says why.
+pub fn select_exercises(
+    course: &Course,
+    spec: Option<&str>,
+    run_programs: bool,
+) -> anyhow::Result<Vec<Exercise>> {
     let Some(spec) = spec else {
         return Ok(course
             .exercises
             .iter()
-            .filter(|e| !e.is_host())
+            .filter(|e| run_programs || !e.is_host())
             .cloned()
             .collect());
     };
@@ -48,13 +58,14 @@ pub fn select_exercises(course: &Course, spec: Option<&str>) -> anyhow::Result<V
     if let Some(host) = course
         .exercises
         .iter()
-        .find(|e| e.is_host() && wanted.contains(&e.id))
+        .find(|e| !run_programs && e.is_host() && wanted.contains(&e.id))
     {
         bail!(
-            "exercise {} is a whole program (a host exercise), which `runner grade` does not grade \
-             yet; grade it with `runner check {} --file PATH/src/main.rs --json`",
+            "exercise {} is a whole program, which `runner grade` runs only when asked: {RUN_PROGRAMS_RISK}. \
+             One student's program can be checked with `runner check {} --file {} --json`",
             host.id,
-            host.id
+            host.id,
+            Path::new("PATH").join(&host.file).display()
         );
     }
     Ok(course
@@ -75,9 +86,12 @@ pub fn limits_of(file: &GradingFile) -> Limits {
 }
 
 /// Finds and stages one submission's kernels; an archive refused as a whole refuses every cell.
+/// `all` are the course's exercises, graded or not: a file name several share (`main.rs`) is
+/// taken only by its path.
 pub fn stage(
     submission: &Submission,
     exercises: &[Exercise],
+    all: &[Exercise],
     work: &Path,
     limits: &Limits,
 ) -> Result<BTreeMap<String, Lookup>, String> {
@@ -103,7 +117,7 @@ pub fn stage(
         )?,
     };
     Ok(kernels::look_up_all(
-        &tree,
+        &tree.sharing_names_of(all),
         exercises,
         &staging,
         limits.max_file_bytes,
@@ -204,6 +218,7 @@ pub fn preflight(
     work: &Path,
 ) -> anyhow::Result<(String, String)> {
     let mut found = None;
+    let mut program_found = None;
     let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for exercise in exercises {
         let file = course.exercise_path(exercise);
@@ -228,6 +243,17 @@ pub fn preflight(
             _ => None,
         };
         match report {
+            // A whole program's report names its backend in words, and no device: a kernel's
+            // report says which, and only where none is graded does the program's count.
+            Some(report) if report["kind"] == "host" => {
+                let said = report["backend"].as_str().unwrap_or_default().to_string();
+                let backend = if said.contains("simulator") {
+                    "sim"
+                } else {
+                    "gpu"
+                };
+                program_found.get_or_insert((backend.to_string(), said));
+            }
             Some(report) if found.is_none() => {
                 let field = |name: &str| report[name].as_str().unwrap_or_default().to_string();
                 found = Some((field("backend"), field("device")));
@@ -255,5 +281,5 @@ pub fn preflight(
             lines.join("\n  ")
         );
     }
-    found.context("no exercise to grade")
+    found.or(program_found).context("no exercise to grade")
 }

@@ -6,7 +6,7 @@
 //! that keeps). Workers take the cells one exercise after another, so that what an exercise's
 //! checks share (its cases, the reference solution and its time) is made once per worker.
 
-use super::cell::{judge, CheckCommand, Exit, Naming, Raw};
+use super::cell::{judge, program_time_limit, CheckCommand, Exit, Naming, Raw};
 use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
@@ -39,6 +39,8 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// A process per cell, or workers that check many; by default workers on a GPU.
     pub isolation: Option<Isolation>,
+    /// Grade whole programs (host and Python exercises) too; see `prepare::RUN_PROGRAMS_RISK`.
+    pub run_programs: bool,
 }
 
 /// What a run leaves for the outputs: its settings and the cells it was asked for.
@@ -114,6 +116,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     let exercises = select_exercises(
         course,
         options.exercises.as_deref().or(file.exercises.as_deref()),
+        options.run_programs || file.run_programs,
     )?;
     let class = super::submissions::discover(&options.submissions)?;
     let mut submissions = class.submissions;
@@ -140,6 +143,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         sizes: file.sizes.clone(),
         time_limit: Duration::from_secs_f64(file.time_limit_s),
         memory_limit_mb: file.memory_limit_mb,
+        programs: Default::default(),
     };
     // GPUs to put workers on: none when the simulator is asked for.
     let gpus = match options.backend.as_deref() {
@@ -159,6 +163,15 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         }
         (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
     };
+    let seed = command.seed;
+    command.programs = exercises
+        .iter()
+        .filter(|e| e.is_host())
+        .map(|e| {
+            let cases = checks::host_cases_for(&e.id, seed).map_or(1, |c| c.len());
+            (e.id.clone(), program_time_limit(e, cases, workers))
+        })
+        .collect();
     let mut slots: Vec<Slot> = match isolation {
         Isolation::Cell => Vec::new(),
         Isolation::Worker => (0..workers)
@@ -228,7 +241,13 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
-        let mut staged = stage(submission, &exercises, work.path(), &limits);
+        let mut staged = stage(
+            submission,
+            &exercises,
+            &course.exercises,
+            work.path(),
+            &limits,
+        );
         if let Ok(lookups) = &mut staged {
             mark_untouched(lookups, &originals);
         }
@@ -311,7 +330,15 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
             "Resuming: {graded_now} cells to grade, the others are done."
         ));
     }
-    run_pool(jobs, checkers, &settings, &store, work.path(), &mut display)?;
+    run_pool(
+        jobs,
+        checkers,
+        &command,
+        &settings,
+        &store,
+        work.path(),
+        &mut display,
+    )?;
     display.done();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
     Ok(Graded {
@@ -342,6 +369,7 @@ impl Checker {
 fn run_pool(
     jobs: VecDeque<Job>,
     checkers: Vec<Checker>,
+    command: &CheckCommand,
     settings: &Settings,
     store: &Store,
     work: &Path,
@@ -349,7 +377,6 @@ fn run_pool(
 ) -> anyhow::Result<()> {
     let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
     let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
-    let limit = Duration::from_secs_f64(settings.time_limit_s);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for mut checker in checkers {
             let sender = sender.clone();
@@ -373,7 +400,8 @@ fn run_pool(
                 let cell = match checker.run(&job.exercise.id, &job.staged, &scratch) {
                     Ok(raw) if raw.exit == Exit::Cancelled => return,
                     Ok(raw) => {
-                        let judged = judge(&raw, &naming, limit, settings.memory_limit_mb);
+                        let (limit, memory_limit_mb) = command.limits(&job.exercise.id);
+                        let judged = judge(&raw, &naming, limit, memory_limit_mb);
                         CellResult {
                             submission: job.submission.id.clone(),
                             name: job.submission.name.clone(),

@@ -239,6 +239,13 @@ impl Slot {
         kernel: &Path,
         cancel: &AtomicBool,
     ) -> std::io::Result<Raw> {
+        // A whole program (host, Python) gets a check process of its own, as under
+        // `--isolation cell`: the worker's context, modules and reference timing are a kernel's,
+        // and a program's build and its own process would gain nothing from them.
+        if self.command.is_program(exercise) {
+            let scratch = self.stderr_path.with_file_name("program");
+            return self.command.run(exercise, kernel, &scratch, cancel);
+        }
         if let Err(not_started) = self.ready_worker(cancel)? {
             return Ok(not_started);
         }

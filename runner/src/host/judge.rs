@@ -7,14 +7,14 @@ use super::record::{Direction, Record};
 use crate::course::{Exercise, HostSpec, Language};
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a failed call the program went on after means.
 const WENT_ON: &str = "and the program went on as if it had worked: check the result of every \
                        call (in Rust, `?` or a match), so an error stops the program where it happens";
 
 /// One case's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub passed: bool,
@@ -26,7 +26,7 @@ pub struct CaseResult {
 }
 
 /// A goal on how the program used the driver, and how it did.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetResult {
     pub name: String,
     pub wanted: String,

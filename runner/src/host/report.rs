@@ -3,16 +3,17 @@
 use super::judge::{explain_missed, CaseResult, TargetResult};
 use crate::report::Verdict;
 use colored::Colorize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-#[derive(Debug, Serialize)]
+/// Read back by `runner grade` (grade/program.rs), which checks `schema_version`.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct HostReport {
     pub schema_version: u32,
     pub exercise: String,
     pub title: String,
     /// "host": a whole program, not a kernel; the fields below differ from a kernel's report.
-    pub kind: &'static str,
+    pub kind: String,
     pub backend: String,
     pub verdict: Verdict,
     pub summary: String,
@@ -35,7 +36,7 @@ impl HostReport {
             schema_version: crate::report::SCHEMA_VERSION,
             exercise: exercise.id.clone(),
             title: exercise.title.clone(),
-            kind: "host",
+            kind: "host".into(),
             backend: backend.into(),
             verdict: Verdict::Passed,
             summary: String::new(),
