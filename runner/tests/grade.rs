@@ -1291,13 +1291,11 @@ fn an_unusable_course_stops_before_any_student_is_graded() {
     assert!(!out.join("cells").exists());
 }
 
-#[test]
-fn gradescope_autograder_grades_one_submission_into_results_json() {
-    let course = TestCourse::new();
-    // The assignment's exercises, named once in the grading file the zip carries.
-    grading_file(&course, "exercises = \"01-02\"\n");
-    let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("grades");
+/// Writes the Gradescope zip into `work/grades` for the assignment's `exercises`, named once in
+/// the grading file the zip carries.
+fn write_autograder(course: &TestCourse, exercises: &str, work: &Path) -> (common::Run, PathBuf) {
+    grading_file(course, &format!("exercises = \"{exercises}\"\n"));
+    let out = work.join("grades");
     let run = course.run(&[
         "grade",
         "--gradescope-autograder",
@@ -1305,6 +1303,14 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
+    (run, out)
+}
+
+#[test]
+fn gradescope_autograder_grades_one_submission_into_results_json() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let (run, out) = write_autograder(&course, "01-02", work.path());
     assert!(
         run.stdout.contains("It grades exercises 01, 02."),
         "{}",
@@ -1328,6 +1334,8 @@ fn gradescope_autograder_grades_one_submission_into_results_json() {
         );
     }
     zip.extract(root.join("source")).unwrap();
+    let script = std::fs::read_to_string(root.join("source/run_autograder")).unwrap();
+    assert!(!script.contains("--run-programs"), "{script}");
     let setup = std::fs::read_to_string(root.join("source/setup.sh")).unwrap();
     assert!(setup.contains("nvidia-cuda-nvrtc-cu12=="), "{setup}");
     // The glibc the runner needs is said when the zip is written, and setup.sh checks that the
@@ -1777,4 +1785,26 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
     );
     let cases = read_json(&out.join("cells/ann/25.json"))["cases"].clone();
     assert!(cases.as_array().is_some_and(|c| !c.is_empty()), "{cases}");
+}
+
+#[test]
+fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_needs() {
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let (run, out) = write_autograder(&course, "02,25", work.path());
+    assert!(
+        run.stdout.contains("It grades exercises 02, 25.")
+            && run
+                .stderr
+                .contains("whole programs, which the zip grades with --run-programs")
+            && run.stderr.contains("the image must have cargo"),
+        "{}",
+        run.all()
+    );
+    let mut zip =
+        zip::ZipArchive::new(std::fs::File::open(out.join("autograder.zip")).unwrap()).unwrap();
+    let mut script = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("run_autograder").unwrap(), &mut script)
+        .unwrap();
+    assert!(script.contains(" --run-programs"), "{script}");
 }

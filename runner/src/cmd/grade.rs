@@ -215,6 +215,14 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                  for older images."
             );
         }
+        if written.runs_programs {
+            eprintln!(
+                "Note: some of those are whole programs, which the zip grades with --run-programs \
+                 (Gradescope runs each student in a container of its own). The zip does not carry what \
+                 they need to build and run: the image must have cargo, the course's hostkit/ and \
+                 Cargo.lock (Rust exercises) and its CUDA Python environment (Python exercises)."
+            );
+        }
         if !written.named {
             eprintln!(
                 "Note: that is every exercise of the course. For an assignment of a few, name them in {} \

@@ -154,6 +154,9 @@ pub struct Autograder {
     pub exercises: Vec<String>,
     /// Whether `--exercises` or the grading file named them (else: every exercise).
     pub named: bool,
+    /// Whether some are whole programs (host, Python), which the zip grades with
+    /// `--run-programs`.
+    pub runs_programs: bool,
     /// The oldest glibc the packed runner starts with (None: it needs none).
     pub glibc: Option<glibc::Version>,
 }
@@ -219,6 +222,7 @@ pub fn write(
         zip: path,
         exercises: chosen.into_iter().map(|e| e.id).collect(),
         named: named.is_some(),
+        runs_programs: run_programs,
         glibc: floor,
     })
 }
