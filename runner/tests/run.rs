@@ -195,7 +195,11 @@ fn doctor_says_where_the_simulated_driver_and_cuda_python_are() {
     // The tests' courses run Python with the repository's environment (RUNNER_CUDA_PYTHON):
     // doctor names it.
     let named = course.run(&["doctor"]);
-    assert!(named.stdout.contains(".cuda-python/bin/python"), "{}", named.all());
+    assert!(
+        named.stdout.contains(".cuda-python/bin/python"),
+        "{}",
+        named.all()
+    );
     let mut doctor = course.command(&["doctor"]);
     doctor.env_remove("RUNNER_CUDA_PYTHON");
     let run = common::Run::from(doctor.output().unwrap());
