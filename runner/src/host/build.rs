@@ -11,8 +11,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A program ready to run: the command that starts it, and the lock that keeps another check of
-/// the same exercise from building over it while it runs.
+/// A program ready to run: the command that starts it, and the folder that holds its own copy
+/// of a program built here (so another check of the same exercise may build while it runs).
 pub struct Built {
     /// The program and its arguments.
     pub command: Vec<OsString>,
@@ -20,7 +20,7 @@ pub struct Built {
     pub variables: Vec<(&'static str, OsString)>,
     /// Warnings the compiler gave, as it printed them, paths named as the student's.
     pub warnings: Vec<String>,
-    _lock: Option<File>,
+    _own_copy: Option<tempfile::TempDir>,
 }
 
 /// Why the program was not built.
@@ -52,7 +52,7 @@ pub fn build(
             command: vec![program.into()],
             variables: Vec::new(),
             warnings: Vec::new(),
-            _lock: None,
+            _own_copy: None,
         }),
         (Language::Rust, None) => rust(course, exercise, main, source),
     }
@@ -108,7 +108,7 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
             ("PYTHONDONTWRITEBYTECODE", "1".into()),
         ],
         warnings: Vec::new(),
-        _lock: None,
+        _own_copy: None,
     })
 }
 
@@ -144,7 +144,8 @@ fn rust(
     let target = std::env::var_os("RUNNER_HOST_TARGET")
         .map(PathBuf::from)
         .unwrap_or_else(|| host.join("build"));
-    // The lock is on the build folder's program, which every course sharing it writes.
+    // Held while the crate is staged and built: every check of this exercise writes the same
+    // staging folder and program (and, with RUNNER_HOST_TARGET, every course's).
     let lock = lock(&target, &exercise.id).map_err(BuildFailure::Setup)?;
     let package = package_name(exercise);
     stage_files(course, exercise, main, source, &stage, &package).map_err(BuildFailure::Setup)?;
@@ -173,15 +174,25 @@ fn rust(
     if !output.status.success() {
         return Err(BuildFailure::Errors(compiler_messages(&messages)));
     }
+    // The program is copied out before the lock is let go: the next check may build over the
+    // original while this one runs its cases.
+    let own_copy = tempfile::tempdir()
+        .context("cannot make a folder for the built program")
+        .map_err(BuildFailure::Setup)?;
+    let program = own_copy.path().join(&package);
+    std::fs::copy(target.join("debug").join(&package), &program)
+        .with_context(|| format!("cannot copy the built program to {}", program.display()))
+        .map_err(BuildFailure::Setup)?;
+    drop(lock);
     Ok(Built {
-        command: vec![target.join("debug").join(&package).into()],
+        command: vec![program.into()],
         variables: Vec::new(),
         warnings: warnings(&messages),
-        _lock: Some(lock),
+        _own_copy: Some(own_copy),
     })
 }
 
-/// An exclusive lock on the exercise's program in the build folder, held until the check is done.
+/// An exclusive lock on the exercise's program in the build folder, held while it is built.
 fn lock(target: &Path, id: &str) -> anyhow::Result<File> {
     std::fs::create_dir_all(target).with_context(|| format!("cannot make {}", target.display()))?;
     let path = target.join(format!("ex{id}.lock"));
