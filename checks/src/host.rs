@@ -17,6 +17,7 @@ mod py05_random;
 mod py06_grid_2d;
 mod py07_shared_memory;
 mod py08_transpose;
+mod py09_cuda_core;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -95,6 +96,11 @@ const CHECKS: &[HostCheck] = &[
         id: "py08",
         cases: py08_transpose::cases,
         diagnose: None,
+    },
+    HostCheck {
+        id: "py09",
+        cases: py09_cuda_core::cases,
+        diagnose: Some(py09_cuda_core::diagnose),
     },
     HostCheck {
         id: "28",

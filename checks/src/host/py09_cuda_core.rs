@@ -1,0 +1,36 @@
+//! py09: exercise 25's saxpy from Python with cuda.core (the kernel CUDA C++, compiled by
+//! cuda.core's Program, launched by its launch): the same cases.
+
+use super::HostCase;
+use crate::case::HostData;
+use crate::random::Rng;
+
+/// The threads per block the exercise's program launches with.
+const BLOCK: usize = 256;
+
+pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+    super::ex25_first_program::cases(rng)
+}
+
+/// Exercise 25's diagnosis, then a grid rounded down: every element before the last partial
+/// block right, and those after it as they came in.
+pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+    if let Some(cause) = super::ex25_first_program::diagnose(case, name, actual) {
+        return Some(cause);
+    }
+    let (Some(HostData::F32(want)), Some(HostData::F32(y)), HostData::F32(got)) =
+        (case.expected(name), case.input("y"), actual)
+    else {
+        return None;
+    };
+    let covered = want.len() / BLOCK * BLOCK;
+    let short =
+        covered < want.len() && got[..covered] == want[..covered] && got[covered..] == y[covered..];
+    short.then(|| {
+        format!(
+            "the first {covered} elements are right and the last {} were never computed: the \
+             grid has n / {BLOCK} blocks, rounded down; round up, (n + {BLOCK} - 1) // {BLOCK}",
+            want.len() - covered
+        )
+    })
+}
