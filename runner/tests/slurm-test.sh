@@ -106,12 +106,13 @@ for _ in $(seq 300); do
 done
 [ -z "$(squeue -h)" ] || { echo "slurm-test: jobs still queued after 5 minutes" >&2; squeue >&2; exit 1; }
 
-expected="submission,01,02,total,max
-ann,10,10,20,20
-ben,10,10,20,20
-cid,10,10,20,20
-dee,0,0,0,20
-eve,0,0,0,20"
+# The name column is each submission's folder as handed in (here the same as its id).
+expected="submission,name,01,02,total,max
+ann,ann,10,10,20,20
+ben,ben,10,10,20,20
+cid,cid,10,10,20,20
+dee,dee,0,0,0,20
+eve,eve,0,0,0,20"
 actual=$(cat "$out/gradebook.csv" 2>/dev/null || true)
 if [ "$actual" != "$expected" ]; then
     echo "slurm-test: FAILED: the merged grade book is not right." >&2
