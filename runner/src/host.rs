@@ -76,7 +76,7 @@ pub fn check(
     options: &Options,
     original: Option<&str>,
 ) -> anyhow::Result<HostReport> {
-    let source = runner::kernel_file::read(path)?;
+    let source = crate::checker::read_kernel(course, exercise, path)?;
     let untouched = original.is_some_and(|o| o == source);
     let mut report = HostReport::new(exercise, describe(options.backend));
     let built = match build::build(course, exercise, path, &source, options.program.as_deref()) {

@@ -18,11 +18,9 @@ const BYTE_ORDER_MARK: &str = "\u{feff}";
 /// Why a kernel file cannot be used; each message says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum KernelFileError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // Not a `source` (thiserror would chain it, and `{:#}` would then say the reason twice).
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path} is {kind}, not a regular file: give the path of a .cu file")]
     NotAFile { path: String, kind: &'static str },
     #[error(
@@ -49,9 +47,9 @@ pub enum KernelFileError {
 /// Reads the kernel file at `path` as text; see the module's comment for what is refused.
 pub fn read(path: &Path) -> Result<String, KernelFileError> {
     let shown = path.display().to_string();
-    let io = |source| KernelFileError::Io {
+    let io = |error| KernelFileError::Io {
         path: shown.clone(),
-        source,
+        error,
     };
     // `metadata` follows a symbolic link, so a link to a regular file is fine; what it points at
     // is what would be opened.
