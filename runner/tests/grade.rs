@@ -1797,7 +1797,7 @@ fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_
             && run
                 .stderr
                 .contains("whole programs, which the zip grades with --run-programs")
-            && run.stderr.contains("the image must have cargo"),
+            && run.stderr.contains("cargo with rustup"),
         "{}",
         run.all()
     );
@@ -1807,4 +1807,27 @@ fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_
     std::io::Read::read_to_string(&mut zip.by_name("run_autograder").unwrap(), &mut script)
         .unwrap();
     assert!(script.contains(" --run-programs"), "{script}");
+    assert!(script.contains("$HOME/.cargo/bin"), "{script}");
+    // What a Rust exercise needs to build there, and the steps that install the rest.
+    for name in [
+        "libsimcuda.so",
+        "course/Cargo.lock",
+        "course/hostkit/Cargo.toml",
+        "course/hostkit/src/lib.rs",
+        "course/exercises/25_first_program/Cargo.toml",
+        "course/exercises/25_first_program/saxpy.cu",
+        "course/exercises/25_first_program/src/main.rs",
+    ] {
+        assert!(zip.by_name(name).is_ok(), "the zip lacks {name}");
+    }
+    let mut setup = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("setup.sh").unwrap(), &mut setup).unwrap();
+    assert!(
+        setup.contains("sh.rustup.rs") && setup.contains("\"$source/runner\" check 25"),
+        "{setup}"
+    );
+    assert!(
+        !setup.contains("install-cuda-python"),
+        "no Python exercise: {setup}"
+    );
 }

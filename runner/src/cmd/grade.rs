@@ -218,9 +218,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         if written.runs_programs {
             eprintln!(
                 "Note: some of those are whole programs, which the zip grades with --run-programs \
-                 (Gradescope runs each student in a container of its own). The zip does not carry what \
-                 they need to build and run: the image must have cargo, the course's hostkit/ and \
-                 Cargo.lock (Rust exercises) and its CUDA Python environment (Python exercises)."
+                 (Gradescope runs each student in a container of its own). It carries what they need \
+                 (the simulated driver, hostkit/, Cargo.lock, the exercises' crates), and setup.sh \
+                 installs the rest when Gradescope builds the image, from the internet: cargo with \
+                 rustup (then cudarc is built once) for Rust exercises, the CUDA Python environment \
+                 from PyPI for Python ones."
             );
         }
         if !written.named {

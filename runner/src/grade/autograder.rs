@@ -6,6 +6,7 @@
 //! this program as it is; `glibc` says which images it starts on.
 
 pub mod glibc;
+mod programs;
 
 use super::cluster::shell_quote;
 use super::config::GRADING_FILE;
@@ -69,8 +70,14 @@ fi
     )
 }
 
-fn setup_script(version: &str, headers: &str, floor: Option<glibc::Version>) -> String {
+fn setup_script(
+    version: &str,
+    headers: &str,
+    floor: Option<glibc::Version>,
+    programs: &programs::Programs,
+) -> String {
     let check = start_check(floor);
+    let programs = programs.setup_lines();
     format!(
         r#"#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (Ubuntu, no GPU).
@@ -89,11 +96,13 @@ install "$source/course/.nvrtc" "nvidia-cuda-nvrtc-cu12=={version}"
 echo "{version}" > "$source/course/.nvrtc/VERSION"
 install "$source/course/.nvrtc/headers" {headers}
 echo "{headers}" > "$source/course/.nvrtc/headers/VERSION"
-"#
+{programs}"#
     )
 }
 
-fn run_script(exercises: Option<&str>, run_programs: bool) -> String {
+fn run_script(exercises: Option<&str>, programs: &programs::Programs) -> String {
+    let run_programs = programs.any();
+    let path = programs.run_lines();
     let mut only = exercises
         .map(|e| format!(" --exercises {}", shell_quote(e)))
         .unwrap_or_default();
@@ -113,7 +122,7 @@ mkdir -p "$work/class" "$root/results"
 # it holds none, from the one archive in it (a zip uploaded beside a note is still graded).
 cp -r "$root/submission" "$work/class/submission"
 cd "$root/source/course"
-"$root/source/runner" grade "$work/class" --out "$work/out" --backend sim --format gradescope,json{only}
+{path}"$root/source/runner" grade "$work/class" --out "$work/out" --backend sim --format gradescope,json{only}
 code=$?
 result="$work/out/gradescope/submission/results.json"
 if [ -f "$result" ]; then
@@ -175,7 +184,8 @@ pub fn write(
     // a container of its own, which is the isolation `--run-programs` asks for. Left unnamed,
     // whole programs stay out, as they do in `runner grade`.
     let chosen = super::prepare::select_exercises(course, named, named.is_some())?;
-    let run_programs = chosen.iter().any(|e| e.is_host());
+    let programs = programs::Programs::of(&chosen);
+    let run_programs = programs.any();
     std::fs::create_dir_all(out).with_context(|| format!("cannot make {}", out.display()))?;
     let path = out.join("autograder.zip");
     let file =
@@ -185,12 +195,17 @@ pub fn write(
     let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
     let floor = glibc::needed(&program)
         .with_context(|| format!("cannot read what {} needs to start", exe.display()))?;
-    let setup = setup_script(&nvrtc_version(course), &header_packages(course), floor);
+    let setup = setup_script(
+        &nvrtc_version(course),
+        &header_packages(course),
+        floor,
+        &programs,
+    );
     add(&mut zip, "setup.sh", setup.as_bytes(), 0o755)?;
     add(
         &mut zip,
         "run_autograder",
-        run_script(exercises, run_programs).as_bytes(),
+        run_script(exercises, &programs).as_bytes(),
         0o755,
     )?;
     add(&mut zip, "runner", &program, 0o755)?;
@@ -210,6 +225,18 @@ pub fn write(
             &text,
             0o644,
         )?;
+    }
+    // Whole programs: the driver library, hostkit, the Rust exercises' crates, and so on.
+    // (Each exercise's own file is in the zip already.)
+    let own: Vec<String> = course
+        .exercises
+        .iter()
+        .map(|e| format!("course/exercises/{}", e.file))
+        .collect();
+    for (name, bytes, mode) in programs.files(course)? {
+        if !own.contains(&name) {
+            add(&mut zip, &name, &bytes, mode)?;
+        }
     }
     if let Some(grading) = grading_path {
         let text = std::fs::read(&grading)
