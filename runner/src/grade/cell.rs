@@ -216,9 +216,10 @@ fn read_capped(path: &Path, cap: u64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The last `cap` bytes of the check's stdout: the report is printed last, after anything a
-/// kernel printed straight to stdout (a GPU's printf), so a flood is cut from the front.
-fn read_tail(path: &Path, cap: u64) -> String {
+/// The last `cap` bytes of a file, as text. A check's stdout is read so: the report is printed
+/// last, after anything a kernel printed straight to stdout (a GPU's printf), so a flood is cut
+/// from the front. (A host program's output is read the same way, for its errors come last.)
+pub(crate) fn read_tail(path: &Path, cap: u64) -> String {
     use std::io::{Seek, SeekFrom};
     let mut bytes = Vec::new();
     if let Ok(mut file) = std::fs::File::open(path) {

@@ -87,6 +87,7 @@ pub fn run_case(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    let tail = |path: &Path| crate::grade::cell::read_tail(path, MAX_OUTPUT);
     let output = format!("{}{}", tail(&out_path), tail(&err_path));
     let raw: Option<serde_json::Value> = std::fs::read_to_string(driver.record_path())
         .ok()
@@ -173,16 +174,4 @@ fn read_output(dir: &Path, name: &str, want: &HostData) -> Option<HostData> {
     let whole = data.byte_len();
     data.as_bytes_mut().copy_from_slice(&bytes[..whole]);
     Some(data)
-}
-
-/// The last `MAX_OUTPUT` bytes of a file, as text.
-fn tail(path: &Path) -> String {
-    use std::io::{Seek, SeekFrom};
-    let mut bytes = Vec::new();
-    if let Ok(mut file) = std::fs::File::open(path) {
-        let len = file.metadata().map_or(0, |m| m.len());
-        let _ = file.seek(SeekFrom::Start(len.saturating_sub(MAX_OUTPUT)));
-        let _ = file.take(MAX_OUTPUT).read_to_end(&mut bytes);
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
