@@ -10,6 +10,7 @@ pub mod display;
 pub mod kernels;
 pub mod output;
 pub mod prepare;
+pub mod profile;
 pub mod program;
 pub mod results;
 pub mod run;

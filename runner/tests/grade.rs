@@ -1831,3 +1831,27 @@ fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_
         "no Python exercise: {setup}"
     );
 }
+
+#[test]
+fn bench_profile_says_where_the_workers_time_went() {
+    let course = TestCourse::new();
+    let run = course.run(&[
+        "grade",
+        "bench",
+        "--submissions",
+        "2",
+        "--exercises",
+        "01-02",
+        "--isolation",
+        "worker",
+        "--jobs",
+        "1",
+        "--profile",
+    ]);
+    let text = run.all();
+    assert_eq!(run.code, 0, "{text}");
+    assert!(text.contains("Where the workers' time went"), "{text}");
+    // Every check compiles its kernel and runs it: both phases are in the table.
+    assert!(text.contains("compiled (from cache:"), "{text}");
+    assert!(text.contains("kernel run"), "{text}");
+}

@@ -35,6 +35,7 @@ impl Checker<'_> {
         let launch = prepared.launch_of(case, time_limit);
         // The kernel and the reference are timed with the GPU to this check alone.
         let _gpu = super::gpu_lock::hold();
+        trace::mark("GPU timing lock taken");
         let Some(kernel) = self.backend.time(module, &launch, TIMED_REPEATS)? else {
             return Ok(None);
         };

@@ -137,6 +137,10 @@ pub enum GradeAction {
         /// A process per cell, or workers that check many (default: as for `runner grade`).
         #[arg(long, value_enum)]
         isolation: Option<Isolation>,
+        /// Also print where the workers' time went, phase by phase (from their RUNNER_TRACE
+        /// lines).
+        #[arg(long)]
+        profile: bool,
     },
     /// Run a runner command under the limits of one grading cell (used by `runner grade`).
     #[command(hide = true)]
@@ -167,6 +171,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             keep,
             backend,
             isolation,
+            profile,
         }) => {
             let backend = backend_name(backend).unwrap_or_else(|| "sim".into());
             return bench::run(
@@ -176,6 +181,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                 keep.as_deref(),
                 &backend,
                 isolation,
+                profile,
             );
         }
         Some(GradeAction::Sandbox {
@@ -270,6 +276,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         shard: args.shard,
         isolation: args.isolation,
         run_programs: args.run_programs,
+        trace_workers: None,
     };
     let started = Instant::now();
     let graded = run::grade_class(&options, &course)?;

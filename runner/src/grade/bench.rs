@@ -20,6 +20,7 @@ pub fn run(
     keep: Option<&Path>,
     backend: &str,
     isolation: Option<Isolation>,
+    profile: bool,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let chosen = select_exercises(&course, exercises, false)?;
@@ -61,6 +62,7 @@ pub fn run(
         shard: None,
         isolation,
         run_programs: false,
+        trace_workers: profile.then(|| root.join("worker-traces")),
     };
     let started = Instant::now();
     let graded = grade_class(&options, &course)?;
@@ -85,6 +87,17 @@ pub fn run(
         "At this rate 200 x 24 takes {:.1} minutes.",
         200.0 * 24.0 * seconds / cells.max(1) as f64 / 60.0
     );
+    if let Some(traces) = profile.then(|| root.join("worker-traces")) {
+        match super::profile::read_dir(&traces) {
+            Ok(phases) if !phases.is_empty() => {
+                print!("{}", super::profile::render(&phases, graded.graded_now))
+            }
+            _ => println!(
+                "No profile: --profile traces the workers that check many cells, and this run had \
+                 none (a process per cell)."
+            ),
+        }
+    }
     if keep.is_some() {
         println!("The class and its results are in {}.", root.display());
     }

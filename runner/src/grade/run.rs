@@ -41,6 +41,9 @@ pub struct Options {
     pub isolation: Option<Isolation>,
     /// Grade whole programs (host and Python exercises) too; see `prepare::RUN_PROGRAMS_RISK`.
     pub run_programs: bool,
+    /// Keep each worker's `RUNNER_TRACE` phase lines in this folder (`runner grade bench
+    /// --profile`).
+    pub trace_workers: Option<PathBuf>,
 }
 
 /// What a run leaves for the outputs: its settings and the cells it was asked for.
@@ -184,6 +187,10 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     device,
                     threads,
                     &work.path().join(format!("worker{n}")),
+                    options
+                        .trace_workers
+                        .as_ref()
+                        .map(|dir| dir.join(format!("worker{n}.log"))),
                 )
             })
             .collect(),

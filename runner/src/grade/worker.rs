@@ -92,7 +92,12 @@ pub struct Slot {
     device: Option<String>,
     /// Threads the simulator may use inside the worker.
     sim_threads: usize,
+    /// This slot's own folder in the run's scratch folder.
+    scratch: PathBuf,
+    /// Where its workers' stderr goes, appended: in `scratch`, or a kept trace log.
     stderr_path: PathBuf,
+    /// Its workers write `RUNNER_TRACE` phase lines to stderr (`runner grade bench --profile`).
+    traced: bool,
     worker: Option<Worker>,
 }
 
@@ -112,12 +117,15 @@ impl Slot {
         device: Option<String>,
         sim_threads: usize,
         scratch: &Path,
+        trace_log: Option<PathBuf>,
     ) -> Slot {
         Slot {
             command: command.clone(),
             device,
             sim_threads: sim_threads.max(1),
-            stderr_path: scratch.join("worker-stderr"),
+            scratch: scratch.to_path_buf(),
+            traced: trace_log.is_some(),
+            stderr_path: trace_log.unwrap_or_else(|| scratch.join("worker-stderr")),
             worker: None,
         }
     }
@@ -128,6 +136,7 @@ impl Slot {
     }
 
     fn start(&mut self) -> std::io::Result<Worker> {
+        std::fs::create_dir_all(&self.scratch)?;
         if let Some(dir) = self.stderr_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -157,16 +166,25 @@ impl Slot {
             .env_remove("RUNNER_BACKEND")
             .stdin(reader)
             .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&self.stderr_path)?)
+            // Appended: what a cell's check wrote is read from the length before it on, and a
+            // trace log keeps every worker the slot had.
+            .stderr(
+                std::fs::File::options()
+                    .create(true)
+                    .append(true)
+                    .open(&self.stderr_path)?,
+            )
             // Its own process group, as a cell's: Ctrl-C reaches the grader alone, and one
             // signal ends the worker with its compile children.
             .process_group(0);
+        if self.traced {
+            command.env("RUNNER_TRACE", "1");
+        }
         if let Some(device) = &self.device {
             command.env("CUDA_VISIBLE_DEVICES", device);
             // The workers of one GPU take turns to time kernels (see checker::gpu_lock).
             // In the run's scratch folder, beside every worker's own folder.
-            let scratch = self.stderr_path.parent().and_then(Path::parent);
-            if let Some(scratch) = scratch {
+            if let Some(scratch) = self.scratch.parent() {
                 let lock = scratch.join(format!("gpu{device}.lock"));
                 command.env(crate::checker::gpu_lock::VARIABLE, lock);
             }
@@ -243,7 +261,7 @@ impl Slot {
         // `--isolation cell`: the worker's context, modules and reference timing are a kernel's,
         // and a program's build and its own process would gain nothing from them.
         if self.command.is_program(exercise) {
-            let scratch = self.stderr_path.with_file_name("program");
+            let scratch = self.scratch.join("program");
             return self.command.run(exercise, kernel, &scratch, cancel);
         }
         if let Err(not_started) = self.ready_worker(cancel)? {
