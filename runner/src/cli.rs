@@ -75,6 +75,12 @@ pub enum Command {
     Hint { id: String },
     /// Restore an exercise's original file; your version is kept as a backup beside it.
     Reset { id: String },
+    /// Ask a chapter's Check yourself questions one at a time, show the book's answer after each,
+    /// and keep your score with your progress; without a chapter, list the chapters and scores.
+    Quiz {
+        /// The chapter, as its page is named (`coalescing`), or an exercise's id for its chapter.
+        chapter: Option<String>,
+    },
     /// Check the current exercise again every time its file is saved.
     Watch {
         /// The exercise to watch; by default the first one not done.

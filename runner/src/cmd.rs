@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod grade;
 pub mod hint;
 pub mod list;
+pub mod quiz;
 pub mod reset;
 pub mod run;
 pub mod serve;
@@ -22,6 +23,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(args),
         Command::Hint { id } => hint::run(&id),
         Command::Reset { id } => reset::run(&id),
+        Command::Quiz { chapter } => quiz::run(chapter.as_deref()),
         Command::Watch {
             id,
             bench: Some(times),

@@ -13,6 +13,7 @@ mod host;
 mod output;
 mod pristine;
 mod progress;
+mod quiz;
 mod report;
 mod session;
 mod style;

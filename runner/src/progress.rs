@@ -1,4 +1,5 @@
-//! The student's progress: which exercises pass and how many hints each has shown. Kept in
+//! The student's progress: which exercises pass, how many hints each has shown, and the scores of
+//! the chapters' quizzes (`runner quiz`). Kept in
 //! `.runner/progress.json` in the course, written atomically so no crash can leave half a file.
 //!
 //! Several runners may work on one course at once (`watch` in one terminal, `check` or `hint` in
@@ -21,6 +22,9 @@ pub struct Progress {
     pub done: BTreeMap<String, DoneRecord>,
     #[serde(default)]
     pub hints_shown: BTreeMap<String, usize>,
+    /// Each chapter's Check yourself quiz, by the page's name (`coalescing`), once taken.
+    #[serde(default)]
+    pub quizzes: BTreeMap<String, QuizScore>,
     #[serde(skip)]
     path: PathBuf,
     /// Changes made in memory since the load, applied to the file as it is then by `save`.
@@ -33,6 +37,17 @@ pub struct DoneRecord {
     /// Seconds since the Unix epoch.
     pub at: u64,
     pub backend: String,
+}
+
+/// A chapter's quiz as last taken: how many of its questions the student had, by their own word.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuizScore {
+    pub right: usize,
+    pub questions: usize,
+    /// The most right in any finished try.
+    pub best: usize,
+    /// Seconds since the Unix epoch.
+    pub at: u64,
 }
 
 /// The exclusive lock on a course's progress, released when dropped.
@@ -164,6 +179,23 @@ impl Progress {
     pub fn is_done(&self, id: &str) -> bool {
         self.done.contains_key(id)
     }
+
+    /// Records a finished quiz of `chapter`; the best score is kept across tries, unless the
+    /// chapter's number of questions changed since.
+    pub fn record_quiz(&mut self, chapter: &str, right: usize, questions: usize) -> QuizScore {
+        let best = match self.quizzes.get(chapter) {
+            Some(before) if before.questions == questions => before.best.max(right),
+            _ => right,
+        };
+        let score = QuizScore {
+            right,
+            questions,
+            best,
+            at: now(),
+        };
+        self.quizzes.insert(chapter.to_string(), score.clone());
+        score
+    }
 }
 
 fn now() -> u64 {
@@ -218,5 +250,30 @@ mod tests {
         let (p, _) = Progress::load(dir.path()).unwrap();
         assert!(p.is_done("01") && p.is_done("02"));
         assert_eq!(p.hints_shown.get("03"), Some(&2));
+    }
+
+    #[test]
+    fn quiz_scores_keep_the_best_and_survive_other_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut check, _) = Progress::load(dir.path()).unwrap();
+        Progress::update(dir.path(), |p| p.record_quiz("warps", 4, 5)).unwrap();
+        let (score, _) = Progress::update(dir.path(), |p| p.record_quiz("warps", 2, 5)).unwrap();
+        assert_eq!((score.right, score.best), (2, 4));
+        // A check that loaded before the quizzes does not write them away.
+        check.mark_done("02", "sim");
+        check.save().unwrap();
+        let (p, _) = Progress::load(dir.path()).unwrap();
+        assert_eq!(p.quizzes["warps"].best, 4);
+        // A chapter whose questions changed starts its best again.
+        let (score, _) = Progress::update(dir.path(), |p| p.record_quiz("warps", 1, 6)).unwrap();
+        assert_eq!(score.best, 1);
+        // Progress written before quizzes existed still loads.
+        std::fs::write(
+            Progress::path_in(dir.path()),
+            r#"{"done": {}, "hints_shown": {}}"#,
+        )
+        .unwrap();
+        let (p, warning) = Progress::load(dir.path()).unwrap();
+        assert!(warning.is_none() && p.quizzes.is_empty());
     }
 }

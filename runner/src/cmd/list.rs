@@ -1,10 +1,12 @@
 //! `runner list`: the exercises and the student's progress.
 
 use crate::output;
-use crate::progress::Progress;
+use crate::progress::{Progress, QuizScore};
+use crate::quiz::Book;
 use crate::session::find_course;
 use colored::Colorize;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -46,7 +48,12 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
         .collect();
     let done = rows.iter().filter(|r| r.done).count();
     if json {
-        let out = serde_json::json!({ "exercises": rows, "done": done, "total": rows.len() });
+        let out = serde_json::json!({
+            "exercises": rows,
+            "done": done,
+            "total": rows.len(),
+            "quizzes": progress.quizzes,
+        });
         output::print(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -74,11 +81,33 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
         )?;
     }
     writeln!(text, "\nProgress: {done}/{} exercises done.", rows.len())?;
+    if let Some(line) = quizzes_line(&progress.quizzes, Book::of_course(&course.root).exists()) {
+        writeln!(text, "{line}")?;
+    }
     if let Some(next) = rows.iter().find(|r| !r.done) {
         writeln!(text, "Next: runner check {}", next.id)?;
     }
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The chapters' quizzes taken, with their last scores; where none is taken yet and the course
+/// has its book, where to start.
+fn quizzes_line(scores: &BTreeMap<String, QuizScore>, has_book: bool) -> Option<String> {
+    if scores.is_empty() {
+        return has_book.then(|| {
+            "Quizzes: none taken yet; `runner quiz` lists the chapters' Check yourself questions."
+                .to_string()
+        });
+    }
+    let taken: Vec<String> = scores
+        .iter()
+        .map(|(chapter, s)| format!("{chapter} {}/{}", s.right, s.questions))
+        .collect();
+    Some(format!(
+        "Quizzes: {} (`runner quiz` lists them all).",
+        taken.join(", ")
+    ))
 }
 
 /// `title` in at most `width` characters, on one line: cut short with an ellipsis, and control
@@ -103,7 +132,29 @@ fn fit(title: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::*;
+
+    #[test]
+    fn quizzes_taken_are_listed_with_their_scores() {
+        assert_eq!(quizzes_line(&BTreeMap::new(), false), None);
+        assert!(quizzes_line(&BTreeMap::new(), true)
+            .unwrap()
+            .contains("none taken yet"));
+        let mut scores = BTreeMap::new();
+        for (chapter, right) in [("warps", 5), ("coalescing", 3)] {
+            let score = QuizScore {
+                right,
+                questions: 5,
+                best: right,
+                at: 0,
+            };
+            scores.insert(chapter.to_string(), score);
+        }
+        assert_eq!(
+            quizzes_line(&scores, true).unwrap(),
+            "Quizzes: coalescing 3/5, warps 5/5 (`runner quiz` lists them all)."
+        );
+    }
 
     #[test]
     fn titles_fit_their_column() {

@@ -1,0 +1,169 @@
+//! `runner quiz`: the book's Check yourself questions asked through the binary, answers piped in.
+
+mod common;
+
+use common::{repo_root, Run, TestCourse};
+use std::io::Write;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// A copy of the course with its book's pages, which the quiz reads.
+fn course_with_book() -> TestCourse {
+    let course = TestCourse::new();
+    let src = course.path("book/src");
+    std::fs::create_dir_all(&src).unwrap();
+    for entry in std::fs::read_dir(repo_root().join("book/src")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            std::fs::copy(&path, src.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    course
+}
+
+/// Runs the runner with `input` as its whole stdin, then closed; a run that does not end within
+/// a minute (a quiz waiting for input that will never come) fails the test.
+fn run_with_input(course: &TestCourse, args: &[&str], input: &str) -> Run {
+    let mut child = course
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("runner {args:?} did not end after its input was closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Run::from(child.wait_with_output().unwrap())
+}
+
+fn progress(course: &TestCourse) -> serde_json::Value {
+    let text = std::fs::read_to_string(course.path(".runner/progress.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn piped_answers_are_scored_and_kept_with_the_progress() {
+    let course = course_with_book();
+    // Coalescing has four questions: had, missed (after one reply that is neither), had, had.
+    let answers = "4, 5, 8 and 32\ny\n\nmaybe\nn\none warp per row\nyes\n\nY\n";
+    let run = run_with_input(&course, &["quiz", "coalescing"], answers);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("Question 4 of 4"), "{}", run.stdout);
+    // The book's own answer, shown after the question.
+    let asked = run
+        .stdout
+        .find("How many sectors does the request touch")
+        .unwrap();
+    let shown = run.stdout.find("4 (128 aligned bytes)").unwrap();
+    assert!(asked < shown, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Please answer y or n."),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Score: 3 of 4 for Memory coalescing."),
+        "{}",
+        run.stdout
+    );
+    let score = &progress(&course)["quizzes"]["coalescing"];
+    assert_eq!(
+        (score["right"].as_u64(), score["questions"].as_u64()),
+        (Some(3), Some(4))
+    );
+
+    let list = course.run(&["list"]);
+    assert!(
+        list.stdout.contains("Quizzes: coalescing 3/4"),
+        "{}",
+        list.stdout
+    );
+    let listing = course.run(&["quiz"]);
+    assert_eq!(listing.code, 0, "{}", listing.all());
+    let line = listing
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("coalescing "))
+        .unwrap();
+    assert!(line.contains("4 questions  last 3 of 4"), "{line}");
+    assert!(
+        listing
+            .stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("python-track ") && l.contains("not taken")),
+        "{}",
+        listing.stdout
+    );
+
+    // An exercise's id names its chapter: 13 is taught in coalescing.md. Input that ends halfway
+    // stops the quiz with a message and keeps the score above.
+    let cut = run_with_input(&course, &["quiz", "13"], "x\ny\nx\n");
+    assert_eq!(cut.code, 2, "{}", cut.all());
+    assert!(cut.stdout.contains("Memory coalescing"), "{}", cut.stdout);
+    assert!(
+        cut.stderr
+            .contains("the input ended after 1 of the 4 questions")
+            && cut.stderr.contains("your last score, 3 of 4, is kept"),
+        "{}",
+        cut.stderr
+    );
+    assert_eq!(progress(&course)["quizzes"]["coalescing"]["right"], 3);
+}
+
+#[test]
+fn no_input_at_all_ends_at_once_and_records_nothing() {
+    let course = course_with_book();
+    let run = run_with_input(&course, &["quiz", "warps"], "");
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr
+            .contains("the input ended after 0 of the 5 questions")
+            && run.stderr.contains("nothing was recorded")
+            && run.stderr.contains("run it in one"),
+        "{}",
+        run.stderr
+    );
+    let progress =
+        std::fs::read_to_string(course.path(".runner/progress.json")).unwrap_or_default();
+    assert!(!progress.contains("warps"), "{progress}");
+}
+
+#[test]
+fn an_unknown_chapter_is_refused_with_the_ones_that_exist() {
+    let course = course_with_book();
+    let run = course.run(&["quiz", "coalesing"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("no chapter \"coalesing\"")
+            && run.stderr.contains("coalescing, shared-memory")
+            && run.stderr.contains("python-track"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_course_without_its_book_says_where_the_quiz_comes_from() {
+    let course = TestCourse::new();
+    let run = course.run(&["quiz"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("book/src/ beside exercises/"),
+        "{}",
+        run.stderr
+    );
+    // And `runner list` says nothing of quizzes there.
+    assert!(!course.run(&["list"]).stdout.contains("Quizzes"));
+}
