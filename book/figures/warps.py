@@ -71,14 +71,14 @@ def tint(colour: str, white: float = 0.6) -> str:
     return "#" + "".join(f"{round(c + (255 - c) * white):02x}" for c in (r, g, b))
 
 
-def lane_x(lane: int) -> float:
-    return LABEL_W + lane * CELL
+def lane_x(lane: int, cell: float = CELL) -> float:
+    return LABEL_W + lane * cell
 
 
-def lane_header(svg: Svg, y: float, left: str = "lane") -> None:
+def lane_header(svg: Svg, y: float, left: str = "lane", lanes: int = WARP, cell: float = CELL) -> None:
     svg.text(LABEL_W - 8, y, left, size=12, anchor="end", fill=NOTE)
-    for lane in range(WARP):
-        svg.text(lane_x(lane) + CELL / 2, y, lane, size=12, anchor="middle", fill=NOTE)
+    for lane in range(lanes):
+        svg.text(lane_x(lane, cell) + cell / 2, y, lane, size=12, anchor="middle", fill=NOTE)
 
 
 def arrow(svg: Svg, x1: float, y1: float, x2: float, y2: float, colour: str) -> None:
@@ -185,43 +185,46 @@ def draw_divergence(runner: list[str]) -> str:
 # Shuffles: the value each lane holds after each step of a reduction or a scan
 
 
-def values_by_step(report: dict) -> list[tuple[int, list[int]]]:
-    """(offset, the 32 lanes' values) for each step the lanes printed, the start (offset 0) first."""
+def values_by_step(report: dict, lanes: int) -> list[tuple[int, list[int]]]:
+    """(offset, the lanes' values) for each step the lanes printed, the start (offset 0) first."""
     steps: dict[int, dict[int, int]] = {}
     for words in traces(report):
         offset, lane, value = (int(w) for w in words)
         steps.setdefault(offset, {})[lane] = value
-    for offset, lanes in steps.items():
-        if sorted(lanes) != list(range(WARP)):
-            raise FigureError(f"step {offset}: expected a value from each of the {WARP} lanes")
-    return [(offset, [lanes[lane] for lane in range(WARP)]) for offset, lanes in steps.items()]
+    for offset, values in steps.items():
+        if sorted(values) != list(range(lanes)):
+            raise FigureError(f"step {offset}: expected a value from each of the {lanes} lanes")
+    return [(offset, [values[lane] for lane in range(lanes)]) for offset, values in steps.items()]
 
 
-def draw_shuffle_steps(svg: Svg, y: float, steps: list[tuple[int, list[int]]], down: bool) -> float:
-    """One row of 32 lanes per step; arrows from the lanes whose values are added to the lanes that
+def draw_shuffle_steps(svg: Svg, y: float, steps: list[tuple[int, list[int]]], down: bool,
+                       cell: float = CELL) -> float:
+    """One row of lanes per step; arrows from the lanes whose values are added to the lanes that
     add them. In a reduction (`down`), only the lanes below the offset feed lane 0: the others are
     grey, their values unused."""
     row_h, gap = 22, 40
+    size = 12 if cell < 40 else 14
     previous_y = None
     for index, (offset, values) in enumerate(steps):
         label = "start" if offset == 0 else f"offset {offset}"
         svg.text(LABEL_W - 8, y + 16, label, size=12, anchor="end", weight="bold")
         for lane, value in enumerate(values):
             used = not down or offset == 0 or lane < offset
-            x = lane_x(lane)
-            svg.rect(x + 1, y, CELL - 2, row_h, fill=tint(lane_colour(lane)) if used else INACTIVE,
+            x = lane_x(lane, cell)
+            svg.rect(x + 1, y, cell - 2, row_h, fill=tint(lane_colour(lane)) if used else INACTIVE,
                      stroke=lane_colour(lane) if used else "none")
             if used:
                 # Two and three digits are a little wider than a lane: drawn tighter.
                 tighter = " letter-spacing='-0.5'" if value >= 10 else ""
-                svg.text(x + CELL / 2, y + 16, value, size=12, anchor="middle", extra=tighter)
+                svg.text(x + cell / 2, y + 16, value, size=size, anchor="middle", extra=tighter)
         if previous_y is not None:
-            for lane in range(WARP):
+            for lane in range(len(values)):
                 source = lane + offset if down else lane - offset
                 if down and lane >= offset or not down and source < 0:
                     continue
                 top = previous_y + row_h + 2
-                arrow(svg, lane_x(source) + CELL / 2, top, lane_x(lane) + CELL / 2, y - 2, lane_colour(source))
+                arrow(svg, lane_x(source, cell) + cell / 2, top, lane_x(lane, cell) + cell / 2, y - 2,
+                      lane_colour(source))
         previous_y = y
         y += row_h + (gap if index + 1 < len(steps) else 0)
     return y
@@ -238,11 +241,14 @@ class Shuffles:
     title: str
     description: str
     note: str
+    lanes: int = WARP  # a block of this many threads: a whole warp, or the first lanes of one
 
 
 def draw_shuffles(shuffles: Shuffles, runner: list[str]) -> str:
-    report = run(shuffles.kernel, WARP, "i32", runner)
-    steps = values_by_step(report)
+    lanes = shuffles.lanes
+    cell = min(CELL * WARP // lanes, 64)
+    report = run(shuffles.kernel, lanes, "i32", runner)
+    steps = values_by_step(report, lanes)
     if [offset for offset, _ in steps] != shuffles.offsets:
         raise FigureError(f"expected steps {shuffles.offsets}; the lanes printed {[o for o, _ in steps]}")
     start, final = steps[0][1], steps[-1][1]
@@ -250,14 +256,15 @@ def draw_shuffles(shuffles: Shuffles, runner: list[str]) -> str:
     if shuffles.down:
         if final[0] != sum(start):
             raise FigureError(f"lane 0 ended with {final[0]}, not the sum {sum(start)} of the lanes' values")
-        result = (f"Simulator: {count} shuffles; lane 0 ends with {final[0]}, the sum of the 32 values. "
+        result = (f"Simulator: {count} shuffles; lane 0 ends with {final[0]}, the sum of the {lanes} values. "
                   "After the step with offset o, lane k holds the sum of lanes k to k + 2o − 1.")
     else:
-        expected = [sum(start[:lane + 1]) for lane in range(WARP)]
+        expected = [sum(start[:lane + 1]) for lane in range(lanes)]
         if final != expected:
             raise FigureError(f"the scan ended with {final}, not the inclusive scan {expected}")
-        result = (f"Simulator: {count} shuffles; lane L ends with {final[0]}, {final[1]}, {final[2]}, … "
-                  f"{final[-1]}: the sum of lanes 0 to L. After the step with offset s, lane L holds "
+        ends = ", ".join(map(str, final)) if lanes <= 8 else f"{final[0]}, {final[1]}, {final[2]}, … {final[-1]}"
+        result = (f"Simulator: {count} shuffles; lane L ends with {ends}: the sum of lanes 0 to L. "
+                  "After the step with offset s, lane L holds "
                   "the sum of the 2s lanes ending at L, or of all lanes from 0.")
 
     svg = Svg(WIDTH, 600, shuffles.title.format(total=final[0] if shuffles.down else final[-1]),
@@ -266,11 +273,11 @@ def draw_shuffles(shuffles: Shuffles, runner: list[str]) -> str:
     for line in shuffles.code:
         y += 18
         svg.text(8, y, line, size=14, weight="bold", mono=True)
-    lane_header(svg, y + 26)
-    y = draw_shuffle_steps(svg, y + 36, steps, down=shuffles.down)
+    lane_header(svg, y + 26, lanes=lanes, cell=cell)
+    y = draw_shuffle_steps(svg, y + 36, steps, down=shuffles.down, cell=cell)
     y = wrap(svg, 8, y + 26, result, weight="bold")
     y = wrap(svg, 8, y + 6, f"{shuffles.note} Printed by each lane: runner sim book/figures/kernels/"
-             f"{FILE} --kernel {shuffles.kernel} --grid 1 --block 32.", fill=NOTE)
+             f"{FILE} --kernel {shuffles.kernel} --grid 1 --block {lanes}.", fill=NOTE)
     svg.height = int(y + 4)
     return svg.render()
 
@@ -295,6 +302,17 @@ SHUFFLE_SCAN = Shuffles(
     "get their own value back and keep theirs. Every lane starts with 1, so a value is the number of "
     "lanes its sum covers.")
 
+SHUFFLE_SCAN_8 = Shuffles(
+    "shuffle_scan_8", "scan8", [0, 1, 2, 4], False,
+    ["below = __shfl_up_sync(0xff, value, offset, 8);", "if (lane >= offset) value += below;"],
+    "An inclusive scan of 3 1 4 1 5 9 2 6 on 8 lanes with __shfl_up_sync: lane 7 ends with {total}",
+    "Four rows of 8 lanes: each lane's value at the start (3 1 4 1 5 9 2 6) and after the steps with "
+    "offsets 1, 2 and 4; arrows from lane L − offset to lane L.",
+    "Each arrow brings lane L − offset's value to lane L, which adds it; the lanes below the offset "
+    "get their own value back and keep theirs. A block of 8 threads, so the mask 0xff names them all "
+    "and width 8 keeps the shuffles among them.",
+    lanes=8)
+
 
 def draw_each(figures: dict, runner: list[str], only: str) -> tuple[dict[str, str], list[str]]:
     """A family's `draw_all` for figures drawn one function each (`figures`: name to a function of
@@ -313,6 +331,7 @@ def draw_each(figures: dict, runner: list[str], only: str) -> tuple[dict[str, st
 FIGURES = {
     "warp-divergence": draw_divergence,
     "warp-shuffle-sum": lambda runner: draw_shuffles(SHUFFLE_SUM, runner),
+    "warp-scan-8": lambda runner: draw_shuffles(SHUFFLE_SCAN_8, runner),
     "warp-scan": lambda runner: draw_shuffles(SHUFFLE_SCAN, runner),
 }
 

@@ -73,3 +73,19 @@ extern "C" __global__ void shuffle_scan(int* out)
     }
     out[lane] = value;
 }
+
+// The same scan on the 8 lanes of a block of 8 threads (`width` 8), on the first 8 digits of pi.
+extern "C" __global__ void shuffle_scan_8(int* out)
+{
+    int lane = threadIdx.x % 8;
+    int value = digits[lane];
+    printf("trace 0 %d %d\n", lane, value);
+    for (int offset = 1; offset < 8; offset *= 2) {
+        int below = __shfl_up_sync(0xffu, value, offset, 8); // FIGURE scan8
+        if (lane >= offset) {
+            value += below;
+        }
+        printf("trace %d %d %d\n", offset, lane, value);
+    }
+    out[lane] = value;
+}
