@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import access  # noqa: E402
 import atomics  # noqa: E402
+import concepts  # noqa: E402
 import diagrams  # noqa: E402
 import timelines  # noqa: E402
 import warps  # noqa: E402
@@ -46,7 +47,7 @@ DEFAULT_RUNNER = "cargo run -q --release -p runner --"
 # Each module draws one family of figures: `draw_all(runner, only)` returns the SVG text of each
 # figure whose name contains `only`, by name, and the failures as messages. A new family is a new
 # module listed here.
-FAMILIES = [diagrams, access, timelines, warps, atomics]
+FAMILIES = [diagrams, access, timelines, concepts, warps, atomics]
 
 
 def main() -> int:
