@@ -37,6 +37,7 @@ import access  # noqa: E402
 import atomics  # noqa: E402
 import concepts  # noqa: E402
 import diagrams  # noqa: E402
+import shared_memory  # noqa: E402
 import timelines  # noqa: E402
 import warps  # noqa: E402
 from sim import REPO  # noqa: E402
@@ -47,7 +48,7 @@ DEFAULT_RUNNER = "cargo run -q --release -p runner --"
 # Each module draws one family of figures: `draw_all(runner, only)` returns the SVG text of each
 # figure whose name contains `only`, by name, and the failures as messages. A new family is a new
 # module listed here.
-FAMILIES = [diagrams, access, timelines, concepts, warps, atomics]
+FAMILIES = [diagrams, access, timelines, concepts, warps, atomics, shared_memory]
 
 
 def main() -> int:

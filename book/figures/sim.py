@@ -9,6 +9,7 @@ import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 BOOK = Path(__file__).resolve().parent.parent
 REPO = BOOK.parent
@@ -50,15 +51,17 @@ def figure_line(source: str, kernel: str) -> int:
     raise FigureError(f"kernel {kernel} has no line marked // FIGURE")
 
 
-def sim_report(file: str, kernel: str, grid: str, block: str, args: list[str], runner: list[str]) -> dict:
-    """`runner sim` on a kernel under book/figures/kernels/, as JSON, refused if it has diagnostics."""
-    command = runner + ["sim", str((KERNELS / file).relative_to(REPO)), "--kernel", kernel,
+def sim_report(file: str, kernel: str, grid: str, block: str, args: list[str], runner: list[str],
+               root: Path = KERNELS) -> dict:
+    """`runner sim` on a kernel in `file` under `root` (book/figures/kernels/, or the repository for an
+    exercise's own file), as JSON, refused if it has diagnostics."""
+    command = runner + ["sim", str((root / file).relative_to(REPO)), "--kernel", kernel,
                         "--grid", grid, "--block", block, "--json"]
     for arg in args:
         command += ["--arg", arg]
     report = run_json(command)
     if report.get("diagnostics"):
-        raise FigureError(f"the simulator reported diagnostics: {report['diagnostics']}")
+        raise FigureError(f"{kernel}: the simulator reported diagnostics: {report['diagnostics']}")
     return report
 
 
@@ -68,3 +71,18 @@ def line_figures(report: dict, file: str, line: int) -> dict:
         if entry["line"] == line and Path(entry["file"]).name == file:
             return entry["figures"]
     raise FigureError(f"the simulator reported no memory traffic on line {line} of {file}")
+
+
+def draw_each(figures: dict[str, Callable[[list[str]], str]], runner: list[str],
+              only: str) -> tuple[dict[str, str], list[str]]:
+    """A family's `draw_all` for figures drawn one function each: the SVG of each figure whose name
+    contains `only`, by name, and each failure as a message."""
+    drawn, failures = {}, []
+    for name, draw in figures.items():
+        if only not in name:
+            continue
+        try:
+            drawn[name] = draw(runner)
+        except FigureError as err:
+            failures.append(f"{name}: {err}")
+    return drawn, failures
