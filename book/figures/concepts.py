@@ -19,7 +19,7 @@ import re
 import subprocess
 import textwrap
 
-from sim import KERNELS, REPO, FigureError
+from sim import KERNELS, REPO, FigureError, draw_each
 from svg import Svg
 from timelines import Timeline, record_of, timeline_ops
 
@@ -77,11 +77,12 @@ def value_fill(value: float) -> str:
 
 
 def simulate(kernel: str, grid: str, block: str, args: list[str], runner: list[str],
-             expect_diagnostics: bool = False) -> dict:
-    """`runner sim` on a kernel of concepts.cu, as JSON. A run with diagnostics exits with status 1
-    and still prints its report; it is wanted only when `expect_diagnostics`."""
-    command = runner + ["sim", str((KERNELS / KERNEL_FILE).relative_to(REPO)), "--kernel", kernel,
-                        "--grid", grid, "--block", block, "--json"]
+             expect_diagnostics: bool = False, source: str = "") -> dict:
+    """`runner sim` on a kernel of concepts.cu (or of `source`, a path in the repository), as JSON.
+    A run with diagnostics exits with status 1 and still prints its report; it is wanted only when
+    `expect_diagnostics`."""
+    source = source or str((KERNELS / KERNEL_FILE).relative_to(REPO))
+    command = runner + ["sim", source, "--kernel", kernel, "--grid", grid, "--block", block, "--json"]
     for arg in args:
         command += ["--arg", arg]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True,
@@ -323,6 +324,86 @@ def draw_host_device(runner: list[str]) -> str:
     svg.text(680, ty + 18, f"{total_us:.1f} µs (modelled)", size=12, anchor="end")
     svg.text(20, ty + 40, f"From the simulated driver's record of runner check 25 on the solution (largest "
              f"case, n = {n:,}).", size=12, fill=GREY)
+    return svg.render()
+
+
+# --------------------------------------------------------------------------------------------
+# Device memory: kernel fusion, measured on exercise 04's own kernels
+
+FUSION_FILE = "solutions/04_fused/fused.cu"
+FUSION_N, FUSION_BLOCK = 1 << 20, 256
+FUSION_STEPS = [("scale_shift", "t = a · x + b", "x", "t"), ("relu", "u = max(t, 0)", "t", "u"),
+                ("square", "y = u · u", "u", "y")]
+
+
+def fusion_run(kernel: str, runner: list[str]) -> tuple[int, float]:
+    """Bytes of global memory traffic (sectors of 32 bytes loaded and stored) and modelled µs of one
+    kernel of exercise 04 on FUSION_N elements."""
+    scalars = ["f32=2", "f32=-1"] if kernel in ("scale_shift", "fused") else []
+    args = [f"f32[{FUSION_N}]", f"f32[{FUSION_N}]"] + scalars + [f"i32={FUSION_N}"]
+    report = simulate(kernel, str(FUSION_N // FUSION_BLOCK), str(FUSION_BLOCK), args, runner,
+                      source=FUSION_FILE)
+    figures = report["figures"]
+    sectors = figures["global_load_sectors"] + figures["global_store_sectors"]
+    return sectors * 32, report["modelled"]["microseconds"]
+
+
+def draw_fusion(runner: list[str]) -> str:
+    steps = [(name, formula, source, target, *fusion_run(name, runner))
+             for name, formula, source, target in FUSION_STEPS]
+    fused_bytes, fused_us = fusion_run("fused", runner)
+    chain_bytes = sum(step[4] for step in steps)
+    chain_us = sum(step[5] for step in steps)
+    mib = 1 << 20
+    svg = Svg(700, 496, "Kernel fusion: three trips through global memory, or one",
+              f"Exercise 04's kernels in the simulator on n = {FUSION_N:,} floats: scale_shift, relu and "
+              f"square move {chain_bytes / mib:.0f} MiB of global memory between them and take "
+              f"{chain_us:.1f} µs modelled; the fused kernel moves {fused_bytes / mib:.0f} MiB in "
+              f"{fused_us:.1f} µs.")
+    svg.text(20, 26, "Kernel fusion: three trips through global memory, or one", size=15, weight="bold")
+
+    def memory(x, y, name):
+        box(svg, x, y, 120, 26, [f"{name}: global memory"], fill="#f3d9a4", stroke="#b26a00",
+            bold_first=False)
+
+    def chain_label(x, y, text, colour=NOTE):
+        svg.text(x, y, text, size=12, fill=colour)
+
+    svg.text(20, 52, "three kernels", size=13, weight="bold", fill=RED)
+    y = 62
+    memory(20, y, "x")
+    for name, formula, source, target, moved, took in steps:
+        arrow(svg, 80, y + 26, 80, y + 40)
+        box(svg, 20, y + 40, 170, 30, [f"{name}: {formula}"], fill=HOST_FILL, stroke=BLUE, bold_first=False)
+        chain_label(200, y + 60, f"{moved / mib:.0f} MiB, {took:.1f} µs")
+        arrow(svg, 80, y + 70, 80, y + 84)
+        y += 84
+        memory(20, y, target)
+    svg.text(380, 52, "one fused kernel", size=13, weight="bold", fill=GREEN)
+    memory(380, 62, "x")
+    arrow(svg, 440, 88, 440, 102)
+    box(svg, 380, 102, 170, 198, ["fused", "t = a · x + b", "u = max(t, 0)", "y = u · u",
+                                  "t and u stay in", "registers"], fill=DEVICE_FILE_FILL, stroke=GREEN)
+    chain_label(560, 205, f"{fused_bytes / mib:.0f} MiB, {fused_us:.1f} µs")
+    arrow(svg, 440, 300, 440, y)
+    memory(380, y, "y")
+
+    # Totals as bars on one scale each.
+    top = 376
+    for row, (label, chain, fused, unit, scale) in enumerate([
+            ("global memory traffic", chain_bytes / mib, fused_bytes / mib, "MiB", 1.0),
+            ("modelled time (H100)", chain_us, fused_us, "µs", 1.0)]):
+        y = top + row * 36
+        width = 330 / max(chain, fused) * scale
+        svg.text(20, y + 14, label, size=12, weight="bold")
+        svg.rect(190, y, chain * width, 14, fill=RED, stroke="none")
+        svg.text(196 + chain * width, y + 12, f"{chain:.1f} {unit}", size=12)
+        svg.rect(190, y + 16, fused * width, 14, fill=GREEN, stroke="none")
+        svg.text(196 + fused * width, y + 28, f"{fused:.1f} {unit}", size=12)
+    svg.text(20, 468, f"Measured: runner sim {FUSION_FILE} on each kernel, n = {FUSION_N:,}, blocks of "
+             f"{FUSION_BLOCK};", size=12, fill=GREY)
+    svg.text(20, 486, "red: the three kernels together; green: the fused kernel. Traffic: sectors loaded and "
+             "stored × 32 bytes.", size=12, fill=GREY)
     return svg.render()
 
 
@@ -652,6 +733,7 @@ FIGURES = {
     "course-loop": draw_course_loop,
     "cpu-vs-gpu": draw_cpu_vs_gpu,
     "host-device-steps": draw_host_device,
+    "fusion": draw_fusion,
     "elementwise-threads": draw_elementwise,
     "out-of-bounds": draw_out_of_bounds,
     "random-streams": draw_random_streams,
@@ -662,13 +744,4 @@ FIGURES = {
 
 
 def draw_all(runner: list[str], only: str) -> tuple[dict[str, str], list[str]]:
-    drawn: dict[str, str] = {}
-    failures: list[str] = []
-    for name, draw in FIGURES.items():
-        if only not in name:
-            continue
-        try:
-            drawn[name] = draw(runner)
-        except FigureError as err:
-            failures.append(f"{name}: {err}")
-    return drawn, failures
+    return draw_each(FIGURES, runner, only)
