@@ -244,6 +244,90 @@ def draw_cpu_vs_gpu(runner: list[str]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# CPUs and GPUs: hiding latency by switching warps (a toy scheduler, from parameters)
+
+LOAD_LATENCY = 20  # cycles here; hundreds on a real GPU
+WARP_PROGRAM = "cccLcccLccc"  # c: an arithmetic instruction; L: a load the next instruction needs
+
+
+def schedule(warps: int) -> tuple[list[list[tuple[int, str]]], list[list[tuple[int, int]]], int]:
+    """One scheduler issuing at most one instruction a cycle: from the warp it issued last while
+    that warp is ready, else from the next ready warp in turn; after a load its warp waits
+    LOAD_LATENCY cycles. Returns each warp's issues (cycle, kind), its waits (first cycle, last
+    cycle + 1) and the cycle count."""
+    pc = [0] * warps
+    ready_at = [0] * warps
+    issues: list[list[tuple[int, str]]] = [[] for _ in range(warps)]
+    waits: list[list[tuple[int, int]]] = [[] for _ in range(warps)]
+    cycle, last = 0, 0
+    while any(p < len(WARP_PROGRAM) for p in pc):
+        for turn in range(warps):
+            w = (last + turn) % warps
+            if pc[w] < len(WARP_PROGRAM) and ready_at[w] <= cycle:
+                kind = WARP_PROGRAM[pc[w]]
+                issues[w].append((cycle, kind))
+                pc[w] += 1
+                ready_at[w] = cycle + (LOAD_LATENCY if kind == "L" else 1)
+                if kind == "L" and pc[w] < len(WARP_PROGRAM):
+                    waits[w].append((cycle + 1, cycle + LOAD_LATENCY))
+                last = w
+                break
+        cycle += 1
+    return issues, waits, cycle
+
+
+def draw_latency_hiding(runner: list[str]) -> str:
+    runs = [(warps, *schedule(warps)) for warps in (1, 4, 8)]
+    longest = max(cycles for _, _, _, cycles in runs)
+    cell = min(10.0, 560 / longest)
+    left = 110
+    height = 50 + sum(22 + warps * 22 + 44 for warps, _, _, _ in runs) + 40
+    svg = Svg(700, height, "Hiding latency: one scheduler, warps taking turns",
+              f"A toy scheduler that issues one instruction a cycle. Each warp runs {len(WARP_PROGRAM)} "
+              f"instructions with two loads, each followed by {LOAD_LATENCY} cycles of waiting. "
+              + " ".join(f"With {warps} warp{'s' if warps > 1 else ''} the scheduler is busy "
+                         f"{sum(len(i) for i in issues)} of {cycles} cycles."
+                         for warps, issues, _, cycles in runs))
+    svg.text(20, 26, "Hiding latency: while one warp waits, the scheduler issues another's", size=15,
+             weight="bold")
+    y = 50
+    for warps, issues, waits, cycles in runs:
+        busy = sum(len(i) for i in issues)
+        svg.text(20, y + 12, f"{warps} warp{'s' if warps > 1 else ''} on the scheduler: busy {busy} of "
+                 f"{cycles} cycles ({busy / cycles:.0%})", size=13, weight="bold")
+        y += 22
+        for w in range(warps):
+            svg.text(left - 8, y + 14, f"warp {w}", size=12, anchor="end")
+            for start, stop in waits[w]:
+                svg.rect(left + start * cell, y + 4, (stop - start) * cell, 12, fill="#eeeeee", stroke="#bbbbbb",
+                         width=0.8)
+            for cycle, kind in issues[w]:
+                svg.rect(left + cycle * cell, y + 2, cell - 1, 16, fill="#e08a00" if kind == "L" else "#4a90d9",
+                         stroke="none")
+            y += 22
+        svg.text(left - 8, y + 14, "scheduler", size=12, anchor="end", weight="bold")
+        issued = {cycle for warp in issues for cycle, _ in warp}
+        for cycle in range(cycles):
+            fill = "#2e7d32" if cycle in issued else "#ffffff"
+            svg.rect(left + cycle * cell, y + 2, cell - 1, 16, fill=fill, stroke="#c62828" if cycle not in issued
+                     else "none", width=0.6)
+        y += 44
+    svg.rect(20, y - 10, 14, 12, fill="#4a90d9", stroke="none")
+    svg.text(40, y, "arithmetic", size=12)
+    svg.rect(130, y - 10, 14, 12, fill="#e08a00", stroke="none")
+    svg.text(150, y, "load", size=12)
+    svg.rect(200, y - 10, 30, 12, fill="#eeeeee", stroke="#bbbbbb", width=0.8)
+    svg.text(236, y, "waiting for memory", size=12)
+    svg.rect(380, y - 10, 14, 12, fill="#2e7d32", stroke="none")
+    svg.text(400, y, "issued", size=12)
+    svg.rect(460, y - 10, 14, 12, fill="#ffffff", stroke="#c62828", width=0.6)
+    svg.text(480, y, "idle cycle", size=12)
+    svg.text(20, y + 26, f"A toy model drawn from its parameters ({LOAD_LATENCY}-cycle loads; hundreds on a "
+             "real GPU), not a measurement.", size=12, fill=GREY)
+    return svg.render()
+
+
+# --------------------------------------------------------------------------------------------
 # Host and device: exercise 25's program, step by step, from the simulated driver's record
 
 
@@ -732,6 +816,7 @@ def draw_py02_copies(runner: list[str]) -> str:
 FIGURES = {
     "course-loop": draw_course_loop,
     "cpu-vs-gpu": draw_cpu_vs_gpu,
+    "latency-hiding": draw_latency_hiding,
     "host-device-steps": draw_host_device,
     "fusion": draw_fusion,
     "elementwise-threads": draw_elementwise,
