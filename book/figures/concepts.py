@@ -716,7 +716,8 @@ def draw_numba_compiler(runner: list[str]) -> str:
     svg = Svg(700, 440, "What Numba does at a call: look up the argument types, compile once for them",
               "A call to a @jit function goes to Numba's dispatcher, which takes the Numba types of the "
               "arguments and looks for machine code compiled for them. The first time there is none: the "
-              "bytecode is typed, lowered to LLVM IR and compiled to machine code, which is kept. @cuda.jit "
+              "bytecode becomes Numba IR, its types are inferred, and it is lowered to LLVM IR and compiled "
+              "to machine code, which is kept. @cuda.jit "
               "shares the front end and compiles with NVVM to PTX for the driver instead.")
     svg.text(20, 26, "A Numba function at each call: compiled once per argument types", size=15, weight="bold")
     box(svg, 20, 46, 200, 50, ["total(x)", "x: float64 array"], fill="#fff7e6", stroke="#b26a00", mono=False)
@@ -731,7 +732,7 @@ def draw_numba_compiler(runner: list[str]) -> str:
     svg.text(582, 218, "yes", size=12, fill=GREEN)
     svg.text(20, 126, "no (the first call with these types): compile", size=12, weight="bold", fill=RED)
     arrow(svg, 470, 161, 420, 161, colour=RED)
-    stages = [("Python", "bytecode"), ("type", "inference"), ("Numba IR,", "typed"), ("LLVM IR", "")]
+    stages = [("Python", "bytecode"), ("Numba IR", ""), ("type", "inference"), ("LLVM IR", "")]
     for k, (first, second) in enumerate(stages):
         x = 20 + k * 100
         box(svg, x, 136, 86, 50, [first, second] if second else [first], fill="#ffffff", stroke=RED,
