@@ -12,9 +12,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim import KERNELS, REPO, FigureError, figure_line, line_figures, run_json
+from sim import KERNELS, REPO, FigureError, draw_each, figure_line, line_figures, run_json
 from svg import WARP, Svg, lane_colour
-from warps import NOTE, WIDTH, draw_each, tint, wrap
+from warps import NOTE, WIDTH, tint, wrap
 
 FILE = "atomics.cu"
 THREADS = 256

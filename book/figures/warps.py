@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim import KERNELS, FigureError, sim_report
+from sim import KERNELS, FigureError, draw_each, sim_report
 from svg import WARP, Svg, lane_colour
 
 FILE = "warps.cu"
@@ -312,20 +312,6 @@ SHUFFLE_SCAN_8 = Shuffles(
     "get their own value back and keep theirs. A block of 8 threads, so the mask 0xff names them all "
     "and width 8 keeps the shuffles among them.",
     lanes=8)
-
-
-def draw_each(figures: dict, runner: list[str], only: str) -> tuple[dict[str, str], list[str]]:
-    """A family's `draw_all` for figures drawn one function each (`figures`: name to a function of
-    the runner command): the SVG of each whose name contains `only`, and the failures."""
-    drawn, failures = {}, []
-    for name, draw in figures.items():
-        if only not in name:
-            continue
-        try:
-            drawn[name] = draw(runner)
-        except FigureError as err:
-            failures.append(f"{name}: {err}")
-    return drawn, failures
 
 
 FIGURES = {
