@@ -10,6 +10,10 @@ to the course:
   `runner hint NN` gives one at a time;
 - `{{#passing NN}}`: what a passing `runner check NN` prints, from book/src/outputs/pass-NN.txt
   (written by book/outputs/generate.py from the runner, and checked against it in CI);
+- `{{#number NAME}}`: a number the prose quotes from a run of the runner (`numba_add.calls`, a
+  count of driver calls; `steps.device_speedup`, a ratio of modelled times), from
+  book/src/outputs/numbers.json, which book/outputs/generate.py writes from `runner run --json`
+  (book/outputs/run_numbers.py lists the names) and CI holds to the runner;
 - `{{#solution PATH}}` or `{{#solution PATH:ANCHOR}}`: like `{{#include}}`, relative to the page,
   but without the exercise's TODO comments: a `// TODO` or `# TODO` line and the comment lines
   that continue it in the exercise's own file (the same path under exercises/) are left out, so
@@ -41,6 +45,8 @@ REPO = Path(__file__).resolve().parent.parent
 METADATA = REPO / "exercises" / "exercises.toml"
 OUTPUTS = REPO / "book" / "src" / "outputs"
 DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance|hints|passing)\s+([0-9A-Za-z]+)\s*\}\}")
+NUMBER = re.compile(r"(?<!\\)\{\{#number\s+([\w.-]+)\s*\}\}")
+NUMBERS = OUTPUTS / "numbers.json"
 SOLUTION = re.compile(r"(?<!\\)\{\{#solution\s+([^}\s]+)\s*\}\}")
 TODO = re.compile(r"^\s*(//+|#)\s*TODO\b")
 
@@ -208,6 +214,22 @@ def solution_text(raw: str, page: Path, where: str) -> str:
     return "\n".join(lines)
 
 
+_numbers: dict[str, str] | None = None
+
+
+def run_number(name: str, where: str) -> str:
+    global _numbers
+    if _numbers is None:
+        if not NUMBERS.is_file():
+            raise ValueError(f"{where}: no {NUMBERS.relative_to(REPO)} for {{{{#number {name}}}}}: "
+                             "run python3 book/outputs/generate.py")
+        _numbers = json.loads(NUMBERS.read_text())
+    if name not in _numbers:
+        raise ValueError(f"{where}: {{{{#number {name}}}}} is not in {NUMBERS.relative_to(REPO)} "
+                         "(book/outputs/run_numbers.py makes its names)")
+    return _numbers[name]
+
+
 def expand(text: str, exercises: dict[str, dict], where: str, page: Path) -> str:
     def replace(match: re.Match) -> str:
         kind, ident = match.group(1), match.group(2)
@@ -218,6 +240,7 @@ def expand(text: str, exercises: dict[str, dict], where: str, page: Path) -> str
                 "passing": passing_block}[kind](exercise)
 
     text = DIRECTIVE.sub(replace, text)
+    text = NUMBER.sub(lambda match: run_number(match.group(1), where), text)
     return SOLUTION.sub(lambda match: solution_text(match.group(1), page, where), text)
 
 

@@ -7,12 +7,17 @@ prints today. Each output is made in the simulator and trimmed the same way ever
 progress line (it depends on who runs it) is dropped, an output may stop before a given line, and
 long lines are wrapped at 100 columns under their own indentation.
 
-Two kinds: a few runs of exercises as they are handed out (check-NN.txt, included where a page
-explains a failure), and for every exercise in exercises.toml a passing run, `runner check NN
+Three kinds: a few runs of exercises as they are handed out (check-NN.txt, included where a page
+explains a failure); for every exercise in exercises.toml a passing run, `runner check NN
 --file solutions/FILE` (pass-NN.txt, which `{{#passing NN}}` shows in the exercise's section,
-book/course_numbers.py). A passing run keeps its header (the file named as the student's,
-exercises/FILE), its cases, its targets and its verdict; the figures between are left out, one
-line saying so. A solution that does not pass is an error.
+book/course_numbers.py); and the summaries of `runner run` on whole Python programs (run-*.txt,
+with paths in the course written relative to it). A passing run keeps its header (the file named
+as the student's, exercises/FILE), its cases, its targets and its verdict; the figures between
+are left out, one line saying so. A solution that does not pass is an error.
+
+Numbers a page quotes in its prose from such runs (calls, copies, sectors, modelled times, and
+ratios of them) are not typed in either: run_numbers.py takes them from `runner run --json` into
+book/src/outputs/numbers.json, and the page writes `{{#number NAME}}` (book/course_numbers.py).
 
     python3 book/outputs/generate.py                      # write every output
     python3 book/outputs/generate.py --check              # fail if a committed output is stale
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shlex
@@ -33,8 +39,11 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+import run_numbers
 
 BOOK = Path(__file__).resolve().parent.parent
 REPO = BOOK.parent
@@ -49,6 +58,8 @@ class Output:
     args: list[str]
     stop_before: str | None = None  # a regex: the output ends before the first line it matches
     exercise_file: str | None = None  # a passing run of the solution to this exercise file
+    only: str | None = None  # a regex: only the lines it matches are kept
+    wrap: bool = True  # long lines wrapped at WIDTH (not a timeline, whose bars must stay rows)
 
 
 OUTPUTS = [
@@ -57,6 +68,18 @@ OUTPUTS = [
     # debugging.md: the simulator's report of an out-of-bounds read and of a race.
     Output("check-22", ["check", "22", "--backend", "sim"]),
     Output("check-23", ["check", "23", "--backend", "sim"], stop_before=r"^Memory figures"),
+    # cuda-from-python.md: whole Python programs on the simulator's driver.
+    Output("run-numba-add", ["run", "--", "python", "runner/tests/fixtures/cuda_python/numba_add.py"],
+           wrap=False),
+    Output("run-numba-add-device", ["run", "--", "python", "book/examples/python/numba_add_device.py"],
+           wrap=False),
+    Output("run-vector-add", ["run", "--", "python", "runner/tests/fixtures/cuda_python/vector_add.py",
+                              "sim/tests/fixtures/vector_add.ptx"], wrap=False),
+    Output("run-core-program", ["run", "--", "python",
+                                "runner/tests/fixtures/cuda_python/core_program.py"], wrap=False),
+    Output("run-numba-features-launches", ["run", "--", "python",
+                                           "runner/tests/fixtures/cuda_python/numba_features.py"],
+           only=r"^  launch ", wrap=False),
 ]
 
 
@@ -100,7 +123,8 @@ def render(output: Output, runner: list[str]) -> str:
     command = runner + output.args + ["--color", "never"]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True,
                             env={**os.environ, "NO_COLOR": "1"})
-    text = result.stdout
+    # Paths inside the course as the reader's checkout has them, not as the machine that ran this.
+    text = result.stdout.replace(f"{REPO}/", "")
     if not text.strip():
         raise RuntimeError(f"{shlex.join(command)} printed nothing (exit {result.returncode}):\n"
                            f"{result.stderr}")
@@ -110,10 +134,12 @@ def render(output: Output, runner: list[str]) -> str:
             break
         if line.startswith("Progress:"):
             continue
+        if output.only and not re.search(output.only, line):
+            continue
         raw.append(line.rstrip())
     if output.exercise_file:
         raw = passing_lines(raw, output)
-    lines = [piece for line in raw for piece in wrap(line)]
+    lines = [piece for line in raw for piece in (wrap(line) if output.wrap else [line])]
     while lines and not lines[-1].strip():
         lines.pop()
     return "\n".join(lines) + "\n"
@@ -130,9 +156,14 @@ def main() -> int:
     stale = []
     OUT.mkdir(parents=True, exist_ok=True)
     outputs = OUTPUTS + passing_outputs()
-    for output in outputs:
-        path = OUT / f"{output.name}.txt"
-        text = render(output, runner)
+    # Each run is a process of its own, most of the time spent in the simulator: run side by side.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+        numbers = pool.submit(run_numbers.numbers, runner, REPO)
+        texts = pool.map(lambda output: render(output, runner), outputs)
+        made = [(OUT / f"{output.name}.txt", text) for output, text in zip(outputs, texts)]
+        made.append((OUT / "numbers.json", json.dumps(numbers.result(), indent=1, sort_keys=True,
+                                                      ensure_ascii=False) + "\n"))
+    for path, text in made:
         if options.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path.relative_to(REPO)))
@@ -144,9 +175,9 @@ def main() -> int:
             path.write_text(text)
             print(f"wrote {path.relative_to(REPO)}")
     # An exercise taken out of exercises.toml takes its passing run with it.
-    made = {f"{output.name}.txt" for output in outputs}
+    names = {path.name for path, _ in made}
     for path in sorted(OUT.glob("pass-*.txt")):
-        if path.name not in made:
+        if path.name not in names:
             if options.check:
                 stale.append(f"{path.relative_to(REPO)} (no such exercise: delete it)")
             else:

@@ -1,0 +1,198 @@
+"""The numbers the book's prose quotes from `runner run`, taken from the driver's record.
+
+generate.py writes them to book/src/outputs/numbers.json, name to text as the page shows it, and
+a page writes `{{#number NAME}}` where one belongs (book/course_numbers.py puts it in at build
+time). So "the kernel takes 3.5 µs of the program's 59.9" is two directives, and a change to the
+simulator, the driver or the programs that moves a figure changes the page, or fails CI where the
+committed numbers.json is stale.
+
+Beside the numbers, the claims the prose makes about them are checked here (`claim`): the pages say
+that most of a program's calls are lookups, that three programs agree, that ten launches are
+alike. A claim that stops holding is an error naming it, not a sentence that quietly went wrong.
+
+Names: PROGRAM.QUANTITY, for the programs in PROGRAMS; steps.MODE.QUANTITY for numba_steps.py; a
+few derived ones (ratios, shares). Numbers of five digits or more are grouped with commas (393,216),
+as the book writes them; times in µs have one decimal, as the runner prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+PYTHON_FIXTURES = "runner/tests/fixtures/cuda_python"
+
+# Name, then the program and its arguments (paths relative to the repository).
+PROGRAMS = {
+    "numba_add": [f"{PYTHON_FIXTURES}/numba_add.py"],
+    "numba_add_device": ["book/examples/python/numba_add_device.py"],
+    "vector_add": [f"{PYTHON_FIXTURES}/vector_add.py", "sim/tests/fixtures/vector_add.ptx"],
+    "core_program": [f"{PYTHON_FIXTURES}/core_program.py"],
+    "numba_features": [f"{PYTHON_FIXTURES}/numba_features.py"],
+    "steps.host": ["book/examples/python/numba_steps.py", "host"],
+    "steps.device": ["book/examples/python/numba_steps.py", "device"],
+    "steps.pinned": ["book/examples/python/numba_steps.py", "pinned"],
+}
+
+
+def count(n: float) -> str:
+    n = int(round(n))
+    return f"{n:,}" if abs(n) >= 10_000 else str(n)
+
+
+def us(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def claim(holds: bool, what: str) -> None:
+    if not holds:
+        raise RuntimeError(f"the book says {what}, and the runner's record no longer shows it")
+
+
+def record_of(runner: list[str], repo: Path, program: list[str]) -> dict:
+    command = runner + ["run", "--json", "--", "python"] + program
+    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    # The program's own output comes first; the record is the JSON object that ends stdout.
+    start = result.stdout.find("{") if result.stdout.startswith("{") else result.stdout.find("\n{\n") + 1
+    try:
+        if result.returncode != 0 or start < 0:
+            raise ValueError(f"exit {result.returncode}")
+        return json.loads(result.stdout[start:])
+    except ValueError as err:
+        raise RuntimeError(f"{shlex.join(command)} gave no record ({err}):\n{result.stdout}\n"
+                           f"{result.stderr}") from None
+
+
+def short_name(kernel: str) -> str:
+    """`_ZN8__main__2piB...` as `pi`: the last name of the mangled path; a plain name as it is."""
+    if not kernel.startswith("_ZN"):
+        return kernel
+    names, rest = [], kernel[3:]
+    while (length := re.match(r"\d+", rest)):
+        size = int(length.group(0))
+        start = length.end()
+        names.append(rest[start:start + size])
+        rest = rest[start + size:]
+    return names[-1] if names else kernel
+
+
+def sectors(launch: dict) -> int:
+    figures = launch["figures"]
+    return figures["global_load_sectors"] + figures["global_store_sectors"]
+
+
+def wavefronts(launch: dict) -> int:
+    figures = launch["figures"]
+    return figures["shared_load_wavefronts"] + figures["shared_store_wavefronts"]
+
+
+def span(item: dict) -> float:
+    return item["end_us"] - item["start_us"]
+
+
+def threads(launch: dict) -> int:
+    grid, block = launch["grid"], launch["block"]
+    return grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+
+
+def program_numbers(name: str, record: dict) -> tuple[dict[str, str], dict[str, float]]:
+    """The figures of one run as the book shows them, and the same unrounded for ratios."""
+    transfers, launches = record["transfers"], record["launches"]
+    into = [t for t in transfers if t["direction"] == "host_to_device"]
+    back = [t for t in transfers if t["direction"] == "device_to_host"]
+    end = max([record["host_us"]] + [x["end_us"] for x in transfers + launches])
+    raw = {
+        "calls": sum(record["calls"].values()),
+        "copies_in": len(into), "bytes_in": sum(t["bytes"] for t in into),
+        "us_in": sum(map(span, into)),
+        "copies_out": len(back), "bytes_out": sum(t["bytes"] for t in back),
+        "us_out": sum(map(span, back)),
+        "copies": len(transfers), "copy_us": sum(map(span, transfers)),
+        "syncs": record["synchronisations"], "leaked": record["leaked_bytes"],
+        "launches": len(launches), "kernels_us": sum(map(span, launches)),
+        "total_us": end, "not_found": len(record.get("not_found", [])),
+        "frees": record["calls"].get("cuMemFree_v2", 0),
+    }
+    if transfers and len({t["bytes"] for t in transfers}) == 1:
+        raw["bytes_per_copy"] = transfers[0]["bytes"]
+    if launches:
+        first = launches[0]
+        raw |= {"sectors": sectors(first), "sector_bytes": 32 * sectors(first),
+                "wavefronts": wavefronts(first),
+                "kernel_us": span(first), "threads": threads(first)}
+        if first["lines"]:
+            raw |= {"line": first["lines"][0]["line"],
+                    "line_sectors": sum(sectors(line) for line in first["lines"][:1])}
+    text = {f"{name}.{key}": (us(value) if "us" in key.split("_") else count(value))
+            for key, value in raw.items()}
+    return text, raw
+
+
+def numbers(runner: list[str], repo: Path) -> dict[str, str]:
+    with ThreadPoolExecutor(max_workers=len(PROGRAMS)) as pool:
+        records = dict(zip(PROGRAMS, pool.map(lambda p: record_of(runner, repo, p),
+                                              PROGRAMS.values())))
+    out: dict[str, str] = {}
+    raw: dict[str, dict[str, float]] = {}
+    for name, record in records.items():
+        text, raw[name] = program_numbers(name, record)
+        out |= text
+
+    # cuda-from-python.md, "A Numba kernel on NumPy arrays".
+    add = records["numba_add"]
+    claim(add["calls"].get("cuGetProcAddress_v2", 0) * 2 > raw["numba_add"]["calls"],
+          "that most of numba_add.py's driver calls are cuGetProcAddress_v2")
+    claim(raw["numba_add"]["line_sectors"] == raw["numba_add"]["sectors"],
+          "that the kernel's one line moves all of numba_add.py's sectors")
+    out["numba_add.line_bytes"] = count(raw["numba_add"]["line_sectors"] * 32)
+    claim(raw["numba_add"]["line_sectors"] * 32 == raw["numba_add"]["bytes_in"],
+          "that numba_add.py's line moves exactly its three arrays (two read, one written)")
+    claim(raw["numba_add"]["leaked"] == 0, "that numba_add.py leaves no memory unfreed")
+    # "Keeping the arrays on the device", and the same program one layer down.
+    for key in ("copies", "sectors", "total_us"):
+        claim(raw["vector_add"][key] == raw["numba_add_device"][key],
+              f"that vector_add.py's {key} are those of numba_add_device.py")
+    claim(raw["numba_add"]["sectors"] == raw["numba_add_device"]["sectors"],
+          "that keeping the arrays on the device leaves the kernel's sectors as they were")
+    claim(raw["vector_add"]["leaked"] == 0, "that vector_add.py frees its buffers")
+    core = raw["core_program"]
+    claim(core["sector_bytes"] == 2 * core["bytes_in"] and core["copies_in"] == 1,
+          "that core_program.py's kernel reads and writes its one array in place, all sectors used")
+
+    # "Many launches": numba_steps.py in three modes.
+    steps = [records[f"steps.{mode}"] for mode in ("host", "device", "pinned")]
+    every = [launch for record in steps for launch in record["launches"]]
+    claim(all(len(record["launches"]) == 10 for record in steps), "that numba_steps.py launches ten times")
+    claim(len({(sectors(l), round(span(l), 3), tuple(l["grid"]), tuple(l["block"])) for l in every}) == 1,
+          "that numba_steps.py's launches are alike in all three modes")
+    out["steps.launch.sectors"] = count(sectors(every[0]))
+    out["steps.launch.us"] = us(span(every[0]))
+    out["steps.launch.grid"] = count(every[0]["grid"][0])
+    out["steps.launch.block"] = count(every[0]["block"][0])
+    out["steps.kernels_us"] = f"{raw['steps.host']['kernels_us']:.0f}"
+    host, device, pinned = (raw[f"steps.{mode}"] for mode in ("host", "device", "pinned"))
+    out["steps.host.kernel_share"] = f"{100 * host['kernels_us'] / host['total_us']:.2f}%"
+    out["steps.device_speedup"] = f"{host['total_us'] / device['total_us']:.1f}"
+    out["steps.pinned_speedup"] = f"{device['total_us'] / pinned['total_us']:.1f}"
+    # "What the figures are": the model's time for one 4 MiB copy, from pinned and pageable memory.
+    for mode in (device, pinned):
+        claim(mode["copies_out"] == 1 and mode["bytes_out"] == 4 << 20,
+              "that numba_steps.py copies 4 MiB back once from device arrays")
+        claim(abs(mode["us_in"] / mode["copies_in"] - mode["us_out"]) < 0.1,
+              "that the model times a copy to the device as one back")
+    claim(device["syncs"] == 0 and host["syncs"] > 0,
+          "that the host run of numba_steps.py synchronises and the device run does not")
+
+    # "More of Numba": numba_features.py's launches by kernel.
+    for launch in records["numba_features"]["launches"]:
+        kernel = short_name(launch["kernel"]).lstrip("_")
+        out[f"numba_features.{kernel}.sectors"] = count(sectors(launch))
+        out[f"numba_features.{kernel}.threads"] = count(threads(launch))
+        out[f"numba_features.{kernel}.bytes_per_thread"] = count(sectors(launch) * 32 / threads(launch))
+    return dict(sorted(out.items()))
