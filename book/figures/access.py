@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim import KERNELS, FigureError, figure_line, line_figures, sim_report
-from svg import WARP, Svg, lane_colour
+from svg import WARP, Svg, lane_colour, text_width
 
 SECTOR_BYTES = 32
 BANKS = 32
@@ -92,22 +92,34 @@ def measure(access: Access, runner: list[str]) -> Measured:
     return Measured(line, figures, [offsets[lane] for lane in range(WARP)])
 
 
-LANE_X0 = 100
-LANE_W = 24
+# 32 lanes of 18.5 units and the row labels to their left make a figure 712 units wide: within
+# svg.MAX_WIDTH, and a lane still holds its two-digit number at 12 units.
+LANE_X0 = 104
+LANE_W = 18.5
 LANES_Y = 52
-LANE_H = 20
+LANE_H = 22
+MARGIN = 16  # left and right, for the captions under the figure
+WIDTH = LANE_X0 + WARP * LANE_W + MARGIN
 
 
 def draw_lanes(svg: Svg, y: float = LANES_Y) -> None:
-    svg.text(LANE_X0 - 8, y + 14, "lane", size=11, anchor="end", fill="#555")
+    svg.text(LANE_X0 - 8, y + 16, "lane", size=12, anchor="end", fill="#555")
     for lane in range(WARP):
         x = LANE_X0 + lane * LANE_W
-        svg.rect(x + 1, y, LANE_W - 2, LANE_H, fill=lane_colour(lane), stroke="none")
-        svg.text(x + LANE_W / 2, y + 14, lane, size=9, anchor="middle", fill="#fff", weight="bold")
+        svg.rect(x + 0.5, y, LANE_W - 1, LANE_H, fill=lane_colour(lane), stroke="none")
+        svg.text(x + LANE_W / 2, y + 16, lane, size=12, anchor="middle", fill="#fff")
 
 
 def lane_anchor(lane: int) -> tuple[float, float]:
     return LANE_X0 + lane * LANE_W + LANE_W / 2, LANES_Y + LANE_H
+
+
+def captions(svg: Svg, y: float, summary: str, measured_line: str, note: str) -> None:
+    """The figure's words under it, wrapped to its width; the canvas ends below them."""
+    y = svg.paragraph(MARGIN, y, summary)
+    y = svg.paragraph(MARGIN, y + 4, measured_line, weight="bold")
+    y = svg.paragraph(MARGIN, y + 4, note, fill="#666")
+    svg.height = round(y)
 
 
 def source_note(access: Access, measured: Measured) -> str:
@@ -138,17 +150,15 @@ def draw_global(access: Access, measured: Measured) -> str:
             runs[-1].append(s)
         else:
             runs.append([s])
-    gap = 12.0 if len(runs) <= 8 else 5.0
+    gap = 14.0 if len(runs) <= 8 else 5.0
     strip_w = WARP * LANE_W
     cells = len(sectors) * words_per_sector
     cell_w = (strip_w - gap * (len(runs) - 1)) / cells
     ideal = -(-WARP * word // SECTOR_BYTES)  # 32 lanes x word bytes, rounded up to whole sectors
 
-    width = LANE_X0 + strip_w + 30
-    height = 300
-    svg = Svg(width, height, f"{access.title}: {per_request:g} sectors per request",
+    svg = Svg(WIDTH, 300, f"{access.title}: {per_request:g} sectors per request",
               f"One warp's load. {source_note(access, measured)}")
-    svg.text(LANE_X0, 24, access.title, size=15, weight="bold", mono=True)
+    svg.text(MARGIN, 26, access.title, size=14, weight="bold", mono=True)
     draw_lanes(svg)
 
     strip_y = 170
@@ -156,10 +166,13 @@ def draw_global(access: Access, measured: Measured) -> str:
     # Where each touched word is drawn.
     word_x: dict[int, float] = {}
     x = LANE_X0
-    labelled = len(sectors) <= 12
+    sector_w = cell_w * words_per_sector
+    widest = max(text_width(f"{s * 32}–{s * 32 + 31}", 12) for s in sectors)
+    labelled = widest <= sector_w - 4
     for r, run in enumerate(runs):
         if r > 0:
-            svg.text(x + gap / 2, strip_y + cell_h / 2 + 4, "…", size=11, anchor="middle", fill="#888")
+            if gap >= text_width("…", 12):
+                svg.text(x + gap / 2, strip_y + cell_h / 2 + 4, "…", size=12, anchor="middle", fill="#888")
             x += gap
         for s in run:
             sector_x = x
@@ -181,29 +194,27 @@ def draw_global(access: Access, measured: Measured) -> str:
                 x += cell_w
             svg.rect(sector_x, strip_y, x - sector_x, cell_h, stroke="#222", width=1.5)
             if labelled:
-                svg.text((sector_x + x) / 2, strip_y + cell_h + 14, f"bytes {s * 32}–{s * 32 + 31}",
-                         size=9, anchor="middle", fill="#555")
-    if not labelled:
-        svg.text(LANE_X0, strip_y + cell_h + 14,
+                svg.text((sector_x + x) / 2, strip_y + cell_h + 16, f"{s * 32}–{s * 32 + 31}",
+                         size=12, anchor="middle", fill="#555")
+    if labelled:
+        svg.text(LANE_X0 - 8, strip_y + cell_h + 16, "bytes", size=12, anchor="end", fill="#555")
+    else:
+        svg.text(LANE_X0, strip_y + cell_h + 16,
                  f"{len(sectors)} sectors from byte {sectors[0] * 32} to byte {sectors[-1] * 32 + 31}"
-                 + ("; the gaps (…) are sectors no lane touches" if len(runs) > 1 else ""), size=10, fill="#555")
-    svg.text(LANE_X0 - 8, strip_y + cell_h / 2 + 4, "memory", size=11, anchor="end", fill="#555")
+                 + ("; the gaps are sectors no lane touches" if len(runs) > 1 else ""), size=12, fill="#555")
+    svg.text(LANE_X0 - 8, strip_y + cell_h / 2 + 5, "memory", size=12, anchor="end", fill="#555")
 
     for lane, off in enumerate(measured.offsets):
         x1, y1 = lane_anchor(lane)
         svg.line(x1, y1, word_x[off // word], strip_y, stroke=lane_colour(lane), width=1.2,
                  extra=" stroke-opacity='0.8'")
 
-    y = strip_y + cell_h + 44
-    svg.text(LANE_X0, y,
+    captions(svg, strip_y + cell_h + 48,
              f"{len(touched_words)} words of {word} bytes used · {len(sectors)} sectors of 32 bytes "
              f"touched · {len(sectors) * SECTOR_BYTES} bytes moved for {WARP * word} bytes used",
-             size=12)
-    svg.text(LANE_X0, y + 22,
              f"Simulator: {sectors_measured} sectors in {requests} request{'s' if requests != 1 else ''}"
              f" = {per_request:g} sectors per request (the least possible is {ideal})",
-             size=12, weight="bold")
-    svg.text(LANE_X0, y + 44, source_note(access, measured), size=9, fill="#666")
+             source_note(access, measured))
     return svg.render()
 
 
@@ -224,19 +235,17 @@ def draw_shared(access: Access, measured: Measured) -> str:
     busiest = max(distinct_per_bank)
 
     row_h = 22 if len(rows) <= 8 else max(9, 300 // len(rows))
-    grid_y = 160
+    grid_y = 166
     grid_h = row_h * len(rows)
-    width = LANE_X0 + WARP * LANE_W + 40
-    height = grid_y + grid_h + 112
-    svg = Svg(width, height,
+    svg = Svg(WIDTH, grid_y + grid_h + 112,
               f"{access.title}: {wavefronts / requests:g} wavefronts per request",
               f"One warp's shared-memory load. {source_note(access, measured)}")
-    svg.text(LANE_X0, 24, access.title, size=15, weight="bold", mono=True)
+    svg.text(MARGIN, 26, access.title, size=14, weight="bold", mono=True)
     draw_lanes(svg)
 
-    svg.text(LANE_X0 - 8, grid_y - 8, "bank", size=11, anchor="end", fill="#555")
+    svg.text(LANE_X0 - 8, grid_y - 8, "bank", size=12, anchor="end", fill="#555")
     for b in range(BANKS):
-        svg.text(LANE_X0 + b * LANE_W + LANE_W / 2, grid_y - 8, b, size=9, anchor="middle", fill="#555")
+        svg.text(LANE_X0 + b * LANE_W + LANE_W / 2, grid_y - 8, b, size=12, anchor="middle", fill="#555")
     owners: dict[int, list[int]] = {}
     for lane, w in enumerate(words):
         owners.setdefault(w, []).append(lane)
@@ -244,8 +253,10 @@ def draw_shared(access: Access, measured: Measured) -> str:
     for r, row in enumerate(rows):
         y = grid_y + r * row_h
         if len(rows) <= 8 or r % 4 == 0:
-            svg.text(LANE_X0 - 8, y + row_h / 2 + 4, f"words {row * 32}–{row * 32 + 31}", size=9,
-                     anchor="end", fill="#555")
+            label = f"words {row * 32}–{row * 32 + 31}"
+            if text_width(label, 12) > LANE_X0 - 12:
+                label = label.removeprefix("words ")
+            svg.text(LANE_X0 - 8, y + row_h / 2 + 4, label, size=12, anchor="end", fill="#555")
         for b in range(BANKS):
             w = row * BANKS + b
             x = LANE_X0 + b * LANE_W
@@ -254,7 +265,7 @@ def draw_shared(access: Access, measured: Measured) -> str:
             if w in owners:
                 centre[w] = (x + LANE_W / 2, y + row_h / 2)
                 if len(owners[w]) > 1 and row_h >= 16:
-                    svg.text(x + LANE_W / 2, y + row_h / 2 + 4, f"×{len(owners[w])}", size=9,
+                    svg.text(x + LANE_W / 2, y + row_h / 2 + 4, len(owners[w]), size=12,
                              anchor="middle", fill="#fff", weight="bold")
     svg.rect(LANE_X0, grid_y, WARP * LANE_W, grid_h, stroke="#222", width=1.2)
     for b in range(1, BANKS):
@@ -265,26 +276,24 @@ def draw_shared(access: Access, measured: Measured) -> str:
     for lane, w in enumerate(words):
         x1, y1 = lane_anchor(lane)
         x2, _ = centre[w]
-        svg.line(x1, y1, x2, grid_y - 22, stroke=lane_colour(lane), width=1.1, extra=" stroke-opacity='0.8'")
+        svg.line(x1, y1, x2, grid_y - 24, stroke=lane_colour(lane), width=1.1, extra=" stroke-opacity='0.8'")
 
     y = grid_y + grid_h + 18
-    svg.text(LANE_X0 - 8, y, "words per bank", size=9, anchor="end", fill="#555")
+    svg.text(LANE_X0 - 8, y, "words per bank", size=12, anchor="end", fill="#555")
     for b, count in enumerate(distinct_per_bank):
         colour = "#c62828" if count == busiest and busiest > 1 else "#555"
-        svg.text(LANE_X0 + b * LANE_W + LANE_W / 2, y, count, size=10, anchor="middle", fill=colour,
+        svg.text(LANE_X0 + b * LANE_W + LANE_W / 2, y, count, size=12, anchor="middle", fill=colour,
                  weight="bold" if colour != "#555" else "normal")
-    y += 30
-    svg.text(LANE_X0, y,
+    captions(svg, y + 30,
              f"The busiest bank serves {busiest} distinct word{'s' if busiest != 1 else ''}"
              + (" (lanes reading the same word share one read: a broadcast)"
-                if len(set(words)) < WARP else ""),
-             size=12)
-    svg.text(LANE_X0, y + 22,
+                if len(set(words)) < WARP else "")
+             + (". A number in a word: how many lanes read it" if any(len(o) > 1 for o in owners.values())
+                and row_h >= 16 else ""),
              f"Simulator: {wavefronts} wavefront{'s' if wavefronts != 1 else ''} in {requests} request"
              f"{'s' if requests != 1 else ''} = {wavefronts / requests:g} per request, "
              f"{conflicts} bank conflict{'s' if conflicts != 1 else ''}",
-             size=12, weight="bold")
-    svg.text(LANE_X0, y + 44, source_note(access, measured), size=9, fill="#666")
+             source_note(access, measured))
     return svg.render()
 
 

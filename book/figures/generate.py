@@ -20,8 +20,14 @@ Usage, from anywhere in the repository:
     python3 book/figures/generate.py --runner "target/release/runner"
     python3 book/figures/generate.py --only coalesced     # only figures whose name contains this
 
+Every figure is written twice: NAME.svg, drawn on white, and NAME.dark.svg, the same figure with its
+colours mapped for the book's dark themes (dark.py); book/themed_figures.py shows the one that suits
+the reader's theme. Every figure must stay legible on a phone (svg.layout_problems): at most 720 units
+wide, no text under 12 units, no text past the canvas (its width estimated from DejaVu's); a figure
+that breaks a rule, or whose colours dark.py cannot follow (write them as #rrggbb), fails the run.
+
 Python 3 standard library only. The output is deterministic: the same kernels and simulator give
-the same bytes, which is what --check compares.
+the same bytes, which is what --check compares (both versions).
 """
 
 from __future__ import annotations
@@ -36,11 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import access  # noqa: E402
 import atomics  # noqa: E402
 import concepts  # noqa: E402
+import dark  # noqa: E402
 import diagrams  # noqa: E402
 import shared_memory  # noqa: E402
 import timelines  # noqa: E402
 import warps  # noqa: E402
 from sim import REPO  # noqa: E402
+from svg import layout_problems  # noqa: E402
 
 OUT = REPO / "book" / "src" / "figures"
 DEFAULT_RUNNER = "cargo run -q --release -p runner --"
@@ -70,10 +78,22 @@ def main() -> int:
         drawn.update(family_drawn)
         failures += family_failures
 
+    # Every figure twice: NAME.svg for the light themes and NAME.dark.svg, its colours mapped for
+    # the dark ones (dark.py); the book shows the one that suits the reader's theme. Both follow
+    # the rules that keep a figure legible on a phone (svg.layout_problems).
+    files: dict[str, str] = {}
+    for name, svg in drawn.items():
+        problems = layout_problems(svg)
+        failures += [f"{name}: {problem}" for problem in problems]
+        try:
+            files[f"{name}.svg"], files[f"{name}.dark.svg"] = svg, dark.dark_version(svg)
+        except dark.DarkError as err:
+            failures.append(f"{name}: {err}")
+
     stale = []
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, svg in drawn.items():
-        path = OUT / f"{name}.svg"
+    for file_name, svg in files.items():
+        path = OUT / file_name
         if options.check:
             if not path.exists() or path.read_text() != svg:
                 stale.append(str(path.relative_to(REPO)))

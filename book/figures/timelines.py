@@ -59,32 +59,31 @@ def draw_timeline(timeline: Timeline, report: dict, axis_us: float) -> str:
     ops = timeline_ops(report)
     start, end = 0.0, max(o[2] for o in ops)
     hidden = next((t["got"] for t in report["targets"] if "overlapped" in t["name"]), "?")
-    width, left, row_h = 640, 96, 30
-    scale = (width - left - 16) / axis_us
-    svg = Svg(width, 60 + row_h * len(ENGINES) + 40,
-              f"Exercise {timeline.exercise}: {timeline.what}",
+    width, left, row_h = 680, 96, 32
+    scale = (width - left - 24) / axis_us
+    svg = Svg(width, 300, f"Exercise {timeline.exercise}: {timeline.what}",
               f"The modelled timeline of {timeline.file}'s largest case, from the simulator's "
               f"driver: {hidden} of the copy time overlaps other work.")
-    svg.text(left, 22, f"{timeline.what}: {hidden} of copy time hidden, "
-             f"{end - start:.0f} µs in all (modelled)", size=13, weight="bold")
+    top = svg.paragraph(16, 24, f"{timeline.what}: {hidden} of copy time hidden, "
+                        f"{end - start:.0f} µs in all (modelled)", size=14, weight="bold") - 8
     streams = sorted({o[3] for o in ops})
     for row, (kind, label) in enumerate(ENGINES):
-        y = 40 + row * row_h
+        y = top + row * row_h
         svg.text(left - 8, y + row_h * 0.62, label, size=12, anchor="end")
-        svg.line(left, y + row_h, width - 16, y + row_h, stroke="#ccc")
+        svg.line(left, y + row_h, width - 24, y + row_h, stroke="#ccc")
         for op_kind, op_start, op_end, stream in ops:
             if op_kind != kind:
                 continue
             colour = lane_colour(streams.index(stream) * WARP // max(len(streams), 1))
             svg.rect(left + (op_start - start) * scale, y + 4, max((op_end - op_start) * scale, 1.5),
                      row_h - 8, fill=colour, stroke="#333", width=0.6)
-    axis_y = 40 + len(ENGINES) * row_h + 16
+    axis_y = top + len(ENGINES) * row_h + 18
     for tick in range(5):
-        x = left + tick * (width - left - 16) / 4
+        x = left + tick * (width - left - 24) / 4
         anchor = "end" if tick == 4 else "middle"
-        svg.text(x, axis_y, f"{tick * axis_us / 4:.0f} µs", size=11, anchor=anchor)
-    svg.text(left, axis_y + 20, "colour: the stream each operation was queued on", size=11,
-             fill="#555")
+        svg.text(x, axis_y, f"{tick * axis_us / 4:.0f} µs", size=12, anchor=anchor)
+    y = svg.paragraph(left, axis_y + 24, "colour: the stream each operation was queued on", fill="#555")
+    svg.height = round(y)
     return svg.render()
 
 

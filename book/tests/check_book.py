@@ -23,7 +23,10 @@ HTML in book/build:
    section (book/course_numbers.py writes the metadata's numbers there at build time), and every
    target still written by hand, in its section of the book or in the header comment of its
    exercise file ("at most 1.3x the time", "at most 4 sectors per request", "no bank conflicts"
-   or "the target is 40%" in a sentence about targets), equals the metadata's.
+   or "the target is 40%" in a sentence about targets), equals the metadata's;
+6. every figure a page shows (`![alt](figures/NAME.svg)`, outside code) has both its files in
+   book/src/figures/: NAME.svg for the light themes and NAME.dark.svg for the dark ones
+   (book/figures/generate.py draws both; book/themed_figures.py shows the one that suits the theme).
 
 Usage: python3 book/tests/check_book.py [BUILD_DIR]   (default book/build). Exits 1 on any failure,
 listing all of them. Python 3.11+ standard library only.
@@ -318,9 +321,34 @@ def check_numbers() -> None:
                      f"for exercise {ident}")
 
 
+# ---------------------------------------------------------------------------------------------
+# 6. Figures, light and dark
+
+FIGURE = re.compile(r"!\[(?:\\.|[^\[\]\\]|\[[^\[\]]*\])*\]\(([^)\s]*figures/[^)\s]+?)(?:\.dark)?\.svg\)")
+
+
+def check_figures() -> int:
+    """Checks that every figure shown has its light and dark SVG; returns how many are shown."""
+    shown = 0
+    for page in sorted(SRC.rglob("*.md")):
+        # Code blocks and spans may show the syntax without meaning a figure.
+        text = re.sub(r"^(```|~~~).*?^\1", "", page.read_text(), flags=re.S | re.M)
+        text = re.sub(r"`[^`\n]*`", "", text)
+        for stem in FIGURE.findall(text):
+            shown += 1
+            for suffix in (".svg", ".dark.svg"):
+                path = (page.parent / f"{stem}{suffix}").resolve()
+                if not path.is_file():
+                    fail(f"{page.relative_to(REPO)}: shows {stem}.svg, but there is no "
+                         f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: run "
+                         "python3 book/figures/generate.py")
+    return shown
+
+
 def main() -> int:
     build = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else BOOK / "build"
     includes = check_includes()
+    figures = check_figures()
     check_html(build)
     count = check_exercises(includes)
     check_numbers()
@@ -330,8 +358,8 @@ def main() -> int:
             print(f"  - {message}", file=sys.stderr)
         return 1
     total = sum(len(v) for v in includes.values())
-    print(f"check_book: {total} includes, the built HTML's internal links, {count} exercises' pages "
-          "and the targets they quote are fine")
+    print(f"check_book: {total} includes, the built HTML's internal links, {count} exercises' pages, "
+          f"the targets they quote and {figures} figures (light and dark) are fine")
     return 0
 
 
