@@ -8,7 +8,9 @@
 # 3. checks every {{#include}} and its anchor, every internal link and #fragment of the built
 #    HTML, that every exercise in exercises/exercises.toml is taught on its chapter page, and that
 #    every target the book or an exercise file quotes is the metadata's (book/tests/check_book.py;
-#    book/course_numbers.py writes the metadata's targets into the pages at build time);
+#    book/course_numbers.py writes the metadata's targets into the pages at build time), and the
+#    figures' shared rules: legible on a phone, a dark version for the dark themes
+#    (book/tests/test_figures.py);
 # 4. optionally (BOOK_FIGURES=1) checks that the committed SVG figures are what
 #    book/figures/generate.py draws from the simulator today, and the runner output the book shows
 #    (book/src/outputs/) what book/outputs/generate.py gets from the runner today; this needs NVRTC
@@ -44,6 +46,7 @@ fi
 
 step "includes, links and exercise pages"
 python3 book/tests/check_book.py book/build
+python3 book/tests/test_figures.py
 
 step "figures and runner output"
 if [[ "${BOOK_FIGURES:-0}" == 1 ]]; then
