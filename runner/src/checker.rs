@@ -44,6 +44,10 @@ pub struct Checker<'a> {
     pub premade: Option<Premade>,
     /// The exercise's original file: a failing file that is still the original is "not done".
     pub original: Option<String>,
+    /// Compile for this target rather than the backend's own: on a GPU checked again in the
+    /// simulator, the simulator's PTX, so one compile serves both and the GPU runs the very code
+    /// the simulator checked (see `cmd::check::check_everywhere`).
+    pub compile_as: Option<Target>,
 }
 
 /// An exercise's cases made with some options, their CPU reference's outputs as far as they have
@@ -239,10 +243,12 @@ impl Checker<'_> {
 
     fn compile(&self, file: &Path, text: &str) -> Result<Image, CompileError> {
         let name = self.course.display_name(file);
-        self.compiler.compile(
-            &Source { name: &name, text },
-            &target_for(&*self.backend, self.compiler),
-        )
+        let target = match &self.compile_as {
+            Some(target) => target.clone(),
+            None => target_for(&*self.backend, self.compiler),
+        };
+        self.compiler
+            .compile(&Source { name: &name, text }, &target)
     }
 
     /// Checks `file` as exercise `exercise`: load, make the cases, run them, conclude.
@@ -530,6 +536,7 @@ mod tests {
             retile: false,
             premade,
             original: None,
+            compile_as: None,
         };
         checker
             .check(&exercise, &course.solution_path(&exercise))

@@ -10,6 +10,11 @@ use std::time::Duration;
 /// The PTX architecture the simulator is given: sm_80's instruction set covers every exercise.
 pub const SIM_ARCHITECTURE: u32 = 80;
 
+/// What the simulator runs: PTX for [`SIM_ARCHITECTURE`].
+pub const SIM_TARGET: Target = Target::Ptx {
+    arch: SIM_ARCHITECTURE,
+};
+
 /// Warp instructions per second the simulator runs on one core of a modest machine (about 9
 /// million measured on a 2-core CI machine for a warp spinning in a loop): turns an exercise's
 /// time limit into an instruction budget, so a hang is caught after about the same wall time,
@@ -141,9 +146,7 @@ impl Backend for SimBackend {
     }
 
     fn target(&self) -> Target {
-        Target::Ptx {
-            arch: SIM_ARCHITECTURE,
-        }
+        SIM_TARGET
     }
 
     fn needs_guard_zones(&self) -> bool {

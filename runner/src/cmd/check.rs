@@ -94,6 +94,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         retile: false,
         premade,
         original: pristine::original_text(&course, &exercise),
+        compile_as: None,
     };
     let mut report = match check_everywhere(&mut checker, &exercise, &path) {
         Ok(report) => report,
@@ -202,6 +203,7 @@ pub fn check_everywhere(
                 retile,
                 premade: None,
                 original,
+                compile_as: None,
             }
             .check_source(&exercise, &path, &text);
             trace::mark("checked again in the simulator");
@@ -210,6 +212,12 @@ pub fn check_everywhere(
     });
     // No thread to be had (a grader's limits): the GPU's verdict stands alone.
     let in_simulator = in_simulator.and_then(Result::ok);
+    if in_simulator.is_some() {
+        // One compile for both: the GPU loads the simulator's PTX (the driver makes the
+        // machine code), so the kernel timed is the kernel the simulator checked, and a class
+        // graded on a GPU pays NVRTC once a check rather than twice.
+        checker.compile_as = Some(crate::backend::sim::SIM_TARGET);
+    }
     let mut report = checker.check_source(exercise, path, &text)?;
     trace::mark("check done");
     if let Some(in_simulator) = in_simulator {

@@ -31,6 +31,7 @@ pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
             retile: false,
             premade: None,
             original: None,
+            compile_as: None,
         };
         let found = problems_of(&course, exercise, &mut checker);
         let tuned = if course.tuned_path(exercise).is_some() {

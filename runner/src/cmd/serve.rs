@@ -198,6 +198,7 @@ fn answer(
             retile: false,
             premade: kept.take(),
             original: pristine::original_text(&course, &exercise),
+            compile_as: None,
         };
         let checked = check_everywhere(&mut checker, &exercise, &path);
         *kept = checker.premade.take();
