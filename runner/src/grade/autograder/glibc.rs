@@ -55,10 +55,12 @@ pub fn needed(program: &[u8]) -> anyhow::Result<Option<Version>> {
 }
 
 /// The first Ubuntu release (Gradescope's base images are Ubuntu) whose glibc is `version` or
-/// newer.
+/// newer. Each LTS release's glibc, as its libc6 package gives it (packages.ubuntu.com):
+/// xenial 2.23-0ubuntu3, bionic 2.27-3ubuntu1, focal 2.31-0ubuntu9, jammy 2.35-0ubuntu3, noble
+/// 2.39-0ubuntu8.
 pub fn first_ubuntu(version: Version) -> Option<&'static str> {
     const RELEASES: [(u32, &str); 5] = [
-        (17, "16.04"),
+        (23, "16.04"),
         (27, "18.04"),
         (31, "20.04"),
         (35, "22.04"),
@@ -97,6 +99,8 @@ mod tests {
         assert_eq!(Some(floor), named);
         let v = |minor| Version { major: 2, minor };
         assert_eq!(first_ubuntu(v(17)), Some("16.04"));
+        assert_eq!(first_ubuntu(v(23)), Some("16.04"), "xenial has 2.23");
+        assert_eq!(first_ubuntu(v(24)), Some("18.04"));
         assert_eq!(first_ubuntu(v(34)), Some("22.04"));
         assert_eq!(first_ubuntu(v(35)), Some("22.04"));
         assert_eq!(first_ubuntu(v(40)), None);
