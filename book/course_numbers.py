@@ -14,6 +14,8 @@ to the course:
   count of driver calls; `steps.device_speedup`, a ratio of modelled times), from
   book/src/outputs/numbers.json, which book/outputs/generate.py writes from `runner run --json`
   (book/outputs/run_numbers.py lists the names) and CI holds to the runner;
+- `{{#quote NAME}}`: from the same table, the runner's own words that a page quotes (a check's
+  diagnosis of a mistake, a missed target); the same as `{{#number}}`, named for what it holds;
 - `{{#solution PATH}}` or `{{#solution PATH:ANCHOR}}`: like `{{#include}}`, relative to the page,
   but without the exercise's TODO comments: a `// TODO` or `# TODO` line and the comment lines
   that continue it in the exercise's own file (the same path under exercises/) are left out, so
@@ -45,7 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 METADATA = REPO / "exercises" / "exercises.toml"
 OUTPUTS = REPO / "book" / "src" / "outputs"
 DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance|hints|passing)\s+([0-9A-Za-z]+)\s*\}\}")
-NUMBER = re.compile(r"(?<!\\)\{\{#number\s+([\w.-]+)\s*\}\}")
+NUMBER = re.compile(r"(?<!\\)\{\{#(?:number|quote)\s+([\w.-]+)\s*\}\}")
 NUMBERS = OUTPUTS / "numbers.json"
 SOLUTION = re.compile(r"(?<!\\)\{\{#solution\s+([^}\s]+)\s*\}\}")
 TODO = re.compile(r"^\s*(//+|#)\s*TODO\b")

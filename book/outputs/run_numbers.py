@@ -11,7 +11,9 @@ that most of a program's calls are lookups, that three programs agree, that ten 
 alike. A claim that stops holding is an error naming it, not a sentence that quietly went wrong.
 
 Names: PROGRAM.QUANTITY, for the programs in PROGRAMS; steps.MODE.QUANTITY for numba_steps.py; a
-few derived ones (ratios, shares). Numbers of five digits or more are grouped with commas (393,216),
+few derived ones (ratios, shares); and for the checks of the Python track's mistakes in CHECKS,
+MISTAKE.problem, MISTAKE.likely and MISTAKE.TARGET.target (the runner's own words, which a page
+quotes with `{{#quote NAME}}`), with the numbers in them apart. Numbers of five digits or more are grouped with commas (393,216),
 as the book writes them; times in µs have one decimal, as the runner prints them.
 """
 
@@ -37,6 +39,28 @@ PROGRAMS = {
     "steps.host": ["book/examples/python/numba_steps.py", "host"],
     "steps.device": ["book/examples/python/numba_steps.py", "device"],
     "steps.pinned": ["book/examples/python/numba_steps.py", "pinned"],
+}
+
+
+# What the Python track's pages quote from the checks of its mistakes (runner/tests/fixtures/host,
+# the fixtures runner/tests/host.rs checks): name, then the exercise and the program checked.
+CHECKS = {
+    "py02_numpy_each_launch": ("py02", "py02_numpy_each_launch.py"),
+    "py03_no_loop": ("py03", "py03_no_loop.py"),
+    "py04_plain_increment": ("py04", "py04_plain_increment.py"),
+    "py05_one_state": ("py05", "py05_one_state.py"),
+    "py06_rows_short": ("py06", "py06_rows_short.py"),
+    "py07_no_syncthreads": ("py07", "py07_no_syncthreads.py"),
+    "py08_strided_writes": ("py08", "py08_strided_writes.py"),
+    "py08_unpadded_tile": ("py08", "py08_unpadded_tile.py"),
+}
+
+# Targets by the start of the name the runner gives them, as the names above use them.
+TARGETS = {
+    "copies to the device": "uploads",
+    "copies back to the host": "downloads",
+    "global sectors per request": "sectors_per_request",
+    "shared-memory bank conflicts": "bank_conflicts",
 }
 
 
@@ -67,6 +91,61 @@ def record_of(runner: list[str], repo: Path, program: list[str]) -> dict:
     except ValueError as err:
         raise RuntimeError(f"{shlex.join(command)} gave no record ({err}):\n{result.stdout}\n"
                            f"{result.stderr}") from None
+
+
+def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dict:
+    command = runner + ["check", exercise, "--file", f"runner/tests/fixtures/host/{fixture}",
+                        "--backend", "sim", "--json"]
+    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    try:
+        return json.loads(result.stdout)
+    except ValueError as err:
+        raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stdout}\n"
+                           f"{result.stderr}") from None
+
+
+def check_quotes(name: str, report: dict) -> dict[str, str]:
+    """What a page quotes of a check that fails: the first wrong case's problem (after the
+    kernel's name, which Numba mangles), its `Likely:` line, and the targets as the runner shows
+    them, with the numbers in them."""
+    out: dict[str, str] = {}
+    claim(report["verdict"] != "passed", f"that {name} does not pass its check")
+    problem = next((case["problem"] for case in report["cases"] if case.get("problem")), None)
+    if problem:
+        first = problem.splitlines()[0]
+        out[f"{name}.problem"] = re.sub(r"^kernel \S+: ", "", first)
+        likely = next((line.strip() for line in problem.splitlines()
+                       if line.strip().startswith("Likely:")), None)
+        if likely:
+            out[f"{name}.likely"] = likely
+        for what, pattern in [("thread", r"thread \((\d+),0,0\)"), ("element", r"element (\d+)"),
+                              ("argument", r"argument (\d+)"), ("byte", r"\(byte (\d+) of it\)")]:
+            if (found := re.search(pattern, first)):
+                out[f"{name}.{what}"] = found.group(1)
+    for target in report["targets"]:
+        if target["met"]:
+            continue
+        key = next((short for start, short in TARGETS.items() if target["name"].startswith(start)),
+                   re.sub(r"\W+", "_", target["name"].lower()).strip("_"))
+        got = target["got"]
+        out[f"{name}.{key}.target"] = f"✗ target: {target['name']} {target['wanted']} (got {got})"
+        out[f"{name}.{key}.got"] = got.split(",")[0]
+        if (line := re.search(r"most on line (\d+)", got)):
+            out[f"{name}.{key}.line"] = line.group(1)
+    # Sectors per request of the costliest line's loads and of its stores, apart (at most 4 and
+    # 32 for a warp's 4-byte accesses, as the page says).
+    lines = [line for launch in report["record"]["launches"] for line in launch["lines"]]
+    if lines:
+        worst = max(lines, key=sectors)
+        figures = worst["figures"]
+        for kind in ("load", "store"):
+            requests = figures[f"global_{kind}_requests"]
+            if requests:
+                per_request = figures[f"global_{kind}_sectors"] / requests
+                claim(per_request <= 32, f"that {name}'s {kind}s take at most 32 sectors a request")
+                out[f"{name}.{kind}_sectors_per_request"] = f"{per_request:.1f}"
+    return out
 
 
 def short_name(kernel: str) -> str:
@@ -135,10 +214,14 @@ def program_numbers(name: str, record: dict) -> tuple[dict[str, str], dict[str, 
 
 
 def numbers(runner: list[str], repo: Path) -> dict[str, str]:
-    with ThreadPoolExecutor(max_workers=len(PROGRAMS)) as pool:
+    with ThreadPoolExecutor(max_workers=len(PROGRAMS) + len(CHECKS)) as pool:
+        checked = {name: pool.submit(report_of, runner, repo, *check) for name, check in CHECKS.items()}
         records = dict(zip(PROGRAMS, pool.map(lambda p: record_of(runner, repo, p),
                                               PROGRAMS.values())))
+        reports = {name: future.result() for name, future in checked.items()}
     out: dict[str, str] = {}
+    for name, report in reports.items():
+        out |= check_quotes(name, report)
     raw: dict[str, dict[str, float]] = {}
     for name, record in records.items():
         text, raw[name] = program_numbers(name, record)

@@ -82,6 +82,14 @@ pub fn parse(page: &str) -> Result<Option<Vec<Question>>, ParseError> {
             "text after the answers: a Check yourself section ends with </details>",
         ));
     }
+    // `runner quiz` shows the Markdown as written: a preprocessor's directive (`{{#number ...}}`)
+    // would reach the terminal unexpanded.
+    if let Some(n) = (start..close).find(|&n| lines[n].contains("{{#")) {
+        return Err(error(
+            n + 1,
+            "a {{#...}} directive in Check yourself: `runner quiz` would show it as written",
+        ));
+    }
     let asks = numbered_list(&lines, start + 1, open, "question")?;
     let answers = numbered_list(&lines, summary + 1, close, "answer")?;
     if asks.is_empty() {
@@ -395,6 +403,10 @@ mod tests {
                 "<summary>Answers</summary>",
             ),
             (format!("{SECTION}\nMore.\n"), "text after the answers"),
+            (
+                SECTION.replace("1. Why?", "1. Why {{#number a.b}}?"),
+                "line 7: a {{#...}} directive",
+            ),
         ];
         for (page, says) in cases {
             let err = parse(&page).unwrap_err().to_string();
