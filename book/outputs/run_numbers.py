@@ -11,7 +11,8 @@ that most of a program's calls are lookups, that three programs agree, that ten 
 alike. A claim that stops holding is an error naming it, not a sentence that quietly went wrong.
 
 Names: PROGRAM.QUANTITY, for the programs in PROGRAMS; steps.MODE.QUANTITY for numba_steps.py; a
-few derived ones (ratios, shares); and for the checks of the Python track's mistakes in CHECKS,
+few derived ones (ratios, shares); figure.NAME.QUANTITY for the access-pattern figures of
+book/figures/access.py, measured as they are drawn; and for the checks of the Python track's mistakes in CHECKS,
 MISTAKE.problem, MISTAKE.likely and MISTAKE.TARGET.target (the runner's own words, which a page
 quotes with `{{#quote NAME}}`), with the numbers in them apart. Numbers of five digits or more are grouped with commas (393,216),
 as the book writes them; times in µs have one decimal, as the runner prints them.
@@ -24,8 +25,14 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+# The figures' own measurements (book/figures/access.py): a page's words about a figure, such as
+# its alt text, quote what the figure was drawn from.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "figures"))
+import access  # noqa: E402
 
 PYTHON_FIXTURES = "runner/tests/fixtures/cuda_python"
 
@@ -148,6 +155,18 @@ def check_quotes(name: str, report: dict) -> dict[str, str]:
     return out
 
 
+def figure_numbers(runner: list[str], figure: access.Access) -> dict[str, str]:
+    """figure.NAME.sectors_per_request or figure.NAME.wavefronts_per_request (and its bank
+    conflicts): the access-pattern figure's measured load, as its caption gives it."""
+    figures = access.measure(figure, runner).figures
+    if figure.kind == "global":
+        per_request = figures["global_load_sectors"] / figures["global_load_requests"]
+        return {f"figure.{figure.name}.sectors_per_request": f"{per_request:g}"}
+    per_request = figures["shared_load_wavefronts"] / figures["shared_load_requests"]
+    return {f"figure.{figure.name}.wavefronts_per_request": f"{per_request:g}",
+            f"figure.{figure.name}.bank_conflicts": count(figures["shared_load_bank_conflicts"])}
+
+
 def short_name(kernel: str) -> str:
     """`_ZN8__main__2piB...` as `pi`: the last name of the mangled path; a plain name as it is."""
     if not kernel.startswith("_ZN"):
@@ -216,10 +235,13 @@ def program_numbers(name: str, record: dict) -> tuple[dict[str, str], dict[str, 
 def numbers(runner: list[str], repo: Path) -> dict[str, str]:
     with ThreadPoolExecutor(max_workers=len(PROGRAMS) + len(CHECKS)) as pool:
         checked = {name: pool.submit(report_of, runner, repo, *check) for name, check in CHECKS.items()}
+        drawn = [pool.submit(figure_numbers, runner, figure) for figure in access.ACCESSES]
         records = dict(zip(PROGRAMS, pool.map(lambda p: record_of(runner, repo, p),
                                               PROGRAMS.values())))
         reports = {name: future.result() for name, future in checked.items()}
     out: dict[str, str] = {}
+    for future in drawn:
+        out |= future.result()
     for name, report in reports.items():
         out |= check_quotes(name, report)
     raw: dict[str, dict[str, float]] = {}
