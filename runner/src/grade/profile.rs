@@ -38,6 +38,9 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Vec<Phase>> {
     Ok(totals.into_phases())
 }
 
+/// Where the threads a check starts count from: its request line.
+const SINCE_REQUEST: &str = "\u{0}request";
+
 #[derive(Default)]
 struct Totals(BTreeMap<String, (usize, f64)>);
 
@@ -53,7 +56,16 @@ impl Totals {
                 // A new worker took the slot: its clock starts again.
                 last_by_thread.clear();
             }
-            let since = last_by_thread.insert(key, at_ms).unwrap_or(0.0);
+            if thread.is_none() && phase.starts_with("request") {
+                // A check begins: threads started for it count from here, not from the end of
+                // the last check's thread of the same name.
+                last_by_thread.retain(|name, _| name == "main");
+                last_by_thread.insert(SINCE_REQUEST.into(), at_ms);
+            }
+            let since = match last_by_thread.insert(key, at_ms) {
+                Some(last) => last,
+                None => last_by_thread.get(SINCE_REQUEST).copied().unwrap_or(0.0),
+            };
             let name = match thread {
                 Some(thread) => format!("({thread}) {}", phase_name(phase)),
                 None => phase_name(phase),
@@ -176,12 +188,27 @@ mod tests {
             30.0
         );
         assert_eq!(phase(&phases, "case run and compared").total_ms, 15.0);
-        // The re-check's thread counts from its own start, not from the main thread's line.
+        // The re-check's thread counts from the check's request, not from the main thread's
+        // last line.
         assert_eq!(
             phase(&phases, "(sim-recheck) case run and compared").total_ms,
-            40.0
+            25.0
         );
         assert_eq!(phase(&phases, "N cases made or reused").count, 1);
+    }
+
+    #[test]
+    fn a_thread_of_the_next_check_counts_from_that_check_s_request() {
+        let mut totals = Totals::default();
+        totals.add_log(
+            "[trace 10.0 ms] request: check 01\n\
+             [trace 30.0 ms] (simulator) kernel run\n\
+             [trace 500.0 ms] request: check 02\n\
+             [trace 510.0 ms] (simulator) kernel run\n",
+        );
+        let phases = totals.into_phases();
+        let run = phase(&phases, "(simulator) kernel run");
+        assert_eq!((run.count, run.total_ms), (2, 30.0), "20 ms then 10 ms");
     }
 
     #[test]
