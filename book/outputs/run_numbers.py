@@ -12,7 +12,8 @@ alike. A claim that stops holding is an error naming it, not a sentence that qui
 
 Names: PROGRAM.QUANTITY, for the programs in PROGRAMS; steps.MODE.QUANTITY for numba_steps.py; a
 few derived ones (ratios, shares); figure.NAME.QUANTITY for the access-pattern figures of
-book/figures/access.py, measured as they are drawn; and for the checks of the Python track's mistakes in CHECKS,
+book/figures/access.py, measured as they are drawn; solution.NN.QUANTITY for the passing checks
+in SOLUTIONS; and for the checks of the Python track's mistakes in CHECKS,
 MISTAKE.problem, MISTAKE.likely and MISTAKE.TARGET.target (the runner's own words, which a page
 quotes with `{{#quote NAME}}`), with the numbers in them apart. Numbers of five digits or more are grouped with commas (393,216),
 as the book writes them; times in µs have one decimal, as the runner prints them.
@@ -62,6 +63,10 @@ CHECKS = {
     "py08_unpadded_tile": ("py08", "py08_unpadded_tile.py"),
 }
 
+# Exercises whose passing check a page quotes figures of, by id: their solution is checked in the
+# simulator, as book/outputs/generate.py's pass-NN.txt, here for its memory figures.
+SOLUTIONS = {"02": "02_vector_add/vector_add.cu"}
+
 # Targets by the start of the name the runner gives them, as the names above use them.
 TARGETS = {
     "copies to the device": "uploads",
@@ -110,6 +115,25 @@ def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dic
     except ValueError as err:
         raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stdout}\n"
                            f"{result.stderr}") from None
+
+
+def solution_numbers(runner: list[str], repo: Path, exercise: str, file: str) -> dict[str, str]:
+    """solution.NN.sectors_per_request: the global loads' and stores' sectors per request that a
+    passing check of the solution reports (`4.0 sectors/request`), when the two agree."""
+    command = runner + ["check", exercise, "--file", f"solutions/{file}", "--backend", "sim", "--json"]
+    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    try:
+        report = json.loads(result.stdout)
+    except ValueError as err:
+        raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stderr}") from None
+    claim(report["verdict"] == "passed", f"that the solution to {exercise} passes")
+    kernel = report["sim"]["kernel"]
+    each = {kind: f"{kernel[f'global_{kind}_sectors'] / kernel[f'global_{kind}_requests']:.1f}"
+            for kind in ("load", "store")}
+    claim(each["load"] == each["store"],
+          f"that {exercise}'s loads and stores take the same sectors per request")
+    return {f"solution.{exercise}.sectors_per_request": each["load"]}
 
 
 def check_quotes(name: str, report: dict) -> dict[str, str]:
@@ -236,6 +260,8 @@ def numbers(runner: list[str], repo: Path) -> dict[str, str]:
     with ThreadPoolExecutor(max_workers=len(PROGRAMS) + len(CHECKS)) as pool:
         checked = {name: pool.submit(report_of, runner, repo, *check) for name, check in CHECKS.items()}
         drawn = [pool.submit(figure_numbers, runner, figure) for figure in access.ACCESSES]
+        drawn += [pool.submit(solution_numbers, runner, repo, exercise, file)
+                  for exercise, file in SOLUTIONS.items()]
         records = dict(zip(PROGRAMS, pool.map(lambda p: record_of(runner, repo, p),
                                               PROGRAMS.values())))
         reports = {name: future.result() for name, future in checked.items()}
