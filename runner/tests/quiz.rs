@@ -90,6 +90,9 @@ fn piped_answers_are_scored_and_kept_with_the_progress() {
         "{}",
         list.stdout
     );
+    let json: serde_json::Value =
+        serde_json::from_str(&course.run(&["list", "--json"]).stdout).unwrap();
+    assert_eq!(json["quizzes"]["coalescing"]["right"], 3);
     let listing = course.run(&["quiz"]);
     assert_eq!(listing.code, 0, "{}", listing.all());
     let line = listing
