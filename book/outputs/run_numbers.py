@@ -61,6 +61,7 @@ CHECKS = {
     "py07_no_syncthreads": ("py07", "py07_no_syncthreads.py"),
     "py08_strided_writes": ("py08", "py08_strided_writes.py"),
     "py08_unpadded_tile": ("py08", "py08_unpadded_tile.py"),
+    "26_download_in_loop": ("26", "26_download_in_loop.rs"),
 }
 
 # Exercises whose passing check a page quotes figures of, by id: their solution is checked in the
@@ -164,6 +165,17 @@ def check_quotes(name: str, report: dict) -> dict[str, str]:
         out[f"{name}.{key}.got"] = got.split(",")[0]
         if (line := re.search(r"most on line (\d+)", got)):
             out[f"{name}.{key}.line"] = line.group(1)
+    # A program's copies between host and device, when they are all alike: their size and time;
+    # and one round of its kernels (the launches from one of the first kernel's to the next).
+    record = report["record"]
+    copies = [t for t in record["transfers"] if t["direction"] != "device_to_device"]
+    if copies and len({(t["bytes"], round(span(t), 3)) for t in copies}) == 1:
+        out[f"{name}.copy_kb"] = count(copies[0]["bytes"] / 1000)
+        out[f"{name}.copy_us"] = f"{span(copies[0]):.0f}"
+    launches = record["launches"]
+    if launches:
+        rounds = sum(1 for launch in launches if launch["kernel"] == launches[0]["kernel"])
+        out[f"{name}.round_us"] = f"{sum(map(span, launches)) / rounds:.0f}"
     # Sectors per request of the costliest line's loads and of its stores, apart (at most 4 and
     # 32 for a warp's 4-byte accesses, as the page says).
     lines = [line for launch in report["record"]["launches"] for line in launch["lines"]]
