@@ -7,6 +7,8 @@ use cudarc::driver::{result, sys, DriverError};
 use std::ffi::{c_void, CString};
 use std::time::{Duration, Instant};
 
+mod kept;
+
 /// Why no GPU could be used, said so a student knows what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuUnavailable {
@@ -29,6 +31,8 @@ pub struct CudaBackend {
     /// that had to be abandoned): nothing more may be asked of the device, and nothing is
     /// synchronised or freed on drop, so the process can end at once.
     broken: bool,
+    /// Freed buffers kept for the next case (see `kept`).
+    kept: kept::Kept,
 }
 
 fn driver_message(err: DriverError) -> String {
@@ -98,6 +102,7 @@ impl CudaBackend {
             driver_version,
             modules: Vec::new(),
             broken: false,
+            kept: kept::Kept::default(),
         })
     }
 
@@ -111,6 +116,16 @@ impl CudaBackend {
             self.driver_version / 1000,
             (self.driver_version % 1000) / 10,
         )
+    }
+
+    /// Really frees every buffer kept for reuse; whether there was any.
+    fn release_kept(&mut self) -> bool {
+        let kept = self.kept.drain();
+        for &ptr in &kept {
+            // SAFETY: a buffer alloc made, freed by its user and kept since; freed once.
+            let _ = unsafe { result::free_sync(ptr) };
+        }
+        !kept.is_empty()
     }
 
     fn usable(&self) -> Result<(), BackendError> {
@@ -311,9 +326,23 @@ impl Backend for CudaBackend {
 
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError> {
         self.usable()?;
+        let bytes = bytes.max(1);
+        if let Some(ptr) = self.kept.take(bytes) {
+            return Ok(ptr);
+        }
         // SAFETY: a plain device allocation.
-        unsafe { result::malloc_sync(bytes.max(1)) }
-            .map_err(|e| self.device_error(&format!("allocating {bytes} bytes"), e))
+        let ptr = match unsafe { result::malloc_sync(bytes) } {
+            Ok(ptr) => ptr,
+            Err(_) if self.release_kept() => {
+                // The memory kept for reuse may be what is missing: freed, try once more.
+                // SAFETY: as above.
+                unsafe { result::malloc_sync(bytes) }
+                    .map_err(|e| self.device_error(&format!("allocating {bytes} bytes"), e))?
+            }
+            Err(e) => return Err(self.device_error(&format!("allocating {bytes} bytes"), e)),
+        };
+        self.kept.allocated(ptr, bytes);
+        Ok(ptr)
     }
 
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError> {
@@ -331,7 +360,10 @@ impl Backend for CudaBackend {
     }
 
     fn free(&mut self, ptr: DevicePtr) {
-        if !self.broken {
+        if self.broken {
+            return;
+        }
+        if let Some(ptr) = self.kept.keep(ptr) {
             // SAFETY: ptr came from alloc and is freed once.
             let _ = unsafe { result::free_sync(ptr) };
         }
@@ -489,6 +521,7 @@ impl Drop for CudaBackend {
         if self.broken {
             return;
         }
+        self.release_kept();
         for &module in &self.modules {
             // SAFETY: modules of this context, unloaded once, after all launches completed.
             let _ = unsafe { result::module::unload(module) };
