@@ -15,7 +15,8 @@ few derived ones (ratios, shares); figure.NAME.QUANTITY for the access-pattern f
 book/figures/access.py, measured as they are drawn; solution.NN.QUANTITY for the passing checks
 in SOLUTIONS; and for the checks of the Python track's mistakes in CHECKS,
 MISTAKE.problem, MISTAKE.likely and MISTAKE.TARGET.target (the runner's own words, which a page
-quotes with `{{#quote NAME}}`), with the numbers in them apart. Numbers of five digits or more are grouped with commas (393,216),
+quotes with `{{#quote NAME}}`), and figures from the check's record (its copies, its kernels, the
+costliest line's sectors per request). Numbers of five digits or more are grouped with commas (393,216),
 as the book writes them; times in µs have one decimal, as the runner prints them.
 """
 
@@ -139,8 +140,8 @@ def solution_numbers(runner: list[str], repo: Path, exercise: str, file: str) ->
 
 def check_quotes(name: str, report: dict) -> dict[str, str]:
     """What a page quotes of a check that fails: the first wrong case's problem (after the
-    kernel's name, which Numba mangles), its `Likely:` line, and the targets as the runner shows
-    them, with the numbers in them."""
+    kernel's name, which Numba mangles), its `Likely:` line, the missed targets as the runner shows
+    them, and the figures of the record beside them."""
     out: dict[str, str] = {}
     claim(report["verdict"] != "passed", f"that {name} does not pass its check")
     problem = next((case["problem"] for case in report["cases"] if case.get("problem")), None)
@@ -151,20 +152,17 @@ def check_quotes(name: str, report: dict) -> dict[str, str]:
                        if line.strip().startswith("Likely:")), None)
         if likely:
             out[f"{name}.likely"] = likely
-        for what, pattern in [("thread", r"thread \((\d+),0,0\)"), ("element", r"element (\d+)"),
-                              ("argument", r"argument (\d+)"), ("byte", r"\(byte (\d+) of it\)")]:
-            if (found := re.search(pattern, first)):
-                out[f"{name}.{what}"] = found.group(1)
+        # The report gives a diagnostic as its message only; the one number a page explains
+        # apart from the quote is the parameter it names.
+        if (found := re.search(r"argument (\d+)", first)):
+            out[f"{name}.argument"] = found.group(1)
     for target in report["targets"]:
         if target["met"]:
             continue
         key = next((short for start, short in TARGETS.items() if target["name"].startswith(start)),
                    re.sub(r"\W+", "_", target["name"].lower()).strip("_"))
-        got = target["got"]
-        out[f"{name}.{key}.target"] = f"✗ target: {target['name']} {target['wanted']} (got {got})"
-        out[f"{name}.{key}.got"] = got.split(",")[0]
-        if (line := re.search(r"most on line (\d+)", got)):
-            out[f"{name}.{key}.line"] = line.group(1)
+        out[f"{name}.{key}.target"] = (f"✗ target: {target['name']} {target['wanted']} "
+                                       f"(got {target['got']})")
     # A program's copies between host and device, when they are all alike: their size and time;
     # and one round of its kernels (the launches from one of the first kernel's to the next).
     record = report["record"]
