@@ -16,6 +16,8 @@ to the course:
   (book/outputs/run_numbers.py lists the names) and CI holds to the runner;
 - `{{#quote NAME}}`: from the same table, the runner's own words that a page quotes (a check's
   diagnosis of a mistake, a missed target); the same as `{{#number}}`, named for what it holds;
+- `{{#count KIND}}`: how many exercises exercises.toml has of a kind: `kernel` (CUDA C files),
+  `rust` and `python` (whole programs), or `all`;
 - `{{#solution PATH}}` or `{{#solution PATH:ANCHOR}}`: like `{{#include}}`, relative to the page,
   but without the exercise's TODO comments: a `// TODO` or `# TODO` line and the comment lines
   that continue it in the exercise's own file (the same path under exercises/) are left out, so
@@ -49,6 +51,7 @@ OUTPUTS = REPO / "book" / "src" / "outputs"
 DIRECTIVE = re.compile(r"(?<!\\)\{\{#(targets|tolerance|hints|passing)\s+([0-9A-Za-z]+)\s*\}\}")
 NUMBER = re.compile(r"(?<!\\)\{\{#(?:number|quote)\s+([\w.-]+)\s*\}\}")
 NUMBERS = OUTPUTS / "numbers.json"
+COUNT = re.compile(r"(?<!\\)\{\{#count\s+(\w+)\s*\}\}")
 SOLUTION = re.compile(r"(?<!\\)\{\{#solution\s+([^}\s]+)\s*\}\}")
 TODO = re.compile(r"^\s*(//+|#)\s*TODO\b")
 
@@ -232,6 +235,23 @@ def run_number(name: str, where: str) -> str:
     return _numbers[name]
 
 
+def exercise_kind(exercise: dict) -> str:
+    """`kernel`, or the language of a whole program (`host` in exercises.toml: Rust by default)."""
+    host = exercise.get("host")
+    if host is None:
+        return "kernel"
+    return host.get("language", "rust")
+
+
+def count_text(kind: str, exercises: dict[str, dict], where: str) -> str:
+    kinds = [exercise_kind(e) for e in exercises.values()]
+    if kind == "all":
+        return str(len(kinds))
+    if kind not in {"kernel", "rust", "python"}:
+        raise ValueError(f"{where}: {{{{#count {kind}}}}}: the kinds are kernel, rust, python and all")
+    return str(kinds.count(kind))
+
+
 def expand(text: str, exercises: dict[str, dict], where: str, page: Path) -> str:
     def replace(match: re.Match) -> str:
         kind, ident = match.group(1), match.group(2)
@@ -243,6 +263,7 @@ def expand(text: str, exercises: dict[str, dict], where: str, page: Path) -> str
 
     text = DIRECTIVE.sub(replace, text)
     text = NUMBER.sub(lambda match: run_number(match.group(1), where), text)
+    text = COUNT.sub(lambda match: count_text(match.group(1), exercises, where), text)
     return SOLUTION.sub(lambda match: solution_text(match.group(1), page, where), text)
 
 
