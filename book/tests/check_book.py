@@ -26,7 +26,9 @@ HTML in book/build:
    or "the target is 40%" in a sentence about targets), equals the metadata's;
 6. every figure a page shows (`![alt](figures/NAME.svg)`, outside code) has both its files in
    book/src/figures/: NAME.svg for the light themes and NAME.dark.svg for the dark ones
-   (book/figures/generate.py draws both; book/themed_figures.py shows the one that suits the theme).
+   (book/figures/generate.py draws both; book/themed_figures.py shows the one that suits the theme);
+7. a figure's alt text quotes no number the figure does not show itself (the figures are held
+   to the simulator, so numbers read aloud in their place are too).
 
 Usage: python3 book/tests/check_book.py [BUILD_DIR]   (default book/build). Exits 1 on any failure,
 listing all of them. Python 3.11+ standard library only.
@@ -34,6 +36,7 @@ listing all of them. Python 3.11+ standard library only.
 
 from __future__ import annotations
 
+import html
 import re
 import sys
 import tomllib
@@ -345,6 +348,39 @@ def check_figures() -> int:
     return shown
 
 
+# 7. Numbers in a figure's alt text: the figure's own
+
+ALT_IMAGE = re.compile(r'<img\b[^>]*>')
+NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w)")
+
+
+def numerals(text: str) -> set[str]:
+    return set(NUMERAL.findall(html.unescape(text).replace(",", "")))
+
+
+def check_alt_numbers(build: Path) -> int:
+    """A figure's alt text (read aloud in place of the figure) may quote only numbers the figure
+    itself shows: the figures are drawn from the simulator and held to it in CI, so a number
+    written by hand in the alt text cannot drift from them unnoticed. Returns the images checked."""
+    checked = 0
+    for page in sorted(build.glob("*.html")):
+        for tag in ALT_IMAGE.findall(page.read_text()):
+            src = re.search(r'src="([^"]*figures/[^"]+\.svg)"', tag)
+            alt = re.search(r'alt="([^"]*)"', tag)
+            if not src or not alt:
+                continue
+            svg = (page.parent / unquote(src.group(1))).resolve()
+            if not svg.is_file():
+                continue
+            checked += 1
+            shown = numerals(" ".join(re.findall(r">([^<]+)<", svg.read_text())))
+            stray = sorted(numerals(alt.group(1)) - shown)
+            if stray:
+                fail(f"{page.name}: the alt text of {svg.name} quotes {', '.join(stray)}, which the "
+                     "figure does not show: quote the figure's own numbers (or {{#number NAME}})")
+    return checked
+
+
 def main() -> int:
     build = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else BOOK / "build"
     includes = check_includes()
@@ -352,6 +388,7 @@ def main() -> int:
     check_html(build)
     count = check_exercises(includes)
     check_numbers()
+    alts = check_alt_numbers(build)
     if failures:
         print(f"check_book: {len(failures)} problem(s):", file=sys.stderr)
         for message in failures:
@@ -359,7 +396,8 @@ def main() -> int:
         return 1
     total = sum(len(v) for v in includes.values())
     print(f"check_book: {total} includes, the built HTML's internal links, {count} exercises' pages, "
-          f"the targets they quote and {figures} figures (light and dark) are fine")
+          f"the targets they quote, {figures} figures (light and dark) and the numbers in "
+          f"{alts} alt texts are fine")
     return 0
 
 
