@@ -8,6 +8,7 @@ mod execute;
 mod judge;
 pub mod record;
 pub mod report;
+mod targets;
 
 use crate::cli::BackendChoice;
 use crate::course::{Course, Exercise};
@@ -130,7 +131,7 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
         return;
     }
     report.mistakes = judge::mistakes(exercise, &right);
-    report.targets = judge::targets(
+    report.targets = targets::targets(
         &exercise.host.clone().unwrap_or_default(),
         &exercise.entries,
         &right,

@@ -1,6 +1,7 @@
 //! A host exercise's report: what `runner check` prints, and its `--json` form.
 
-use super::judge::{explain_missed, CaseResult, TargetResult};
+use super::judge::CaseResult;
+use super::targets::{explain_missed, TargetResult};
 use crate::report::Verdict;
 use colored::Colorize;
 use serde::{Deserialize, Serialize};

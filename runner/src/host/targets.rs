@@ -1,0 +1,327 @@
+//! A host exercise's targets, judged on the driver's records of its runs: how many copies each
+//! way, how much copy time other work hid, and the simulator's memory figures for the launches
+//! of the exercise's own kernels (sectors per request, bank conflicts).
+
+use super::execute::Run;
+use super::record::Record;
+use crate::course::HostSpec;
+use serde::{Deserialize, Serialize};
+
+/// A goal on how the program used the driver, and how it did.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TargetResult {
+    pub name: String,
+    pub wanted: String,
+    pub got: String,
+    pub met: bool,
+}
+
+/// The exercise's targets on the runs' records; copy overlap on the last (largest) case only,
+/// the simulator's figures over every launch of the exercise's kernels (`entries`).
+pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<TargetResult> {
+    let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
+    let mut results = figure_targets(targets, entries, &records);
+    let most = |f: fn(&Record) -> u64| records.iter().map(|r| f(r)).max().unwrap_or(0);
+    if let Some(max) = targets.max_uploads {
+        let got = most(|r| r.uploads().count() as u64);
+        results.push(TargetResult {
+            name: "copies to the device in one run".into(),
+            wanted: format!("at most {max}"),
+            got: got.to_string(),
+            met: got <= max,
+        });
+    }
+    if let Some(max) = targets.max_downloads {
+        let got = most(|r| r.downloads().count() as u64);
+        results.push(TargetResult {
+            name: "copies back to the host in one run".into(),
+            wanted: format!("at most {max}"),
+            got: got.to_string(),
+            met: got <= max,
+        });
+    }
+    if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
+        let got = last.copy_time_hidden();
+        results.push(TargetResult {
+            name: "copy time overlapped by other work (largest case)".into(),
+            wanted: format!("at least {:.0}%", min * 100.0),
+            got: format!("{:.0}%", got * 100.0),
+            met: got >= min,
+        });
+    }
+    results
+}
+
+/// The simulator's figures of the launches of `entries`' kernels, added up, and per source line.
+struct KernelFigures {
+    total: sim::Figures,
+    lines: Vec<sim::LineFigures>,
+}
+
+/// None when no such kernel was launched; `Some(None)` when one ran on a GPU (no figures).
+fn kernel_figures(entries: &[String], records: &[&Record]) -> Option<Option<KernelFigures>> {
+    let launches: Vec<_> = records
+        .iter()
+        .flat_map(|r| &r.launches)
+        .filter(|l| entries.iter().any(|e| super::kernel_named(&l.kernel, e)))
+        .collect();
+    if launches.is_empty() {
+        return None;
+    }
+    let mut figures = KernelFigures {
+        total: sim::Figures::default(),
+        lines: Vec::new(),
+    };
+    for launch in launches {
+        let Some(total) = &launch.figures else {
+            return Some(None);
+        };
+        figures.total += total;
+        for line in &launch.lines {
+            match figures
+                .lines
+                .iter_mut()
+                .find(|l| l.file == line.file && l.line == line.line)
+            {
+                Some(known) => known.figures += &line.figures,
+                None => figures.lines.push(line.clone()),
+            }
+        }
+    }
+    Some(Some(figures))
+}
+
+fn sectors_per_request(f: &sim::Figures) -> f64 {
+    let requests = f.global_load_requests + f.global_store_requests;
+    let sectors = f.global_load_sectors + f.global_store_sectors;
+    if requests == 0 {
+        0.0
+    } else {
+        sectors as f64 / requests as f64
+    }
+}
+
+/// `, most on line 51 of transpose.py (32.0 sectors per request)`: the line whose `cost` is
+/// highest, shown by `show`, where the kernel has line information.
+fn costliest_line(
+    lines: &[sim::LineFigures],
+    cost: impl Fn(&sim::Figures) -> f64,
+    show: impl Fn(f64) -> String,
+) -> String {
+    let worst = lines
+        .iter()
+        .map(|l| (l, cost(&l.figures)))
+        .filter(|(_, c)| *c > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((line, cost)) = worst else {
+        return String::new();
+    };
+    let file = std::path::Path::new(&line.file)
+        .file_name()
+        .map_or(line.file.clone(), |f| f.to_string_lossy().into_owned());
+    format!(", most on line {} of {file} ({})", line.line, show(cost))
+}
+
+/// Sectors per request and bank conflicts over the launches of the exercise's kernels, from the
+/// simulator's figures; skipped, with a note, where the kernels ran on a GPU.
+fn figure_targets(
+    targets: &HostSpec,
+    entries: &[String],
+    records: &[&Record],
+) -> Vec<TargetResult> {
+    let mut results = Vec::new();
+    let wanted = [
+        (
+            SECTORS_TARGET,
+            targets
+                .max_sectors_per_request
+                .map(|m| format!("at most {m:.1}")),
+        ),
+        (
+            CONFLICTS_TARGET,
+            targets.max_bank_conflicts.map(|m| format!("at most {m}")),
+        ),
+    ];
+    if wanted.iter().all(|(_, w)| w.is_none()) {
+        return results;
+    }
+    let Some(figures) = kernel_figures(entries, records) else {
+        return results;
+    };
+    let Some(figures) = figures else {
+        for (name, wanted) in wanted {
+            if let Some(wanted) = wanted {
+                results.push(TargetResult {
+                    name: name.into(),
+                    wanted,
+                    got: "skipped: the kernel ran on a GPU, and only the simulator counts these"
+                        .into(),
+                    met: true,
+                });
+            }
+        }
+        return results;
+    };
+    if let Some(max) = targets.max_sectors_per_request {
+        let got = sectors_per_request(&figures.total);
+        let met = got <= max;
+        let line = if met {
+            String::new()
+        } else {
+            costliest_line(&figures.lines, sectors_per_request, |c| {
+                format!("{c:.1} sectors per request")
+            })
+        };
+        results.push(TargetResult {
+            name: SECTORS_TARGET.into(),
+            wanted: format!("at most {max:.1}"),
+            got: format!("{got:.1}{line}"),
+            met,
+        });
+    }
+    if let Some(max) = targets.max_bank_conflicts {
+        let got = figures.total.shared_bank_conflicts();
+        let met = got <= max;
+        let line = if met {
+            String::new()
+        } else {
+            costliest_line(
+                &figures.lines,
+                |f| f.shared_bank_conflicts() as f64,
+                |c| format!("{c} bank conflicts"),
+            )
+        };
+        results.push(TargetResult {
+            name: CONFLICTS_TARGET.into(),
+            wanted: format!("at most {max}"),
+            got: format!("{got}{line}"),
+            met,
+        });
+    }
+    results
+}
+
+const SECTORS_TARGET: &str = "global sectors per request (simulator)";
+const CONFLICTS_TARGET: &str = "shared-memory bank conflicts (simulator)";
+
+/// Says what a missed target usually means.
+pub fn explain_missed(target: &TargetResult) -> &'static str {
+    if target.name == SECTORS_TARGET {
+        "a warp whose threads touch addresses far apart (down a column): let neighbouring \
+         threads (threadIdx.x) read and write neighbouring elements of a row, going through \
+         shared memory where one side of the work runs down columns"
+    } else if target.name == CONFLICTS_TARGET {
+        "a warp reading down a column of a shared array whose rows are a multiple of 32 words \
+         long, so the whole column is in one bank: pad each row by one element \
+         (`__shared__ float tile[TILE][TILE + 1]`; in Numba a (TILE, TILE + 1) shape)"
+    } else if target.name.starts_with("copies back") {
+        "a copy back inside the loop: keep the data on the device between kernels, and copy back \
+         once, after the last"
+    } else if target.name.starts_with("copies to") {
+        "data sent again that is already on the device: upload once, before the loop"
+    } else {
+        "copies that overlap nothing: put each chunk's copy in, kernel and copy out on a stream \
+         of its own, with pinned host memory, so one chunk's copies run beside another's kernel"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::Language;
+    use crate::host::record::Launch;
+
+    fn launch(kernel: &str, figures: Option<sim::Figures>) -> Launch {
+        let lines = figures
+            .iter()
+            .map(|f| sim::LineFigures {
+                file: "/course/exercises/py08_transpose/transpose.py".into(),
+                line: 51,
+                figures: f.clone(),
+                instructions: Default::default(),
+            })
+            .collect();
+        Launch {
+            kernel: kernel.into(),
+            figures,
+            lines,
+            diagnostics: vec![],
+            aborted: false,
+            start_us: 0.0,
+            end_us: 1.0,
+        }
+    }
+
+    fn record(launches: Vec<Launch>) -> Record {
+        Record {
+            launches,
+            ..Record::default()
+        }
+    }
+
+    const SPEC: HostSpec = HostSpec {
+        language: Language::Python,
+        max_uploads: None,
+        max_downloads: None,
+        min_copy_hidden: None,
+        max_sectors_per_request: Some(4.0),
+        max_bank_conflicts: Some(0),
+    };
+
+    #[test]
+    fn figure_targets_hold_the_named_kernels_launches_and_name_the_costliest_line() {
+        let strided = sim::Figures {
+            global_store_requests: 10,
+            global_store_sectors: 320,
+            shared_load_bank_conflicts: 31,
+            ..Default::default()
+        };
+        // Another kernel's traffic does not count: only the entry's launches are judged.
+        let other = sim::Figures {
+            global_load_requests: 1,
+            global_load_sectors: 1,
+            ..Default::default()
+        };
+        let records = [record(vec![
+            launch("_ZN8__main__9transposeB2v1", Some(strided)),
+            launch("__main__::setup", Some(other)),
+        ])];
+        let entries = ["transpose".to_string()];
+        let results = figure_targets(&SPEC, &entries, &records.iter().collect::<Vec<_>>());
+        assert_eq!(results.len(), 2);
+        assert!(!results[0].met && !results[1].met);
+        assert_eq!(
+            results[0].got,
+            "32.0, most on line 51 of transpose.py (32.0 sectors per request)"
+        );
+        assert_eq!(
+            results[1].got,
+            "31, most on line 51 of transpose.py (31 bank conflicts)"
+        );
+        assert!(explain_missed(&results[1]).contains("TILE + 1"));
+
+        let coalesced = sim::Figures {
+            global_load_requests: 10,
+            global_load_sectors: 40,
+            ..Default::default()
+        };
+        let records = [record(vec![launch("transpose", Some(coalesced))])];
+        let results = figure_targets(&SPEC, &entries, &records.iter().collect::<Vec<_>>());
+        assert!(results.iter().all(|r| r.met), "{results:?}");
+        assert_eq!(results[0].got, "4.0");
+    }
+
+    #[test]
+    fn figure_targets_are_skipped_with_a_note_where_the_kernel_ran_on_a_gpu() {
+        let records = [record(vec![launch("transpose", None)])];
+        let entries = ["transpose".to_string()];
+        let results = figure_targets(&SPEC, &entries, &records.iter().collect::<Vec<_>>());
+        assert_eq!(results.len(), 2);
+        assert!(results
+            .iter()
+            .all(|r| r.met && r.got.starts_with("skipped: the kernel ran on a GPU")));
+        // No launch of the kernel at all is the "never launched" mistake, not a target.
+        let none = [record(vec![])];
+        assert!(figure_targets(&SPEC, &entries, &none.iter().collect::<Vec<_>>()).is_empty());
+    }
+}
