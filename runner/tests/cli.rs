@@ -576,3 +576,23 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn sizes_on_a_whole_program_say_they_apply_to_kernels_only() {
+    let course = TestCourse::new();
+    // A missing --program stops the check before anything is built; the note comes first.
+    let run = course.run(&[
+        "check",
+        "25",
+        "--sizes",
+        "100",
+        "--program",
+        "no-such-program",
+    ]);
+    assert!(
+        run.stderr
+            .contains("--sizes adds problem sizes to a kernel exercise's cases"),
+        "{}",
+        run.all()
+    );
+}

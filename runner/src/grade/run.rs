@@ -121,6 +121,12 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         options.exercises.as_deref().or(file.exercises.as_deref()),
         options.run_programs || file.run_programs,
     )?;
+    if !file.sizes.is_empty() && exercises.iter().any(|e| e.is_host()) {
+        eprintln!(
+            "Note: the grading file's sizes are added to the kernel exercises' cases; a whole \
+             program (host or Python exercise) is checked on its own cases."
+        );
+    }
     let class = super::submissions::discover(&options.submissions)?;
     let mut submissions = class.submissions;
     if let Some(shard) = options.shard {
