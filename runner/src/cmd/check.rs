@@ -220,7 +220,7 @@ pub fn check_everywhere(
     });
     // No thread to be had (a grader's limits): the GPU's verdict stands alone.
     let in_simulator = in_simulator.and_then(Result::ok);
-    if in_simulator.is_some() {
+    if in_simulator.is_some() && runs_simulator_ptx(checker.backend.target()) {
         // One compile for both: the GPU loads the simulator's PTX (the driver makes the
         // machine code), so the kernel timed is the kernel the simulator checked, and a class
         // graded on a GPU pays NVRTC once a check rather than twice.
@@ -238,6 +238,15 @@ pub fn check_everywhere(
         }
     }
     Ok(report)
+}
+
+/// Whether a GPU that asks for `target` can run the simulator's PTX: the driver compiles PTX
+/// for its own architecture or a newer one, never an older (a T4, sm_75, cannot load PTX for
+/// compute_80); such a GPU gets its own compile.
+fn runs_simulator_ptx(target: crate::compile::Target) -> bool {
+    use crate::compile::Target;
+    let (Target::Cubin { arch } | Target::Ptx { arch }) = target;
+    arch >= crate::backend::sim::SIM_ARCHITECTURE
 }
 
 /// What follows a check of `exercise`, in `runner check` and `runner watch` alike: a pass of the
@@ -288,4 +297,21 @@ fn record_outcome(
         .filter(|e| progress.is_done(&e.id))
         .count();
     Ok((done, course.exercises.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_simulator_ptx;
+    use crate::compile::Target;
+
+    #[test]
+    fn only_a_gpu_as_new_as_the_simulators_ptx_shares_its_compile() {
+        assert!(runs_simulator_ptx(Target::Cubin { arch: 90 }), "an H100");
+        assert!(runs_simulator_ptx(Target::Cubin { arch: 80 }), "an A100");
+        assert!(!runs_simulator_ptx(Target::Cubin { arch: 75 }), "a T4");
+        assert!(
+            !runs_simulator_ptx(Target::Ptx { arch: 70 }),
+            "a V100 through PTX"
+        );
+    }
 }
