@@ -152,6 +152,10 @@ pub fn case_options(
     }
 }
 
+/// The largest shared PTX a GPU's driver is given to compile in this process: the course's
+/// kernels make at most a few hundred KB.
+const MAX_PTX_FOR_THE_DRIVER: usize = 4 << 20;
+
 /// The target to compile for: the backend's wish, or PTX for the newest architecture NVRTC
 /// knows when it cannot make machine code for this GPU.
 pub fn target_for(backend: &dyn Backend, compiler: &Compiler) -> Target {
@@ -243,12 +247,19 @@ impl Checker<'_> {
 
     fn compile(&self, file: &Path, text: &str) -> Result<Image, CompileError> {
         let name = self.course.display_name(file);
-        let target = match &self.compile_as {
-            Some(target) => target.clone(),
-            None => target_for(&*self.backend, self.compiler),
+        let source = Source { name: &name, text };
+        let own = target_for(&*self.backend, self.compiler);
+        let Some(shared) = &self.compile_as else {
+            return self.compiler.compile(&source, &own);
         };
-        self.compiler
-            .compile(&Source { name: &name, text }, &target)
+        let image = self.compiler.compile(&source, shared)?;
+        if image.bytes.len() <= MAX_PTX_FOR_THE_DRIVER {
+            return Ok(image);
+        }
+        // The driver turns PTX into machine code inside this process, with no limit of its own:
+        // PTX this large (a loop unrolled without end?) is compiled for the GPU by NVRTC in its
+        // child under the compile's limits instead.
+        self.compiler.compile(&source, &own)
     }
 
     /// Checks `file` as exercise `exercise`: load, make the cases, run them, conclude.
