@@ -240,3 +240,63 @@ fn a_passing_host_program_shows_its_copies_and_timeline_and_counts_as_done() {
         list.all()
     );
 }
+
+#[test]
+fn ctrl_c_during_a_check_ends_the_students_program_too() {
+    use std::os::unix::process::CommandExt;
+    let course = TestCourse::new();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    // A program that hangs, after saying who it is.
+    let program = dir.path().join("hang.py");
+    std::fs::write(
+        &program,
+        format!(
+            "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(300)\n",
+            pid_file.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut command = course.command(&["check", "py01", "--file", program.to_str().unwrap()]);
+    // The runner leads a group, as a terminal's foreground job does; Ctrl-C goes to the group.
+    // SIGINT as a terminal leaves it, even where this test was started with it ignored.
+    command
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: signal() is async-signal-safe; it runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut runner = command.spawn().unwrap();
+    let started = std::time::Instant::now();
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the program never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // SAFETY: signals sent to processes this test started.
+    unsafe { libc::killpg(runner.id() as i32, libc::SIGINT) };
+    let _ = runner.wait();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // SAFETY: signal 0 only asks whether the process is there.
+        unsafe { libc::kill(pid, 0) != 0 }
+    });
+    if !gone {
+        // SAFETY: as above; the test cleans up after a failure.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(gone, "the student's program {pid} outlived the runner");
+}

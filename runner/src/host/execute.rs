@@ -63,8 +63,13 @@ pub fn run_case(
         .stdout(std::fs::File::create(&out_path)?)
         .stderr(std::fs::File::create(&err_path)?)
         .process_group(0);
-    // SAFETY: the closure only calls setrlimit, which is async-signal-safe, between fork and exec.
-    unsafe { command.pre_exec(limit_resources) };
+    // SAFETY: the closures only call setrlimit, prctl and getppid, which are async-signal-safe,
+    // between fork and exec.
+    let runner = std::process::id();
+    unsafe {
+        command.pre_exec(limit_resources);
+        command.pre_exec(move || end_with_the_runner(runner));
+    }
     let started = Instant::now();
     let mut child = command
         .spawn()
@@ -134,6 +139,23 @@ fn limit_resources() -> std::io::Result<()> {
     ] {
         let (_, hard) = resource.get()?;
         resource.set(value.min(hard), value.min(hard))?;
+    }
+    Ok(())
+}
+
+/// Has the program killed when the runner ends. It runs in a process group of its own (so a
+/// time limit can end it with everything it started), which a terminal's Ctrl-C does not reach:
+/// without this, Ctrl-C during a check ended the runner and left a hanging program running.
+fn end_with_the_runner(runner: u32) -> std::io::Result<()> {
+    // SAFETY: plain system calls with integer arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // The runner may have ended between the fork and the prctl: then nothing would come.
+        if libc::getppid() as u32 != runner {
+            libc::_exit(1);
+        }
     }
     Ok(())
 }
