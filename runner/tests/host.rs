@@ -241,6 +241,18 @@ fn a_passing_host_program_shows_its_copies_and_timeline_and_counts_as_done() {
     );
 }
 
+/// Whether process `pid` is running: there, and not a zombie waiting for whoever adopted it to
+/// reap it.
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
 #[test]
 fn ctrl_c_during_a_check_ends_the_students_program_too() {
     use std::os::unix::process::CommandExt;
@@ -291,12 +303,54 @@ fn ctrl_c_during_a_check_ends_the_students_program_too() {
     let _ = runner.wait();
     let gone = (0..100).any(|_| {
         std::thread::sleep(std::time::Duration::from_millis(20));
-        // SAFETY: signal 0 only asks whether the process is there.
-        unsafe { libc::kill(pid, 0) != 0 }
+        !running(pid)
     });
     if !gone {
         // SAFETY: as above; the test cleans up after a failure.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
     assert!(gone, "the student's program {pid} outlived the runner");
+}
+
+#[test]
+fn what_a_program_started_in_the_background_ends_with_its_case() {
+    let course = TestCourse::new();
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    // Three children that would sleep for five minutes; the program itself ends at once.
+    let program = dir.path().join("background.py");
+    std::fs::write(
+        &program,
+        format!(
+            "import os, time\n\
+             for _ in range(3):\n\
+             \x20   pid = os.fork()\n\
+             \x20   if pid == 0:\n\
+             \x20       time.sleep(300)\n\
+             \x20       os._exit(0)\n\
+             \x20   open({:?}, 'a').write(f'{{pid}}\\n')\n",
+            pids.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = course.run(&["check", "py01", "--file", program.to_str().unwrap()]);
+    let started: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap_or_else(|e| panic!("the program ran no case ({e}): {}", run.all()))
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(!started.is_empty());
+    let mut alive: Vec<i32> = started.clone();
+    for _ in 0..100 {
+        alive.retain(|&pid| running(pid));
+        if alive.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for &pid in &alive {
+        // SAFETY: processes this test's program started; cleaned up after a failure.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(alive.is_empty(), "still running after the check: {alive:?}");
 }

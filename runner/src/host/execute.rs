@@ -74,6 +74,7 @@ pub fn run_case(
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
+    let group = child.id() as libc::pid_t;
     let exit = loop {
         if let Some(status) = child.try_wait()? {
             break match (status.code(), status.signal()) {
@@ -83,15 +84,16 @@ pub fn run_case(
             };
         }
         if started.elapsed() >= limit {
-            // The whole group: a program may have started others.
-            // SAFETY: killpg takes a process group id and a signal; it touches no memory.
-            unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
             let _ = child.kill();
             let _ = child.wait();
             break Exit::TimedOut;
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    // The whole group, whichever way the program ended: what it started in the background ends
+    // with it. (The group outlives its leader while members remain, so its id is not reused.)
+    // SAFETY: killpg takes a process group id and a signal; it touches no memory.
+    unsafe { libc::killpg(group, libc::SIGKILL) };
     let tail = |path: &Path| crate::grade::cell::read_tail(path, MAX_OUTPUT);
     let output = format!("{}{}", tail(&out_path), tail(&err_path));
     let raw: Option<serde_json::Value> = std::fs::read_to_string(driver.record_path())
