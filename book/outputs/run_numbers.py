@@ -152,10 +152,6 @@ def check_quotes(name: str, report: dict) -> dict[str, str]:
                        if line.strip().startswith("Likely:")), None)
         if likely:
             out[f"{name}.likely"] = likely
-        # The report gives a diagnostic as its message only; the one number a page explains
-        # apart from the quote is the parameter it names.
-        if (found := re.search(r"argument (\d+)", first)):
-            out[f"{name}.argument"] = found.group(1)
     for target in report["targets"]:
         if target["met"]:
             continue

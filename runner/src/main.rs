@@ -10,6 +10,7 @@ mod driver_env;
 mod execute;
 mod grade;
 mod host;
+mod kernel_name;
 mod output;
 mod pristine;
 mod progress;

@@ -106,6 +106,14 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
         variables: vec![
             ("PYTHONPATH", python_path(course)),
             ("PYTHONDONTWRITEBYTECODE", "1".into()),
+            // Two warnings every check would show that say nothing of the student's program:
+            // Numba's on the small grids of the first cases, and cuda-bindings' about a linker
+            // the course's programs never use.
+            ("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "1".into()),
+            (
+                "PYTHONWARNINGS",
+                "ignore:cuda.bindings.nvjitlink is not available:RuntimeWarning".into(),
+            ),
         ],
         warnings: Vec::new(),
         _own_copy: None,

@@ -5,6 +5,7 @@
 use super::execute::{Exit, Run};
 use super::record::{Direction, Record};
 use crate::course::{Exercise, Language};
+use crate::kernel_name::short_name;
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ pub struct CaseResult {
 }
 
 /// What a run failed on before its outputs could count, with the verdict it gives.
-fn run_failure(run: &Run) -> Option<(Verdict, String)> {
+fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
     let failures = run.record.as_ref().map(failed_calls).unwrap_or_default();
     let unsupported: Vec<&String> = run.record.iter().flat_map(Record::unsupported).collect();
     if let Some(name) = unsupported.first() {
@@ -44,9 +45,10 @@ fn run_failure(run: &Run) -> Option<(Verdict, String)> {
         .find(|l| l.aborted || !l.diagnostics.is_empty())
     {
         let what = diagnostic.diagnostics.join("; ");
+        let what = if python { in_numba_words(&what) } else { what };
         return Some((
             Verdict::Crashed,
-            format!("kernel {}: {what}", diagnostic.kernel),
+            format!("kernel {}: {what}", short_name(&diagnostic.kernel)),
         ));
     }
     match run.exit {
@@ -97,9 +99,61 @@ fn failed_calls(record: &Record) -> Vec<String> {
         .collect()
 }
 
+/// What the program printed, less the driver's own lines repeating a kernel's diagnostics
+/// (`simcuda: KERNEL: race on ...`), which the case's problem already gives in readable words.
+fn output_without_diagnostics(run: &Run) -> String {
+    let diagnostics: Vec<&String> = run
+        .record
+        .iter()
+        .flat_map(|r| &r.launches)
+        .flat_map(|l| &l.diagnostics)
+        .collect();
+    run.output
+        .lines()
+        .filter(|line| {
+            !(line.starts_with("simcuda: ")
+                && diagnostics.iter().any(|d| line.ends_with(d.as_str())))
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// The simulator's advice, which is in CUDA C's words, as a Numba program says it. Numba passes
+/// each array to a kernel as several arguments (its data, shape and strides among them), so the
+/// simulator's argument number counts those, not the Python function's parameters: the array
+/// is left unnumbered.
+fn in_numba_words(text: &str) -> String {
+    let mut text = text.to_string();
+    for (c, numba) in [
+        ("__syncthreads()", "cuda.syncthreads()"),
+        ("__syncwarp()", "cuda.syncwarp()"),
+        ("atomicAdd", "cuda.atomic.add"),
+    ] {
+        text = text.replace(c, numba);
+    }
+    const NUMBERED: &str = "the array passed as argument ";
+    let mut said = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(NUMBERED) {
+        said.push_str(&rest[..at]);
+        said.push_str("one of the kernel's arrays");
+        rest = rest[at + NUMBERED.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    said.push_str(rest);
+    said
+}
+
+fn is_python(exercise: &Exercise) -> bool {
+    exercise
+        .host
+        .as_ref()
+        .is_some_and(|h| h.language == Language::Python)
+}
+
 /// Judges one case's run: its outputs, once the run itself went well.
 pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
-    let verdict_and_problem = run_failure(run).or_else(|| wrong_output(exercise, case, run));
+    let verdict_and_problem =
+        run_failure(run, is_python(exercise)).or_else(|| wrong_output(exercise, case, run));
     let (verdict, problem) = match verdict_and_problem {
         Some((verdict, problem)) => (verdict, Some(problem)),
         None => (Verdict::Passed, None),
@@ -109,7 +163,7 @@ pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, 
         name: case.name.clone(),
         passed,
         problem,
-        output: (!passed && !run.output.trim().is_empty()).then(|| run.output.clone()),
+        output: Some(output_without_diagnostics(run)).filter(|o| !passed && !o.trim().is_empty()),
         seconds: run.seconds,
     };
     (verdict, result)
@@ -230,10 +284,7 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     }
     // Numba frees device arrays in finalizers that it skips when the interpreter shuts down, so
     // a Python program's leftovers at exit say nothing of the program.
-    let python = exercise
-        .host
-        .as_ref()
-        .is_some_and(|h| h.language == Language::Python);
+    let python = is_python(exercise);
     let leaked = records.iter().map(|r| r.leaked_bytes).max();
     if let Some(leaked) = leaked.filter(|b| *b > 0 && !python) {
         found.push(format!(
@@ -270,4 +321,50 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_python_exercise_hears_the_simulators_advice_in_numbas_words() {
+        let said = in_numba_words(
+            "race on shared memory: thread (1,0,0) writes element 3 of the array passed as \
+             argument 12, and thread (0,0,0) reads it: a __syncthreads() is missing, or an \
+             update like `x += v` needs an atomic such as atomicAdd",
+        );
+        assert_eq!(
+            said,
+            "race on shared memory: thread (1,0,0) writes element 3 of one of the kernel's \
+             arrays, and thread (0,0,0) reads it: a cuda.syncthreads() is missing, or an update \
+             like `x += v` needs an atomic such as cuda.atomic.add"
+        );
+    }
+
+    #[test]
+    fn the_drivers_copy_of_a_reported_diagnostic_is_left_out_of_the_output() {
+        let record = Record {
+            launches: vec![crate::host::record::Launch {
+                kernel: "_Z1kPf".into(),
+                figures: None,
+                lines: vec![],
+                diagnostics: vec!["race on global memory: x".into()],
+                aborted: false,
+                start_us: 0.0,
+                end_us: 1.0,
+            }],
+            ..Record::default()
+        };
+        let run = Run {
+            exit: Exit::Code(1),
+            seconds: 0.1,
+            output: "before\nsimcuda: _Z1kPf: race on global memory: x\nafter\n".into(),
+            record: Some(record),
+            raw: None,
+            outputs: Vec::new(),
+            read_in_flight: Vec::new(),
+        };
+        assert_eq!(output_without_diagnostics(&run), "before\nafter\n");
+    }
 }

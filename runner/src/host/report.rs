@@ -28,6 +28,10 @@ pub struct HostReport {
     /// The driver's record of the largest case that ran: calls, copies, launches, timeline.
     pub record: Option<serde_json::Value>,
     pub progress: Option<(usize, usize)>,
+    /// Whether device memory still allocated at the end says something of the program: not for
+    /// Python, where Numba frees arrays in finalizers that it skips as the interpreter exits.
+    #[serde(skip)]
+    pub leaks_matter: bool,
 }
 
 impl HostReport {
@@ -48,6 +52,10 @@ impl HostReport {
             targets: Vec::new(),
             record: None,
             progress: None,
+            leaks_matter: exercise
+                .host
+                .as_ref()
+                .is_none_or(|h| h.language != crate::course::Language::Python),
         }
     }
 
@@ -96,7 +104,7 @@ impl HostReport {
         }
         self.render_findings(&mut out);
         if let Some(record) = &self.record {
-            out.push_str(&crate::cmd::run::summary(record));
+            out.push_str(&crate::cmd::run::summary(record, self.leaks_matter));
         }
         let _ = writeln!(out, "\n{} {}", self.verdict_word(), self.summary);
         if let Some((done, total)) = self.progress {
