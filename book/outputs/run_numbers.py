@@ -13,7 +13,8 @@ alike. A claim that stops holding is an error naming it, not a sentence that qui
 Names: PROGRAM.QUANTITY, for the programs in PROGRAMS; steps.MODE.QUANTITY for numba_steps.py; a
 few derived ones (ratios, shares); figure.NAME.QUANTITY for the access-pattern figures of
 book/figures/access.py, measured as they are drawn; solution.NN.QUANTITY for the passing checks
-in SOLUTIONS; and for the checks of the Python track's mistakes in CHECKS,
+in SOLUTIONS; race.07.counted and race.07.added for exercise 07's catalogued racy counter; and
+for the checks of the Python track's mistakes in CHECKS,
 MISTAKE.problem, MISTAKE.likely and MISTAKE.TARGET.target (the runner's own words, which a page
 quotes with `{{#quote NAME}}`), and figures from the check's record (its copies, its kernels, the
 costliest line's sectors per request). Numbers of five digits or more are grouped with commas (393,216),
@@ -262,12 +263,33 @@ def program_numbers(name: str, record: dict) -> tuple[dict[str, str], dict[str, 
     return text, raw
 
 
+def race_numbers(runner: list[str], repo: Path) -> dict[str, str]:
+    """race.07.counted and race.07.added: exercise 07's catalogued racy counter
+    (checks/mistakes/07/no_atomic.cu) in the simulator, in its case where every thread adds one:
+    the count it left and the additions made, from the check's own mismatch (not its words)."""
+    command = runner + ["check", "07", "--file", "checks/mistakes/07/no_atomic.cu", "--backend",
+                        "sim", "--json"]
+    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    try:
+        report = json.loads(result.stdout)
+    except ValueError as err:
+        raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stderr}") from None
+    wrong = [case for case in report["cases"] if case["mismatch"] and "all threads" in case["name"]]
+    claim(len(wrong) == 1, "that exercise 07's racy counter fails its case where all threads add")
+    first = wrong[0]["mismatch"]["first_wrong"][0]
+    claim(int(first["actual"]) < int(first["expected"]), "that the racy counter loses additions")
+    return {"race.07.counted": count(int(first["actual"])),
+            "race.07.added": count(int(first["expected"]))}
+
+
 def numbers(runner: list[str], repo: Path) -> dict[str, str]:
     with ThreadPoolExecutor(max_workers=len(PROGRAMS) + len(CHECKS)) as pool:
         checked = {name: pool.submit(report_of, runner, repo, *check) for name, check in CHECKS.items()}
         drawn = [pool.submit(figure_numbers, runner, figure) for figure in access.ACCESSES]
         drawn += [pool.submit(solution_numbers, runner, repo, exercise, file)
                   for exercise, file in SOLUTIONS.items()]
+        drawn.append(pool.submit(race_numbers, runner, repo))
         records = dict(zip(PROGRAMS, pool.map(lambda p: record_of(runner, repo, p),
                                               PROGRAMS.values())))
         reports = {name: future.result() for name, future in checked.items()}
