@@ -45,6 +45,13 @@ impl Exercise {
     pub fn is_host(&self) -> bool {
         self.host.is_some()
     }
+
+    /// Whether the student's whole program is a Python one (the Python track).
+    pub fn is_python(&self) -> bool {
+        self.host
+            .as_ref()
+            .is_some_and(|h| h.language == Language::Python)
+    }
 }
 
 /// The language a host exercise's program is written in.
@@ -230,12 +237,7 @@ fn check_exercise(e: &Exercise) -> Result<(), String> {
             e.id
         ));
     }
-    if e.id.starts_with("py")
-        && !e
-            .host
-            .as_ref()
-            .is_some_and(|h| h.language == Language::Python)
-    {
+    if e.id.starts_with("py") && !e.is_python() {
         return Err(
             "a \"py\" id is for a Python program: give it host = { language = \"python\" }".into(),
         );

@@ -13,7 +13,7 @@
 //! instructions, which does not depend on the machine).
 
 use super::results::{CaseLine, Status};
-use crate::course::{Exercise, Language};
+use crate::course::Exercise;
 use crate::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -56,8 +56,7 @@ const BUILD_ALLOWANCE: Duration = Duration::from_secs(180);
 /// others in flight: `at_once` of them.
 pub fn program_time_limit(exercise: &Exercise, cases: usize, at_once: usize) -> Duration {
     let one = BUILD_ALLOWANCE + Duration::from_millis(exercise.time_limit_ms) * (cases as u32 + 1);
-    let python = exercise.host.as_ref().map(|h| h.language) == Some(Language::Python);
-    if python {
+    if exercise.is_python() {
         one
     } else {
         one * at_once.max(1) as u32

@@ -4,7 +4,7 @@
 
 use super::execute::{Exit, Run};
 use super::record::{Direction, Record};
-use crate::course::{Exercise, Language};
+use crate::course::Exercise;
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
@@ -143,17 +143,10 @@ fn in_numba_words(text: &str) -> String {
     said
 }
 
-fn is_python(exercise: &Exercise) -> bool {
-    exercise
-        .host
-        .as_ref()
-        .is_some_and(|h| h.language == Language::Python)
-}
-
 /// Judges one case's run: its outputs, once the run itself went well.
 pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
     let verdict_and_problem =
-        run_failure(run, is_python(exercise)).or_else(|| wrong_output(exercise, case, run));
+        run_failure(run, exercise.is_python()).or_else(|| wrong_output(exercise, case, run));
     let (verdict, problem) = match verdict_and_problem {
         Some((verdict, problem)) => (verdict, Some(problem)),
         None => (Verdict::Passed, None),
@@ -284,7 +277,7 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     }
     // Numba frees device arrays in finalizers that it skips when the interpreter shuts down, so
     // a Python program's leftovers at exit say nothing of the program.
-    let python = is_python(exercise);
+    let python = exercise.is_python();
     let leaked = records.iter().map(|r| r.leaked_bytes).max();
     if let Some(leaked) = leaked.filter(|b| *b > 0 && !python) {
         found.push(format!(

@@ -52,10 +52,7 @@ impl HostReport {
             targets: Vec::new(),
             record: None,
             progress: None,
-            leaks_matter: exercise
-                .host
-                .as_ref()
-                .is_none_or(|h| h.language != crate::course::Language::Python),
+            leaks_matter: !exercise.is_python(),
         }
     }
 

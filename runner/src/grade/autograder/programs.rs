@@ -24,7 +24,7 @@ impl Programs {
                 .filter(|e| language(e) == Some(Language::Rust))
                 .map(|e| e.id.clone())
                 .collect(),
-            python: chosen.iter().any(|e| language(e) == Some(Language::Python)),
+            python: chosen.iter().any(Exercise::is_python),
         }
     }
 
