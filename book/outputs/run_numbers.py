@@ -109,8 +109,13 @@ def record_of(runner: list[str], repo: Path, program: list[str]) -> dict:
 
 
 def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dict:
-    command = runner + ["check", exercise, "--file", f"runner/tests/fixtures/host/{fixture}",
-                        "--backend", "sim", "--json"]
+    """The check of a host mistake fixture (runner/tests/fixtures/host/FIXTURE)."""
+    return check_report(runner, repo, exercise, f"runner/tests/fixtures/host/{fixture}")
+
+
+def check_report(runner: list[str], repo: Path, exercise: str, file: str) -> dict:
+    """`runner check EXERCISE --file FILE --json` in the simulator, FILE relative to the repository."""
+    command = runner + ["check", exercise, "--file", file, "--backend", "sim", "--json"]
     result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
                             env={**os.environ, "NO_COLOR": "1"})
     try:
@@ -123,13 +128,7 @@ def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dic
 def solution_numbers(runner: list[str], repo: Path, exercise: str, file: str) -> dict[str, str]:
     """solution.NN.sectors_per_request: the global loads' and stores' sectors per request that a
     passing check of the solution reports (`4.0 sectors/request`), when the two agree."""
-    command = runner + ["check", exercise, "--file", f"solutions/{file}", "--backend", "sim", "--json"]
-    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
-                            env={**os.environ, "NO_COLOR": "1"})
-    try:
-        report = json.loads(result.stdout)
-    except ValueError as err:
-        raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stderr}") from None
+    report = check_report(runner, repo, exercise, f"solutions/{file}")
     claim(report["verdict"] == "passed", f"that the solution to {exercise} passes")
     kernel = report["sim"]["kernel"]
     each = {kind: f"{kernel[f'global_{kind}_sectors'] / kernel[f'global_{kind}_requests']:.1f}"
@@ -267,14 +266,7 @@ def race_numbers(runner: list[str], repo: Path) -> dict[str, str]:
     """race.07.counted and race.07.added: exercise 07's catalogued racy counter
     (checks/mistakes/07/no_atomic.cu) in the simulator, in its case where every thread adds one:
     the count it left and the additions made, from the check's own mismatch (not its words)."""
-    command = runner + ["check", "07", "--file", "checks/mistakes/07/no_atomic.cu", "--backend",
-                        "sim", "--json"]
-    result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
-                            env={**os.environ, "NO_COLOR": "1"})
-    try:
-        report = json.loads(result.stdout)
-    except ValueError as err:
-        raise RuntimeError(f"{shlex.join(command)} gave no report ({err}):\n{result.stderr}") from None
+    report = check_report(runner, repo, "07", "checks/mistakes/07/no_atomic.cu")
     wrong = [case for case in report["cases"] if case["mismatch"] and "all threads" in case["name"]]
     claim(len(wrong) == 1, "that exercise 07's racy counter fails its case where all threads add")
     first = wrong[0]["mismatch"]["first_wrong"][0]
