@@ -44,7 +44,7 @@ fn check_file(course: &TestCourse, file: &Path) -> Run {
     let file = file.display().to_string();
     run_within(
         &mut course.command(&["check", "02", "--file", &file]),
-        Duration::from_secs(60),
+        common::NEVER,
     )
     .0
 }
@@ -68,12 +68,12 @@ fn assert_refused(run: &Run, what: &str) {
 #[test]
 fn a_device_as_the_kernel_file_is_refused_before_it_is_read() {
     let course = TestCourse::new();
-    let (run, took) = run_within(
+    // Read, /dev/zero never ends: that the run ends at all shows it was refused unread.
+    let (run, _) = run_within(
         &mut course.command(&["check", "02", "--file", "/dev/zero"]),
-        Duration::from_secs(20),
+        common::NEVER,
     );
     assert_refused(&run, "/dev/zero is a device, not a regular file");
-    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn a_fifo_as_the_kernel_file_is_refused_without_waiting_for_a_writer() {
     let fifo = fifo.display().to_string();
     let (run, _) = run_within(
         &mut course.command(&["check", "02", "--file", &fifo]),
-        Duration::from_secs(20),
+        common::NEVER,
     );
     assert_refused(&run, "is a named pipe (FIFO), not a regular file");
     // The exercise's own file replaced by a FIFO: the same.
@@ -98,10 +98,7 @@ fn a_fifo_as_the_kernel_file_is_refused_without_waiting_for_a_writer() {
         .arg(&own)
         .status()
         .unwrap();
-    let (run, _) = run_within(
-        &mut course.command(&["check", "02"]),
-        Duration::from_secs(20),
-    );
+    let (run, _) = run_within(&mut course.command(&["check", "02"]), common::NEVER);
     assert_refused(&run, "is a named pipe (FIFO), not a regular file");
 }
 
@@ -176,8 +173,12 @@ fn a_compile_that_expands_without_end_is_stopped_at_the_time_limit() {
     std::fs::write(&file, macro_bomb()).unwrap();
     let file = file.display().to_string();
     let mut command = course.command(&["check", "02", "--file", &file]);
-    command.env("RUNNER_COMPILE_TIME_LIMIT_S", "3");
-    let (run, took) = run_within(&mut command, Duration::from_secs(30));
+    // The bomb grows by a few hundred MiB a second: a memory limit it cannot reach in 3 s on
+    // any machine, so the time limit is what stops it.
+    command
+        .env("RUNNER_COMPILE_TIME_LIMIT_S", "3")
+        .env("RUNNER_COMPILE_MEMORY_LIMIT_MB", "65536");
+    let (run, _) = run_within(&mut command, common::NEVER);
     assert!(
         run.stdout
             .contains("bomb.cu: the compiler gave up after 3 s: a macro or template"),
@@ -185,7 +186,6 @@ fn a_compile_that_expands_without_end_is_stopped_at_the_time_limit() {
         run.all()
     );
     assert!(run.stdout.contains("Does not compile"), "{}", run.all());
-    assert!(took < Duration::from_secs(15), "{took:?}");
 }
 
 #[test]
@@ -196,9 +196,10 @@ fn a_compile_that_expands_without_end_is_stopped_at_the_memory_limit() {
     let file = file.display().to_string();
     let mut command = course.command(&["check", "02", "--file", &file]);
     command
-        .env("RUNNER_COMPILE_TIME_LIMIT_S", "60")
+        // A time limit no machine reaches before 400 MiB, so the memory limit is what stops it.
+        .env("RUNNER_COMPILE_TIME_LIMIT_S", "500")
         .env("RUNNER_COMPILE_MEMORY_LIMIT_MB", "400");
-    let (run, _) = run_within(&mut command, Duration::from_secs(90));
+    let (run, _) = run_within(&mut command, common::NEVER);
     assert!(
         run.stdout.contains("out of its 400 MiB of memory")
             || run
@@ -227,7 +228,7 @@ impl CachedCourse {
     fn check(&self, args: &[&str]) -> Run {
         let mut command = self.course.command(args);
         command.env("RUNNER_CACHE_DIR", self.cache.path());
-        run_within(&mut command, Duration::from_secs(60)).0
+        run_within(&mut command, common::NEVER).0
     }
 
     fn entries(&self) -> Vec<PathBuf> {

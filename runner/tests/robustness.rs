@@ -153,7 +153,7 @@ fn reset_refuses_a_fifo_at_once_and_leaves_it_alone() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let status = wait_at_most(&mut reset, Duration::from_secs(20), "reset of a FIFO");
+    let status = wait_at_most(&mut reset, common::NEVER, "reset of a FIFO");
     let output = reset.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!status.success(), "{stderr}");
@@ -265,7 +265,7 @@ fn watch(course: &TestCourse, id: &str) -> String {
         .spawn()
         .unwrap();
     watch.stdin.take().unwrap().write_all(b"q\n").unwrap();
-    wait_at_most(&mut watch, Duration::from_secs(120), "watch");
+    wait_at_most(&mut watch, common::NEVER, "watch");
     let output = watch.wait_with_output().unwrap();
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -58,10 +58,13 @@ impl Watch {
     fn next_check(&mut self) -> String {
         let mut since = String::new();
         loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(120))
-                .unwrap_or_else(|_| panic!("no prompt within 120 s; seen:\n{}{since}", self.seen));
+            let line = self.lines.recv_timeout(common::NEVER).unwrap_or_else(|_| {
+                panic!(
+                    "no prompt after {:?}; seen:\n{}{since}",
+                    common::NEVER,
+                    self.seen
+                )
+            });
             since.push_str(&line);
             since.push('\n');
             if line.contains("Press Enter to check again") {
@@ -77,15 +80,13 @@ impl Watch {
 
     /// The process id of the worker (`runner __serve`) that watch runs now. A worker just
     /// started shows its command line only once it has executed, which a loaded machine can
-    /// delay after the fork: look again for a few seconds.
+    /// delay after the fork: look again until it shows.
     fn worker(&self) -> u32 {
-        let mut workers = Vec::new();
-        for _ in 0..50 {
-            workers = self.workers();
-            if workers.len() == 1 {
-                break;
-            }
+        let started = std::time::Instant::now();
+        let mut workers = self.workers();
+        while workers.len() != 1 && started.elapsed() < common::NEVER {
             std::thread::sleep(Duration::from_millis(100));
+            workers = self.workers();
         }
         assert_eq!(workers.len(), 1, "workers: {workers:?}\n{}", self.seen);
         workers[0]
@@ -176,7 +177,10 @@ fn watch_stops_a_check_past_its_limit_and_checks_again_in_a_new_worker() {
         course.path(VECTOR_ADD),
     )
     .unwrap();
-    // The simulator gives up on the hang after 02's 2 s limit; watch's own limit comes first.
+    // The simulator gives up on a hang when the exercise's budget of warp instructions is spent,
+    // which a fast machine does in under a second at 02's 2 s limit. With a budget no machine
+    // spends in ten minutes, watch's own limit of 1 s is sure to come first.
+    course.set_time_limit_ms("02", 600_000);
     let mut watch = Watch::start(&course, Some("1"));
     let stopped = watch.next_check();
     assert!(

@@ -8,6 +8,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 static BUSY: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 static FREED: Condvar = Condvar::new();
+/// Threads waiting in [`take`] now: lets the tests see a waiter wait, rather than guess with a sleep.
+#[cfg(test)]
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn busy() -> MutexGuard<'static, Option<HashSet<String>>> {
     // A thread that panicked while holding the set left it whole: inserts and removes only.
@@ -23,9 +26,13 @@ pub struct Turn {
 pub fn take(key: &str) -> Turn {
     let mut busy = busy();
     while busy.get_or_insert_with(HashSet::new).contains(key) {
+        #[cfg(test)]
+        WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         busy = FREED
             .wait(busy)
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        #[cfg(test)]
+        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
     busy.get_or_insert_with(HashSet::new)
         .insert(key.to_string());
@@ -47,8 +54,12 @@ impl Drop for Turn {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
-    use std::time::Duration;
+    use std::sync::{mpsc, Arc};
+    use std::time::{Duration, Instant};
+
+    /// Far longer than a thread takes to start on any machine; only a lost wake-up or a wrong
+    /// wait reaches it.
+    const STUCK: Duration = Duration::from_secs(120);
 
     #[test]
     fn a_second_taker_of_the_same_key_waits_for_the_first() {
@@ -59,7 +70,12 @@ mod tests {
             let _turn = take("same source");
             seen.load(Ordering::SeqCst)
         });
-        std::thread::sleep(Duration::from_millis(50));
+        // Let go only once the second is seen waiting, however late its thread starts.
+        let started = Instant::now();
+        while WAITING.load(Ordering::SeqCst) == 0 {
+            assert!(started.elapsed() < STUCK, "the second never waited");
+            std::thread::sleep(Duration::from_millis(1));
+        }
         released.store(true, Ordering::SeqCst);
         drop(first);
         assert!(
@@ -71,9 +87,14 @@ mod tests {
     #[test]
     fn other_keys_do_not_wait() {
         let _first = take("one source");
-        let other = std::thread::spawn(|| {
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
             let _turn = take("another source");
+            done.send(()).unwrap();
         });
-        other.join().unwrap();
+        assert!(
+            finished.recv_timeout(STUCK).is_ok(),
+            "a different key waited for the first"
+        );
     }
 }

@@ -382,12 +382,12 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
-    /// Runs `f` on a thread, failing the test if it has not answered within two seconds (where
-    /// a FIFO's open would wait for ever).
+    /// Runs `f` on a thread, failing the test if it has not answered within two minutes (where
+    /// a FIFO's open would wait for ever; any machine answers a refusal far sooner).
     fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || tx.send(f()));
-        rx.recv_timeout(std::time::Duration::from_secs(2))
+        rx.recv_timeout(std::time::Duration::from_secs(120))
             .expect("it answered without waiting")
     }
 

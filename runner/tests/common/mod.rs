@@ -5,6 +5,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
+
+/// Far past every limit a test sets (they are seconds), and past what the slowest machine takes
+/// for work that ends (a cold cargo build of a host program on one core included): a bound of
+/// this size tells an unbounded run from a bounded one, never a slow machine from a fast one.
+pub const NEVER: Duration = Duration::from_secs(600);
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -93,9 +99,10 @@ impl TestCourse {
             .env("RUNNER_CACHE_DIR", self.cache.path())
             .env("RUNNER_BACKEND", "sim")
             // One build folder for every test course's host exercises: cudarc is compiled once.
+            // Cargo's folder for integration tests' data, not the workspace's own build folder.
             .env(
                 "RUNNER_HOST_TARGET",
-                repo_root().join("target").join("host-tests"),
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("host-tests"),
             )
             // The Python track runs on the repository's CUDA Python environment.
             .env(
@@ -121,6 +128,22 @@ impl TestCourse {
             self.path(&format!("exercises/{file}")),
         )
         .unwrap();
+    }
+
+    /// Sets exercise `id`'s `time_limit_ms` in this course's metadata. The simulator turns the
+    /// limit into a budget of warp instructions, so a test that needs a hang the simulator does
+    /// not end (whatever the machine's speed) gives the exercise a budget no machine spends.
+    pub fn set_time_limit_ms(&self, id: &str, ms: u64) {
+        let path = self.path("exercises/exercises.toml");
+        let metadata = std::fs::read_to_string(&path).unwrap();
+        let start = metadata
+            .find(&format!("id = \"{id}\""))
+            .unwrap_or_else(|| panic!("no exercise {id} in exercises.toml"));
+        let key = "time_limit_ms = ";
+        let at = start + metadata[start..].find(key).unwrap() + key.len();
+        let end = at + metadata[at..].find('\n').unwrap();
+        let changed = format!("{}{ms}{}", &metadata[..at], &metadata[end..]);
+        std::fs::write(path, changed).unwrap();
     }
 
     /// A fixture kernel from runner/tests/fixtures.

@@ -105,3 +105,41 @@ impl LocalMemory {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages allocated so far, in use or pooled: what the lanes' local memory costs the host.
+    fn pages_held(memory: &LocalMemory) -> usize {
+        memory.in_use.len() + memory.pool.len()
+    }
+
+    #[test]
+    fn a_512_kib_array_costs_only_the_pages_its_lanes_touch() {
+        let mut memory = LocalMemory::new(512 << 10);
+        for lane in 0..32 {
+            memory.store(lane, 300_000, 8, lane as u64 + 1).unwrap();
+        }
+        assert_eq!(
+            pages_held(&memory),
+            32,
+            "one 1 KiB page a lane, not 512 KiB"
+        );
+        assert_eq!(memory.load(7, 300_000, 8), 8);
+        assert_eq!(memory.load(7, 0, 8), 0, "untouched bytes read as zero");
+    }
+
+    #[test]
+    fn the_next_block_reuses_zeroed_pages() {
+        let mut memory = LocalMemory::new(512 << 10);
+        for block in 0..100u64 {
+            for lane in 0..32 {
+                assert_eq!(memory.load(lane, 4096, 4), 0, "block {block} sees zeros");
+                memory.store(lane, 4096, 4, block + 1).unwrap();
+            }
+            memory.reset();
+        }
+        assert_eq!(pages_held(&memory), 32, "pages come back from the pool");
+    }
+}
