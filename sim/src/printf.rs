@@ -25,6 +25,10 @@ pub(crate) fn format(
     let mut i = 0;
     let mut literal = Vec::new();
     while i < fmt.len() {
+        if out.len() >= BUFFER_BYTES {
+            // The rest would be cut anyway; many wide fields must not build gigabytes first.
+            return (out, nargs);
+        }
         if fmt[i] != b'%' {
             literal.push(fmt[i]);
             i += 1;
@@ -235,7 +239,7 @@ impl Spec {
             let p = self.precision.unwrap_or(6);
             match conv.to_ascii_lowercase() {
                 b'f' => {
-                    let s = format!("{a:.p$}");
+                    let s = fixed(a, p);
                     if self.alt && p == 0 {
                         s + "."
                     } else {
@@ -254,7 +258,7 @@ impl Spec {
                     let s = if x < -4 || x >= p as i32 {
                         e
                     } else {
-                        format!("{a:.*}", (p as i32 - 1 - x) as usize)
+                        fixed(a, (p as i32 - 1 - x) as usize)
                     };
                     if self.alt {
                         s
@@ -275,16 +279,33 @@ impl Spec {
     }
 }
 
+/// Digits past the point that a double's exact decimal value can have (2^-1074 has 1074); Rust's
+/// formatter refuses precisions past 65535, so longer ones are the exact digits then zeros.
+const EXACT_FRACTION_DIGITS: usize = 1100;
+
+/// Significant digits past the first that a double's exact decimal value can have (at most 767).
+const EXACT_MANTISSA_DIGITS: usize = 800;
+
+/// `123.450000` style with any precision.
+fn fixed(a: f64, p: usize) -> String {
+    let exact = p.min(EXACT_FRACTION_DIGITS);
+    let mut s = format!("{a:.exact$}");
+    s.extend(std::iter::repeat_n('0', p - exact));
+    s
+}
+
 /// `1.500000e+02` style, as C prints it.
 fn exp_format(a: f64, p: usize, alt: bool) -> String {
-    let s = format!("{a:.p$e}");
+    let exact = p.min(EXACT_MANTISSA_DIGITS);
+    let s = format!("{a:.exact$e}");
     let (mant, exp) = s.split_once('e').expect("exponent format has an e");
     let exp: i32 = exp.parse().expect("exponent is a number");
-    let mant = if alt && p == 0 {
+    let mut mant = if alt && p == 0 {
         format!("{mant}.")
     } else {
         mant.to_string()
     };
+    mant.extend(std::iter::repeat_n('0', p - exact));
     format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
 }
 
@@ -318,7 +339,9 @@ fn hex_float(a: f64, precision: Option<usize>) -> String {
     };
     let mut digits = format!("{man:013x}");
     if let Some(p) = precision {
-        if p < 13 {
+        if p > 13 {
+            digits.extend(std::iter::repeat_n('0', p - 13));
+        } else if p < 13 {
             let shift = (13 - p) * 4;
             let round = (man >> (shift - 1)) & 1;
             man = (man >> shift) + round;
@@ -405,5 +428,41 @@ mod tests {
             fmt("[%s] [%5s] [%.2s] %p", &[1, 1, 1, 0x10]),
             "[str] [  str] [st] 0x10"
         );
+    }
+
+    #[test]
+    fn huge_precisions_and_widths_format_without_panicking() {
+        let x = 1.5f64.to_bits();
+        for f in [
+            "%.70000f",
+            "%.70000e",
+            "%.70000g",
+            "%#.70000g",
+            "%.70000a",
+            "%99999999d",
+            "%.99999999d",
+            "%99999999.70000f",
+            "%-99999999s",
+        ] {
+            let s = fmt(f, &[x]);
+            assert!(s.len() <= BUFFER_BYTES + 64, "{f}: {} bytes", s.len());
+        }
+        let long = fmt("%.70000f", &[x]);
+        assert_eq!(long.len(), 70002);
+        assert!(long.starts_with("1.5000") && long.ends_with("000"));
+        let e = fmt("%.2000e", &[x]);
+        assert!(
+            e.starts_with("1.5000") && e.ends_with("0e+00"),
+            "{}",
+            &e[e.len() - 8..]
+        );
+        assert_eq!(e.len(), 2000 + 6);
+        assert_eq!(fmt("%.20a", &[x]), format!("0x1.8{}p+0", "0".repeat(19)));
+    }
+
+    #[test]
+    fn many_wide_fields_stop_at_the_buffer_size() {
+        let s = fmt(&"%999999d".repeat(40), &[]);
+        assert!(s.len() < 2 * BUFFER_BYTES, "{} bytes", s.len());
     }
 }

@@ -291,7 +291,7 @@ pub(super) fn read_generic(
 pub(super) fn read_cstring(w: &Warp, cx: &BlockCx, lane: usize, addr: u64) -> Option<String> {
     let mut out = Vec::new();
     for i in 0..4096 {
-        let b = read_generic(w, cx, lane, addr + i, 1)?[0];
+        let b = read_generic(w, cx, lane, addr.wrapping_add(i), 1)?[0];
         if b == 0 {
             break;
         }
@@ -324,8 +324,8 @@ pub(super) fn printf(
                 let mut offset = 0u64;
                 let mut next_arg = |size: u32| -> u64 {
                     offset = offset.div_ceil(size as u64) * size as u64;
-                    let bytes =
-                        read_generic(w, cx, l, args_addr + offset, size as u64).unwrap_or_default();
+                    let bytes = read_generic(w, cx, l, args_addr.wrapping_add(offset), size as u64)
+                        .unwrap_or_default();
                     offset += size as u64;
                     bytes.iter().rev().fold(0u64, |v, b| v << 8 | *b as u64)
                 };
