@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod config;
 pub mod display;
 pub mod kernels;
+pub mod names;
 pub mod output;
 pub mod prepare;
 pub mod profile;

@@ -73,6 +73,52 @@ pub fn original_text(course: &Course, exercise: &Exercise) -> Option<String> {
         .and_then(|bytes| String::from_utf8(bytes).ok())
 }
 
+/// Where the grader's "file as handed out" came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandedOutFrom {
+    /// The copy embedded in the runner when it was built from this course.
+    Embedded,
+    /// The copy the runner kept in `.runner/pristine/` the first time it saw the file.
+    Kept,
+    /// The course folder's own file: only for a course the runner was not built with and has no
+    /// copy of, and never where that file is the solution (an instructor's solved copy).
+    CourseFolder,
+}
+
+/// The exercise's file as handed out, for the grader to tell an untouched submission and to
+/// subtract from similarity: the embedded copy, else the kept one, else the course folder's file.
+/// A copy that is the exercise's solution (line endings and blank space aside) is no original:
+/// grading from an instructor's solved copy of the course must not call a correct submission
+/// "not done". None where no original is known.
+pub fn handed_out(course: &Course, exercise: &Exercise) -> Option<(String, HandedOutFrom)> {
+    if let Some(bytes) = shipped(course, exercise) {
+        return Some((
+            String::from_utf8_lossy(bytes).into_owned(),
+            HandedOutFrom::Embedded,
+        ));
+    }
+    let solution = read_regular(&course.solution_path(exercise))
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let is_solution = |text: &str| solution.as_deref().is_some_and(|s| same_text(s, text));
+    [
+        (pristine_path(course, exercise), HandedOutFrom::Kept),
+        (course.exercise_path(exercise), HandedOutFrom::CourseFolder),
+    ]
+    .into_iter()
+    .filter_map(|(path, from)| {
+        let bytes = read_regular(&path).ok()?;
+        Some((String::from_utf8(bytes).ok()?, from))
+    })
+    .find(|(text, _)| !is_solution(text))
+}
+
+/// Whether two texts are the same file but for line endings and trailing blank space, which an
+/// editor may change on save.
+pub fn same_text(a: &str, b: &str) -> bool {
+    a.replace("\r\n", "\n").trim_end() == b.replace("\r\n", "\n").trim_end()
+}
+
 pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>> {
     if let Some(bytes) = shipped(course, exercise) {
         return Ok(bytes.to_vec());

@@ -1720,10 +1720,13 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
         &class.join("cat/handin").join(H25),
         &fixture("host/25_leak.rs"),
     );
-    // A main.rs with no exercise's folder around it could be any of 25-28's: refused; a Python
-    // file's name is the exercise's own, so it is found alone.
+    // A main.rs with no exercise's folder around it could be any of 25-28's, but 25 is the only
+    // Rust exercise graded: it is 25's. Beside another Rust file, it is refused. A Python file's
+    // name is the exercise's own, so it is found alone.
     put(&class.join("dan/main.rs"), &solution(H25));
     put(&class.join("dan/ufunc.py"), &solution(PY01));
+    put(&class.join("eli/main.rs"), &solution(H25));
+    put(&class.join("eli/util.rs"), b"pub fn unused() {}\n");
     let out = work.path().join("grades");
 
     let refused = grade(&course, &class, &out, &["--exercises", "25,py01"]);
@@ -1763,8 +1766,10 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
         ("ben", "py01", "not_done", 0.0),
         ("cat", "25", "target_missed", 5.0),
         ("cat", "py01", "missing", 0.0),
-        ("dan", "25", "refused", 0.0),
+        ("dan", "25", "passed", 10.0),
         ("dan", "py01", "passed", 10.0),
+        ("eli", "25", "refused", 0.0),
+        ("eli", "py01", "missing", 0.0),
     ];
     for (student, exercise, status, points) in expected {
         let (got, got_points, message) = cell(student, exercise);
@@ -1778,6 +1783,11 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
     let (_, _, leak) = cell("cat", "25");
     assert!(leak.contains("still allocated"), "{leak}");
     let (_, _, lone) = cell("dan", "25");
+    assert!(
+        lone.contains("Graded main.rs, taken as 25_first_program/src/main.rs"),
+        "{lone}"
+    );
+    let (_, _, lone) = cell("eli", "25");
     assert!(
         lone.contains("main.rs could be any of several exercises' main.rs")
             && lone.contains("put exercise 25's at 25_first_program/src/main.rs"),

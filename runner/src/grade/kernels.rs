@@ -1,10 +1,13 @@
 //! The kernel files of one submission: found by the exercise's path (or, failing that, by the
-//! end of that path or the file name alone, for archives with an extra top folder, for flat
-//! uploads and for a clone of the course, whose `solutions/` is passed over), checked to be UTF-8 text of a sane size that includes nothing from outside, and
-//! copied into a staging folder. Nothing else from a submission is ever read. A file name
-//! several exercises share (the host exercises' `src/main.rs`) is found only by its path.
+//! end of that path, the file name alone, or a name a learning platform changed (`names`), for
+//! archives with an extra top folder, for flat uploads and for a clone of the course, whose
+//! `solutions/` is passed over), checked to be UTF-8 text of a sane size that includes nothing
+//! from outside, and copied into a staging folder. Nothing else from a submission is ever read.
+//! A file name several exercises share (the host exercises' `src/main.rs`) is found by its path,
+//! or as the submission's one program file of a language only one graded exercise is written in.
 
 use super::archive::Skipped;
+use super::names;
 use crate::course::Exercise;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -19,6 +22,9 @@ pub enum Lookup {
         found_at: String,
         staged: PathBuf,
         text: String,
+        /// Taken by a name other than the exercise's own path or name (renamed, or the lone
+        /// program file): the cell's message says which file was graded.
+        renamed: bool,
     },
     Missing {
         expected: String,
@@ -41,6 +47,8 @@ pub struct Tree {
     /// The course's exercise files whose name another exercise's file has too (`main.rs` of
     /// 25-28): such a file is taken only where its path tells which exercise it is.
     shared: Vec<PathBuf>,
+    /// Every exercise's file name, for telling whose a renamed file is.
+    names: Vec<String>,
 }
 
 /// The files of `exercises` whose name another of them has too.
@@ -61,6 +69,15 @@ fn file_name(path: &Path) -> Option<&std::ffi::OsStr> {
     path.file_name()
 }
 
+/// The exercises' file names (`vector_add.cu`), in their order.
+fn file_names(exercises: &[Exercise]) -> Vec<String> {
+    exercises
+        .iter()
+        .filter_map(|e| file_name(Path::new(&e.file)))
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
 impl Tree {
     /// Walks `root` without following links to folders; `skipped` are files an archive held
     /// that could not be taken.
@@ -72,10 +89,9 @@ impl Tree {
         let root = root
             .canonicalize()
             .map_err(|e| format!("cannot read {}: {e}", root.display()))?;
-        let names: Vec<&std::ffi::OsStr> = exercises
-            .iter()
-            .filter_map(|e| file_name(Path::new(&e.file)))
-            .collect();
+        let names = file_names(exercises);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let programs = program_extensions(exercises);
         let mut files = Vec::new();
         let mut pending = vec![PathBuf::new()];
         let mut walked = 0;
@@ -94,7 +110,7 @@ impl Tree {
                 }
                 let name = entry.file_name();
                 if name.to_string_lossy().starts_with('.')
-                    || name == "__MACOSX"
+                    || names::BUILD_FOLDERS.contains(&name.to_string_lossy().as_ref())
                     || (course_clone && name == "solutions")
                 {
                     continue;
@@ -105,7 +121,7 @@ impl Tree {
                 };
                 if kind.is_dir() {
                     pending.push(relative);
-                } else if names.contains(&name.as_os_str()) {
+                } else if is_candidate_name(&name.to_string_lossy(), &names, &programs) {
                     files.push(relative);
                 }
             }
@@ -115,6 +131,7 @@ impl Tree {
             files,
             skipped,
             shared: Vec::new(),
+            names: names.iter().map(|n| n.to_string()).collect(),
         })
     }
 
@@ -122,6 +139,7 @@ impl Tree {
     /// by its path: a lone `main.rs` is no exercise's while 26's is in the class.
     pub fn sharing_names_of(mut self, all: &[Exercise]) -> Tree {
         self.shared = sharing_a_name(all);
+        self.names = file_names(all);
         self
     }
 
@@ -131,15 +149,30 @@ impl Tree {
     }
 
     /// Finds, checks and stages the kernel of `exercise` into `staging` (at the exercise's path).
-    pub fn kernel(&self, exercise: &Exercise, staging: &Path, max_file_bytes: u64) -> Lookup {
+    /// `lone` says that the exercise is the only graded one in its program language (see
+    /// `lone_program`).
+    pub fn kernel(
+        &self,
+        exercise: &Exercise,
+        staging: &Path,
+        max_file_bytes: u64,
+        lone: bool,
+    ) -> Lookup {
         let expected = Path::new(&exercise.file);
+        let expected_name = expected
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         let candidates = self
             .files
             .iter()
             .map(|p| (p, None))
             .chain(self.skipped.iter().map(|s| (&s.path, Some(&s.reason))));
         // Tier 0: the exact path; 1: a path ending with it; 2: the file name alone, for a name
-        // no other exercise has. Then shallowest.
+        // no other exercise has; 3: that name with a copy mark; 4: that name after a prefix
+        // (`names::likeness`), where no other exercise's name fits better. Then shallowest.
         let shared = self
             .shared
             .iter()
@@ -152,6 +185,8 @@ impl Tree {
                 1
             } else if path.file_name() == expected.file_name() && !shared {
                 2
+            } else if let Some(likeness) = self.renamed(path, &expected_name, &names, shared) {
+                3 + likeness as usize
             } else {
                 continue;
             };
@@ -164,6 +199,11 @@ impl Tree {
             }
         }
         let shown = |p: &Path| p.display().to_string();
+        if best.is_empty() && lone {
+            if let Some((path, skipped)) = self.lone_program(exercise, &names) {
+                best.push((5, 0, path, skipped));
+            }
+        }
         if let Some(file) = self
             .unplaced(expected)
             .filter(|_| shared && best.is_empty())
@@ -186,7 +226,13 @@ impl Tree {
             [(_, _, path, Some(reason))] => Lookup::Refused {
                 reason: format!("{} {reason}", shown(path)),
             },
-            [(_, _, path, None)] => self.take(path, exercise, staging, max_file_bytes),
+            [(tier, _, path, None)] => {
+                let mut found = self.take(path, exercise, staging, max_file_bytes);
+                if let Lookup::Found { renamed, .. } = &mut found {
+                    *renamed = *tier >= 3 || (shared && *tier == 2);
+                }
+                found
+            }
             several => {
                 let mut names: Vec<String> = several.iter().map(|b| shown(b.2)).collect();
                 names.sort();
@@ -199,6 +245,52 @@ impl Tree {
                 }
             }
         }
+    }
+
+    /// How the file at `path` looks like `expected_name`, where its name is not the exercise's
+    /// own and no other exercise's name fits it better.
+    fn renamed(
+        &self,
+        path: &Path,
+        expected_name: &str,
+        names: &[&str],
+        shared: bool,
+    ) -> Option<names::Likeness> {
+        if shared {
+            return None;
+        }
+        let name = path.file_name()?.to_string_lossy();
+        (names::owner(&name, names)? == expected_name)
+            .then(|| names::likeness(&name, expected_name))
+            .flatten()
+    }
+
+    /// The submission's one file in the exercise's program language (a lone `main.rs` or `.py`
+    /// dragged in at the top), where that file is no other exercise's by its name or path: the
+    /// exercise is the only graded one that can own it.
+    fn lone_program(
+        &self,
+        exercise: &Exercise,
+        names: &[&str],
+    ) -> Option<(&PathBuf, Option<&String>)> {
+        let extension = Path::new(&exercise.file).extension()?;
+        let own_name = Path::new(&exercise.file).file_name()?;
+        let others_file = |path: &Path| {
+            let name = path.file_name().unwrap_or_default();
+            let placed = self.shared.iter().any(|s| path.ends_with(s));
+            let named = name != own_name && names.iter().any(|n| name == *n);
+            let renamed =
+                names::owner(&name.to_string_lossy(), names).is_some_and(|owner| owner != own_name);
+            placed || named || renamed
+        };
+        let mut found = self
+            .files
+            .iter()
+            .map(|p| (p, None))
+            .chain(self.skipped.iter().map(|s| (&s.path, Some(&s.reason))))
+            .filter(|(p, _)| p.extension() == Some(extension) && !others_file(p));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// A file of the submission with `expected`'s shared name but no path that says whose it
@@ -296,8 +388,23 @@ impl Tree {
             found_at: shown,
             staged,
             text,
+            renamed: false,
         }
     }
+}
+
+/// `message` with a sentence naming the file graded where it was taken by another name than the
+/// exercise's (a renamed or lone file): the student and the instructor see which file it was.
+pub fn naming_the_file_taken(
+    message: String,
+    renamed: bool,
+    found_at: &str,
+    exercise_file: &str,
+) -> String {
+    if !renamed {
+        return message;
+    }
+    format!("{message} (Graded {found_at}, taken as {exercise_file}.)")
 }
 
 /// The first `#include` that could read a file from outside the submission: an absolute path,
@@ -410,17 +517,54 @@ pub fn look_up_all(
 ) -> BTreeMap<String, Lookup> {
     exercises
         .iter()
-        .map(|e| (e.id.clone(), tree.kernel(e, staging, max_file_bytes)))
+        .map(|e| {
+            let lone = lone_in_language(e, exercises);
+            (e.id.clone(), tree.kernel(e, staging, max_file_bytes, lone))
+        })
         .collect()
 }
 
-/// Whether `path` names a file the grader might take: its name is some exercise's file name.
+/// Whether `exercise` is a whole program and the only one of `graded` in its file's language.
+fn lone_in_language(exercise: &Exercise, graded: &[Exercise]) -> bool {
+    let extension = |e: &Exercise| Path::new(&e.file).extension().map(|x| x.to_os_string());
+    exercise.is_host()
+        && graded
+            .iter()
+            .filter(|e| e.is_host() && extension(e) == extension(exercise))
+            .count()
+            == 1
+}
+
+/// The file extensions of the graded whole programs: any file of theirs may be a lone answer.
+fn program_extensions(exercises: &[Exercise]) -> Vec<String> {
+    exercises
+        .iter()
+        .filter(|e| e.is_host())
+        .filter_map(|e| Path::new(&e.file).extension())
+        .map(|x| x.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether a file of this name may be some exercise's: its name, a renamed form of it, or a
+/// program file of a graded whole program's language.
+fn is_candidate_name(name: &str, names: &[&str], programs: &[String]) -> bool {
+    names.contains(&name)
+        || names::owner(name, names).is_some()
+        || Path::new(name)
+            .extension()
+            .is_some_and(|x| programs.iter().any(|p| x == p.as_str()))
+}
+
+/// Whether `path` names a file the grader might take (see `is_candidate_name`), outside any
+/// build folder.
 pub fn is_candidate(path: &Path, exercises: &[Exercise]) -> bool {
     let plain = path.components().all(|c| matches!(c, Component::Normal(_)));
+    let names = file_names(exercises);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
     plain
-        && exercises
-            .iter()
-            .any(|e| Path::new(&e.file).file_name() == path.file_name())
+        && !names::in_build_folder(path)
+        && is_candidate_name(&name, &names, &program_extensions(exercises))
 }
 
 #[cfg(test)]

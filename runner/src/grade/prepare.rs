@@ -124,34 +124,29 @@ pub fn stage(
     ))
 }
 
-/// The exercises' files as handed out (the course's own, which the preflight checked), by id.
+/// The exercises' files as handed out, by id: the runner's embedded copies (see
+/// `pristine::handed_out`), never an instructor's solved working copy.
 pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, String> {
     exercises
         .iter()
-        .filter_map(|e| {
-            let text = std::fs::read_to_string(course.exercise_path(e)).ok()?;
-            Some((e.id.clone(), text))
-        })
+        .filter_map(|e| Some((e.id.clone(), crate::pristine::handed_out(course, e)?.0)))
         .collect()
 }
 
 /// Marks each kernel that is its exercise's file as handed out (line endings and trailing blank
 /// space aside: an editor may change those on save) as untouched. Decided here, against the
-/// course the grader was given, rather than by a check: it costs no check (a class leaves many
-/// exercises untouched), and the check knows the original only for the course the runner was
-/// built with or a snapshot in the course folder, without which an untouched find-the-bug
-/// exercise (22, 23), which writes its output, would be graded "failed".
+/// originals, rather than by a check: it costs no check (a class leaves many exercises
+/// untouched), and an untouched find-the-bug exercise (22, 23), which writes its output, would
+/// otherwise be graded "failed".
 pub fn mark_untouched(
     lookups: &mut BTreeMap<String, Lookup>,
     originals: &BTreeMap<String, String>,
 ) {
-    let same =
-        |a: &str, b: &str| a.replace("\r\n", "\n").trim_end() == b.replace("\r\n", "\n").trim_end();
     for (id, lookup) in lookups.iter_mut() {
         if let Lookup::Found { found_at, text, .. } = lookup {
             if originals
                 .get(id)
-                .is_some_and(|original| same(text, original))
+                .is_some_and(|original| crate::pristine::same_text(text, original))
             {
                 *lookup = Lookup::Untouched {
                     found_at: std::mem::take(found_at),

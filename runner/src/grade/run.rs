@@ -10,7 +10,7 @@ use super::cell::{judge, program_time_limit, CheckCommand, Exit, Naming, Raw};
 use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
-use super::kernels::Lookup;
+use super::kernels::{naming_the_file_taken, Lookup};
 use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exercises, stage};
 use super::results::{CellResult, Status, Store};
 use super::settings::{ExerciseInfo, Settings};
@@ -106,6 +106,8 @@ struct Job {
     exercise: ExerciseInfo,
     staged: PathBuf,
     found_at: String,
+    /// Taken by another name than the exercise's (see `Lookup::Found`).
+    renamed: bool,
     text: String,
     key: String,
 }
@@ -276,6 +278,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     found_at,
                     staged,
                     text,
+                    renamed,
                 } => {
                     let key = settings.cell_key(info, &text);
                     let done = store
@@ -287,6 +290,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                             exercise: info.clone(),
                             staged,
                             found_at,
+                            renamed,
                             text,
                             key,
                         });
@@ -425,7 +429,12 @@ fn run_pool(
                                 .status
                                 .points(job.exercise.points, settings.target_missed_credit),
                             max_points: job.exercise.points,
-                            message: judged.message,
+                            message: naming_the_file_taken(
+                                judged.message,
+                                job.renamed,
+                                &job.found_at,
+                                &job.exercise.file,
+                            ),
                             details: judged.details,
                             found_at: Some(job.found_at.clone()),
                             cases: judged.cases,
