@@ -142,6 +142,11 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
             let r = &mut w.regs[..];
             match &inst.op {
                 Op::Nop => {}
+                &Op::Nanosleep { t } => {
+                    let t = row(r, t);
+                    let longest = lanes(exec).map(|l| t[l] as u32 as u64).max();
+                    w.clock.sleep(longest.unwrap_or(0));
+                }
                 &Op::Mov { d, a } => map1(r, exec, d, a, |x| x),
                 &Op::Pack { d, parts, n, bits } => {
                     let m = alu::mask(bits as u32);
@@ -554,7 +559,8 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
                 } => {
                     let lane = exec.trailing_zeros() as usize;
                     let text = collective::assert_message(w, cx, lane, msg, file, line, func);
-                    return Err(cx.trap(w, exec, inst, text));
+                    let kind = crate::report::DiagnosticKind::Assert;
+                    return Err(Box::new(cx.diagnostic(kind, w, lane, inst.site, text)));
                 }
                 &Op::Printf { fmt, args, d } => {
                     collective::printf(w, cx, inst, exec, (fmt, args, d))?

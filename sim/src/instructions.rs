@@ -51,7 +51,7 @@ impl Class {
             | Op::Activemask { .. }
             | Op::Elect { .. } => Class::Warp,
             // The simulator lowers fences (and hints such as prefetch) to no-ops.
-            Op::Bar { .. } | Op::Nop => Class::Synchronisation,
+            Op::Bar { .. } | Op::Nop | Op::Nanosleep { .. } => Class::Synchronisation,
             _ => Class::Arithmetic,
         }
     }

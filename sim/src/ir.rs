@@ -481,6 +481,10 @@ pub(crate) enum Op {
     },
     Exit,
     Trap,
+    /// `nanosleep.u32 t`: the warp's clock moves on by `t` nanoseconds (its longest lane's).
+    Nanosleep {
+        t: Slot,
+    },
     Bar {
         kind: BarKind,
         d: Slot,

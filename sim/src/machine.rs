@@ -68,6 +68,12 @@ impl Machine {
         self.mem.free(addr);
     }
 
+    /// Whether `[addr, addr + len)` lies inside one live allocation: what a copy or memset of
+    /// `len` bytes checks before anything is built for it.
+    pub fn holds(&self, addr: u64, len: u64) -> bool {
+        self.mem.find(addr, len).is_some()
+    }
+
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
         self.mem.write(addr, data)
     }

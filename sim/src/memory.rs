@@ -9,6 +9,7 @@ pub(crate) mod figures;
 pub(crate) mod local;
 
 use crate::error::SimError;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Generic addresses in `[SHARED_WINDOW, SHARED_WINDOW + 4 GiB)` are the block's shared memory.
@@ -69,8 +70,9 @@ impl Allocation {
 }
 
 pub(crate) struct GlobalMemory {
-    /// Sorted by base address.
-    allocs: Vec<Allocation>,
+    /// Keyed by base address: finding the allocation that holds an address and freeing one are
+    /// O(log n) in the live allocations, as a program with a million of them needs.
+    allocs: BTreeMap<u64, Allocation>,
     freed: Vec<(u64, u64)>,
     next: u64,
     in_use: u64,
@@ -89,11 +91,9 @@ pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> S
     {
         return format!("memory of the {s}-byte allocation at {b:#x}, which was already freed");
     }
-    let i = mem.allocs.partition_point(|a| a.base <= addr);
-    if i > 0 {
-        let a = &mem.allocs[i - 1];
+    if let Some(a) = mem.allocs.range(..=addr).next_back().map(|(_, a)| a) {
         if addr >= a.base && addr < a.base + a.size {
-            let past = addr + len - (a.base + a.size);
+            let past = addr.saturating_add(len) - (a.base + a.size);
             return format!(
                 "{} past the end of the {}-byte allocation at {:#x} (offset {} of it)",
                 count(past, "byte"),
@@ -120,7 +120,7 @@ pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> S
             );
         }
     }
-    if let Some(a) = mem.allocs.get(i) {
+    if let Some((_, a)) = mem.allocs.range(addr..).next() {
         if a.base - addr < GAP {
             return format!(
                 "{} bytes before the start of the {}-byte allocation at {:#x}",
@@ -145,7 +145,7 @@ fn count(n: u64, thing: &str) -> String {
 impl GlobalMemory {
     pub fn new() -> Self {
         GlobalMemory {
-            allocs: Vec::new(),
+            allocs: BTreeMap::new(),
             freed: Vec::new(),
             next: GLOBAL_BASE,
             in_use: 0,
@@ -169,16 +169,15 @@ impl GlobalMemory {
         words.try_reserve_exact(n).map_err(|_| out_of_memory())?;
         words.extend((0..n).map(|_| AtomicU32::new(0)));
         let words = words.into_boxed_slice();
-        self.allocs.push(Allocation { base, size, words });
+        self.allocs.insert(base, Allocation { base, size, words });
         self.next = (base + size + GAP).div_ceil(GAP) * GAP;
         self.in_use += size;
         Ok(base)
     }
 
     pub fn free(&mut self, addr: u64) -> bool {
-        match self.allocs.iter().position(|a| a.base == addr) {
-            Some(i) => {
-                let a = self.allocs.remove(i);
+        match self.allocs.remove(&addr) {
+            Some(a) => {
                 self.in_use -= a.size;
                 self.freed.push((a.base, a.size));
                 true
@@ -189,14 +188,13 @@ impl GlobalMemory {
 
     /// `(base, size)` of every live allocation, in ascending order of base.
     pub fn allocations(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.allocs.iter().map(|a| (a.base, a.size))
+        self.allocs.values().map(|a| (a.base, a.size))
     }
 
     /// The allocation holding `[addr, addr + len)`, or `None` when any byte is outside.
     #[inline]
     pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        let a = self.allocs.get(i.checked_sub(1)?)?;
+        let (_, a) = self.allocs.range(..=addr).next_back()?;
         (addr - a.base)
             .checked_add(len)
             .is_some_and(|end| end <= a.size)

@@ -325,7 +325,9 @@ impl Parser<'_> {
                     let word = self.ident()?;
                     match word.as_str() {
                         ".entry" | ".func" => {
-                            ast.funcs.push(self.function(word == ".entry", line)?)
+                            let function = self.function(word == ".entry", line)?;
+                            refuse_second_definition(&ast.funcs, &function)?;
+                            ast.funcs.push(function)
                         }
                         ".global" | ".const" | ".shared" | ".local" => {
                             let v = self.var_decl(&word, is_extern, line)?;
@@ -733,5 +735,26 @@ impl Parser<'_> {
             }
             other => return Err(self.error(format!("unexpected {other:?} in an operand"))),
         })
+    }
+}
+
+/// A kernel or function defined twice (a declaration and its definition are one): ptxas refuses
+/// the module, and which body a launch would run is undefined, so the simulator refuses it too.
+fn refuse_second_definition(earlier: &[Function], function: &Function) -> Result<(), SimError> {
+    let defined = |f: &Function| f.body.is_some();
+    match earlier
+        .iter()
+        .find(|f| f.name == function.name && defined(f) && defined(function))
+    {
+        Some(first) => Err(SimError::Invalid {
+            message: format!(
+                "`{}` is defined twice (first at PTX line {}); ptxas refuses a duplicate \
+                 definition: give each kernel and function its own name",
+                function.name, first.line
+            ),
+            ptx_line: function.line,
+            location: None,
+        }),
+        None => Ok(()),
     }
 }

@@ -130,8 +130,11 @@ pub enum DiagnosticKind {
     Timeout,
     /// A `.sync` warp operation whose mask names lanes that did not take part.
     InconsistentMask,
-    /// `trap`, `brkpt` or a failed `assert`.
+    /// `trap` or `brkpt` (a GPU answers `CUDA_ERROR_LAUNCH_FAILED`), or local memory the
+    /// simulator could not find host memory for.
     Trap,
+    /// A failed `assert()` (`__assertfail`: a GPU answers `CUDA_ERROR_ASSERT`).
+    Assert,
 }
 
 impl DiagnosticKind {

@@ -90,7 +90,7 @@ pub fn verdict_of(d: &Diagnostic) -> Verdict {
         DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
         DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
         DiagnosticKind::InconsistentMask => Verdict::BadMask,
-        DiagnosticKind::Trap => Verdict::Crashed,
+        DiagnosticKind::Trap | DiagnosticKind::Assert => Verdict::Crashed,
     }
 }
 

@@ -33,6 +33,13 @@ impl WarpClock {
         self.skipped
     }
 
+    /// `nanosleep` for `ns` nanoseconds: PTX bounds a sleep at a millisecond, and the clock ticks
+    /// at 1 GHz, so the warp's clock moves on by that many cycles.
+    pub fn sleep(&mut self, ns: u64) {
+        const LONGEST_SLEEP_NS: u64 = 1_000_000;
+        self.skipped = self.skipped.saturating_add(ns.min(LONGEST_SLEEP_NS));
+    }
+
     /// The clock as the warp reads it at `pc` after `icount` instructions.
     pub fn read(&mut self, pc: u32, icount: u64) -> u64 {
         let waiting = matches!(self.last_read,

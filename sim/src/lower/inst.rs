@@ -756,7 +756,12 @@ impl Builder<'_> {
             },
             "exit" => Op::Exit,
             "trap" | "brkpt" => Op::Trap,
-            "membar" | "fence" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "discard"
+            "nanosleep" => {
+                mods.has("u32");
+                let t = self.src(scopes, &o(0)?.clone(), Ty::U32, guard)?;
+                Op::Nanosleep { t }
+            }
+            "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "discard"
             | "griddepcontrol" => {
                 if matches!(base, "membar" | "fence") && !mods.list.contains(&"cta") {
                     self.cross_block_sync = true;

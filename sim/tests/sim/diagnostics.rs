@@ -306,7 +306,7 @@ fn failed_assert_is_a_trap() {
         &[Arg::Ptr(dd), Arg::I32(64)],
     );
     assert!(r.aborted);
-    let d = only(&r, DiagnosticKind::Trap);
+    let d = only(&r, DiagnosticKind::Assert);
     at_line(d, "bugs", "BUG: negative input");
     assert_eq!((d.block, d.thread), ([1, 0, 0], [5, 0, 0]));
     assert!(d.message.contains("data[i] >= 0"), "{}", d.message);

@@ -1006,3 +1006,53 @@ fn warp_size_is_ptxs_predefined_warp_sz() {
     let want: Vec<u32> = (0..64).map(|t| t % 32 + 32).collect();
     assert_eq!(got, want);
 }
+
+/// `__nanosleep(ns)` in a loop: `n` sleeps of `ns` nanoseconds, and the clock cycles they took.
+const SLEEPER: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry sleeper(.param .u64 out, .param .u32 n, .param .u32 ns)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [ns];
+    mov.u64 %rd2, %clock64;
+    mov.u32 %r3, 0;
+LOOP:
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    nanosleep.u32 %r2;
+    add.u32 %r3, %r3, 1;
+    bra LOOP;
+DONE:
+    mov.u64 %rd3, %clock64;
+    sub.s64 %rd4, %rd3, %rd2;
+    cvta.to.global.u64 %rd1, %rd1;
+    st.global.u64 [%rd1], %rd4;
+    ret;
+}
+"#;
+
+#[test]
+fn nanosleep_moves_the_clock_and_the_modelled_time_on_by_its_argument() {
+    let m = sim::Module::parse(SLEEPER).unwrap();
+    let mut gpu = Machine::new();
+    let out = gpu.alloc(8);
+    // A thousand sleeps of a microsecond: a millisecond at the clock's 1 GHz.
+    let sleep = |gpu: &mut Machine, n: u32, ns: u32| {
+        let args = [Arg::Ptr(out), Arg::U32(n), Arg::U32(ns)];
+        let r = launch(gpu, &m, "sleeper", [1, 1, 1], [32, 1, 1], &args);
+        no_diagnostics(&r);
+        (download_u64(gpu, out, 1)[0], r.modelled.microseconds)
+    };
+    let (cycles, microseconds) = sleep(&mut gpu, 1000, 1000);
+    assert!((1_000_000..1_100_000).contains(&cycles), "{cycles} cycles");
+    assert!(microseconds >= 1000.0, "modelled {microseconds} µs");
+    // PTX bounds one sleep at a millisecond.
+    let (cycles, _) = sleep(&mut gpu, 1, 50_000_000);
+    assert!((1_000_000..1_001_000).contains(&cycles), "{cycles} cycles");
+}
