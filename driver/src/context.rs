@@ -1,6 +1,9 @@
 //! Contexts: the primary context and ordinary ones. They all share the one simulated device and
 //! its memory; what a context adds here is that calls need one to be current. The current context
-//! is one for the process, not one per thread as on a GPU.
+//! is the top of a context stack, as NVIDIA's driver keeps it: `cuCtxCreate` and
+//! `cuCtxPushCurrent` push, `cuCtxPopCurrent` and destroying the current context pop (the context
+//! before it is current again), `cuCtxSetCurrent` replaces the top. The stack is one for the
+//! process, not one per thread as on a GPU.
 
 use crate::state::{call, handle, index, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUresult};
@@ -100,7 +103,7 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
         }
         d.contexts.push(true);
         let i = d.contexts.len() - 1;
-        d.current = Some(i);
+        d.context_stack.push(i);
         // SAFETY: the caller's contract.
         unsafe { put(pctx, handle(i)) }
     })
@@ -111,11 +114,13 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     pass_through!(recorded::cuCtxDestroy_v2(ctx));
     call("cuCtxDestroy_v2", |d| {
         let i = context_index(d, ctx)?;
+        if d.current() == Some(i) {
+            d.context_stack.pop();
+        }
         if i > 0 {
             d.contexts[i] = false;
-        }
-        if d.current == Some(i) {
-            d.current = None;
+            // Nothing left to pop back to: a destroyed context is current nowhere.
+            d.context_stack.retain(|&c| c != i);
         }
         Ok(())
     })
@@ -125,11 +130,14 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
 pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     pass_through!(cuCtxSetCurrent(ctx));
     call("cuCtxSetCurrent", |d| {
-        d.current = if ctx.is_null() {
-            None
-        } else {
-            Some(context_index(d, ctx)?)
-        };
+        // Null pops the top; a context replaces it (or is pushed onto an empty stack).
+        if ctx.is_null() {
+            d.context_stack.pop();
+            return Ok(());
+        }
+        let i = context_index(d, ctx)?;
+        d.context_stack.pop();
+        d.context_stack.push(i);
         Ok(())
     })
 }
@@ -140,7 +148,7 @@ pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
     pass_through!(cuCtxGetCurrent(pctx));
     call("cuCtxGetCurrent", |d| {
-        let current = d.current.map_or(std::ptr::null_mut(), handle);
+        let current = d.current().map_or(std::ptr::null_mut(), handle);
         // SAFETY: the caller's contract.
         unsafe { put(pctx, current) }
     })
@@ -150,7 +158,8 @@ pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
 pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     pass_through!(cuCtxPushCurrent_v2(ctx));
     call("cuCtxPushCurrent_v2", |d| {
-        d.current = Some(context_index(d, ctx)?);
+        let i = context_index(d, ctx)?;
+        d.context_stack.push(i);
         Ok(())
     })
 }
@@ -161,7 +170,7 @@ pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     pass_through!(cuCtxPopCurrent_v2(pctx));
     call("cuCtxPopCurrent_v2", |d| {
-        let current = d.current.take().ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
+        let current = d.context_stack.pop().ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
         if pctx.is_null() {
             return Ok(());
         }

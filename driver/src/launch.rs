@@ -25,7 +25,8 @@ fn fault(kind: K) -> CUresult {
         K::OutOfBounds => E::CUDA_ERROR_ILLEGAL_ADDRESS,
         K::Misaligned => E::CUDA_ERROR_MISALIGNED_ADDRESS,
         K::Timeout => E::CUDA_ERROR_LAUNCH_TIMEOUT,
-        K::Trap => E::CUDA_ERROR_ASSERT,
+        K::Assert => E::CUDA_ERROR_ASSERT,
+        // NVIDIA's driver answers a `trap` (and `brkpt`) with a launch failure, not an assert.
         _ => E::CUDA_ERROR_LAUNCH_FAILED,
     }
 }

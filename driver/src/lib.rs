@@ -9,6 +9,7 @@
 //! | `device` | `cuInit`, versions, the device and its attributes (a model of an H100) |
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
+//! | `ranges` | the address ranges kept per allocation, found in O(log n) |
 //! | `module` | PTX modules, their functions and globals |
 //! | `library` | the CUDA 12 library API: modules and kernels loaded in no context |
 //! | `launch` | `cuLaunchKernel` on the simulator |
@@ -42,6 +43,7 @@ mod module;
 mod not_supported;
 mod occupancy;
 mod proc_address;
+mod ranges;
 mod record;
 mod state;
 mod stream;

@@ -84,7 +84,7 @@ pub unsafe extern "C" fn cuLinkAddData_v2(
         _values
     ));
     call("cuLinkAddData_v2", |d| {
-        if data.is_null() {
+        if data.is_null() || size as u64 > crate::module::LARGEST_IMAGE {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
         }
         // SAFETY: the caller's contract.
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn cuLinkAddFile_v2(
         let path = unsafe { CStr::from_ptr(path) }
             .to_string_lossy()
             .into_owned();
-        let bytes = std::fs::read(&path).map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
+        let bytes = crate::module::read_image(&path)?;
         add(d, state, kind, &bytes, &path)
     })
 }

@@ -37,8 +37,12 @@ pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CUresult
 pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
     pass_through!(recorded::cuMemFree_v2(dptr));
     call("cuMemFree_v2", |d| {
+        // Freeing null does nothing, as free(NULL) and NVIDIA's driver.
+        if dptr == 0 {
+            return Ok(());
+        }
         d.allocations
-            .remove(&dptr)
+            .remove(dptr)
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
         d.machine.free(dptr);
         Ok(())
@@ -51,7 +55,7 @@ pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
 pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
     pass_through!(cuMemGetInfo_v2(free, total));
     call("cuMemGetInfo_v2", |d| {
-        let used: u64 = d.allocations.values().sum();
+        let used = d.allocations.total();
         let total_bytes = crate::device::TOTAL_MEMORY;
         // SAFETY: the caller's contract.
         unsafe {
@@ -68,7 +72,7 @@ fn alloc_host(d: &mut Driver, bytes: usize) -> Result<*mut c_void> {
     if unsafe { libc::posix_memalign(&mut ptr, 4096, bytes.max(1)) } != 0 {
         return Err(E::CUDA_ERROR_OUT_OF_MEMORY);
     }
-    d.pinned.push((ptr as usize, bytes));
+    d.pinned.insert(ptr as u64, bytes as u64);
     Ok(ptr)
 }
 
@@ -106,13 +110,14 @@ pub unsafe extern "C" fn cuMemHostAlloc(
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     pass_through!(cuMemFreeHost(p));
     call("cuMemFreeHost", |d| {
-        let at = d
+        let len = d
             .pinned
-            .iter()
-            .position(|&(start, _)| start == p as usize)
+            .remove(p as u64)
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        let (start, len) = d.pinned.remove(at);
-        d.land(Wait::Into { start, len });
+        d.land(Wait::Into {
+            start: p as usize,
+            len: len as usize,
+        });
         // SAFETY: `p` was allocated by posix_memalign in `alloc_host` and is freed once.
         unsafe { libc::free(p) };
         Ok(())
@@ -123,15 +128,18 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
 pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
     pass_through!(cuMemHostRegister_v2(p, bytes, flags));
     call("cuMemHostRegister_v2", |d| {
-        let (start, end) = (p as usize, p as usize + bytes);
-        if p.is_null() || bytes == 0 {
+        let start = p as u64;
+        // A range that wraps around the address space is no memory at all (NVIDIA's driver
+        // refuses it too).
+        let end = start.checked_add(bytes as u64);
+        let Some(end) = end.filter(|_| !p.is_null() && bytes > 0) else {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
-        }
-        if d.pinned.iter().any(|&(s, n)| start < s + n && s < end) {
+        };
+        if d.pinned.overlaps(start, end) {
             return Err(E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
         }
         d.record.implicit_barrier();
-        d.pinned.push((start, bytes));
+        d.pinned.insert(start, bytes as u64);
         Ok(())
     })
 }
@@ -140,13 +148,14 @@ pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_ui
 pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     pass_through!(cuMemHostUnregister(p));
     call("cuMemHostUnregister", |d| {
-        let at = d
+        let len = d
             .pinned
-            .iter()
-            .position(|&(start, _)| start == p as usize)
+            .remove(p as u64)
             .ok_or(E::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)?;
-        let (start, len) = d.pinned.remove(at);
-        d.land(Wait::Into { start, len });
+        d.land(Wait::Into {
+            start: p as usize,
+            len: len as usize,
+        });
         Ok(())
     })
 }
@@ -169,7 +178,9 @@ fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> R
     let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
     let (direction, pinned) = match what {
         Copy::In { dst, src } => {
-            if src.is_null() {
+            // The device side first: no slice of the program's memory is made for a length
+            // that no allocation holds.
+            if src.is_null() || !d.machine.holds(dst, bytes as u64) {
                 return Err(E::CUDA_ERROR_INVALID_VALUE);
             }
             // SAFETY: the program passed `src` as `bytes` readable bytes.
@@ -280,12 +291,10 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(
     })
 }
 
-/// Whether `ptr` lies in a device allocation (unified addressing: the driver tells device
-/// addresses from host ones by where they lie).
+/// Whether `ptr` lies in device memory, an allocation or a module's variable (unified addressing:
+/// the driver tells device addresses from host ones by where they lie).
 fn on_device(d: &Driver, ptr: u64) -> bool {
-    d.allocations
-        .iter()
-        .any(|(&start, &len)| ptr >= start && ptr < start + len)
+    d.machine.holds(ptr, 1)
 }
 
 /// A copy between any two addresses, its direction found from where they lie.
@@ -340,6 +349,12 @@ fn memset(
     d.require_context()?;
     // A synchronous call works on the default stream, as a null stream names it.
     let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
+    // Checked before the pattern is built: a count past the allocation (or one whose bytes
+    // overflow) is refused at once, as NVIDIA's driver does, not after building it.
+    let length = pattern.len().checked_mul(count);
+    if !length.is_some_and(|n| d.machine.holds(dst, n as u64)) {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
     let bytes: Vec<u8> = pattern
         .iter()
         .copied()

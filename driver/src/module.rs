@@ -35,6 +35,35 @@ pub(crate) fn load_anywhere(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
     Ok(handle(d.modules.len() - 1))
 }
 
+/// The most bytes of a module file (or linker input) read: 256 MiB. NVIDIA's driver documents no
+/// limit, but NVRTC's PTX for a kernel is kilobytes to a few megabytes, and PTX of hundreds of
+/// megabytes would take the simulator minutes to parse; without a bound, `/dev/zero` or an
+/// endless pipe is read until the program's memory runs out.
+pub(crate) const LARGEST_IMAGE: u64 = 256 << 20;
+
+/// The bytes of module file `path`, refused past [`LARGEST_IMAGE`] with what to do: a file by its
+/// size, before reading; a device or pipe (`/dev/zero`) once that much has been read.
+pub(crate) fn read_image(path: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut image = Vec::new();
+    if size <= LARGEST_IMAGE {
+        file.take(LARGEST_IMAGE + 1)
+            .read_to_end(&mut image)
+            .map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
+    }
+    if size > LARGEST_IMAGE || image.len() as u64 > LARGEST_IMAGE {
+        eprintln!(
+            "simcuda: {path} holds more than {} MiB (or never ends); the simulator loads PTX \
+             modules up to that size: give the .ptx file of the kernels the program launches",
+            LARGEST_IMAGE >> 20
+        );
+        return Err(E::CUDA_ERROR_INVALID_IMAGE);
+    }
+    Ok(image)
+}
+
 /// The PTX an image pointer points at: text up to its NUL.
 ///
 /// # Safety
@@ -101,8 +130,7 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, path: *const c_char
         let path = unsafe { CStr::from_ptr(path) }
             .to_string_lossy()
             .into_owned();
-        let image = std::fs::read(&path).map_err(|_| E::CUDA_ERROR_FILE_NOT_FOUND)?;
-        let loaded = load(d, &image)?;
+        let loaded = load(d, &read_image(&path)?)?;
         // SAFETY: the caller's contract.
         unsafe { put(module, loaded) }
     })

@@ -285,7 +285,7 @@ extern "C" fn write_at_exit() {
         if crate::passthrough::active() {
             d.record.timeline = TimelineKind::Measured;
         }
-        d.record.leaked_bytes = d.allocations.values().sum();
+        d.record.leaked_bytes = d.allocations.total();
         d.record.copies_never_waited_for = d.copies_never_waited_for();
         serde_json::to_string_pretty(&d.record)
     });

@@ -1,5 +1,6 @@
 //! The driver's one state, behind a lock, and the wrapper every entry point goes through.
 
+use crate::ranges::Ranges;
 use crate::record::Record;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::collections::HashMap;
@@ -37,12 +38,13 @@ pub(crate) struct Driver {
     pub events: Vec<Option<Event>>,
     pub links: Vec<Option<crate::link::Link>>,
     /// Device allocations: start and size.
-    pub allocations: HashMap<u64, u64>,
+    pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
-    pub pinned: Vec<(usize, usize)>,
-    /// Contexts created; the primary context is index 0. `current` is one of them, if any.
+    pub pinned: Ranges,
+    /// Contexts created; the primary context is index 0.
     pub contexts: Vec<bool>,
-    pub current: Option<usize>,
+    /// The context stack (`cuCtxPushCurrent`, `cuCtxPopCurrent`): its top is the current context.
+    pub context_stack: Vec<usize>,
     pub primary_retains: u32,
     /// Context limits the program set (`cuCtxSetLimit`), by limit.
     pub limits: HashMap<std::ffi::c_int, usize>,
@@ -70,10 +72,10 @@ impl Driver {
             streams: vec![true],
             events: Vec::new(),
             links: Vec::new(),
-            allocations: HashMap::new(),
-            pinned: Vec::new(),
+            allocations: Ranges::default(),
+            pinned: Ranges::default(),
             contexts: vec![true],
-            current: None,
+            context_stack: Vec::new(),
             primary_retains: 0,
             limits: HashMap::new(),
             sticky: None,
@@ -87,9 +89,7 @@ impl Driver {
 
     /// Whether `[ptr, ptr + len)` lies in page-locked host memory.
     pub fn is_pinned(&self, ptr: usize, len: usize) -> bool {
-        self.pinned
-            .iter()
-            .any(|&(start, size)| ptr >= start && ptr + len <= start + size)
+        self.pinned.contains(ptr as u64, len as u64)
     }
 
     /// The stream a handle names: null, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2)
@@ -105,8 +105,13 @@ impl Driver {
         }
     }
 
+    /// The current context: the top of the context stack.
+    pub fn current(&self) -> Option<usize> {
+        self.context_stack.last().copied()
+    }
+
     pub fn require_context(&self) -> Result {
-        match self.current {
+        match self.current() {
             Some(_) => Ok(()),
             None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
         }

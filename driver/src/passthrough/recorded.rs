@@ -295,7 +295,7 @@ unsafe fn freed<A: Args>(name: &'static str, args: A, dptr: u64) -> CUresult {
     // SAFETY: the caller's contract.
     let result = unsafe { forward(name, args) };
     if result == E::CUDA_SUCCESS {
-        with_driver(|d| d.allocations.remove(&dptr));
+        with_driver(|d| d.allocations.remove(dptr));
     }
     result
 }

@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+#[allow(dead_code)] // each test file compiles this module; not every one loads its own driver
+pub mod loaded;
+
 /// target/<profile>/.
 pub fn build_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();

@@ -1,0 +1,40 @@
+//! A driver of the test's own: a fresh copy of libsimcuda.so loaded with dlopen, so that its state
+//! (contexts, allocations, a sticky error) is not the state of the other tests in the process,
+//! and entry points called through the C ABI by name, as a program calls them.
+
+use std::ffi::{c_void, CString};
+
+/// One loaded copy of the driver library (never unloaded: its exit hook stays registered).
+pub struct Loaded {
+    handle: *mut c_void,
+    _dir: tempfile::TempDir,
+}
+
+impl Loaded {
+    /// Loads a fresh copy (a copy, not a link: the loader takes a link to a loaded library for
+    /// that library, and would share its state).
+    pub fn fresh() -> Loaded {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("libsimcuda.so");
+        std::fs::copy(super::driver_library(), &copy).unwrap();
+        let path = CString::new(copy.to_str().unwrap()).unwrap();
+        // SAFETY: loads the driver library built beside this test.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        assert!(!handle.is_null(), "cannot load {}", copy.display());
+        Loaded { handle, _dir: dir }
+    }
+
+    /// Entry point `name`, as a function pointer of type `F`.
+    ///
+    /// # Safety
+    /// `F` is an `extern "C" fn` type with the entry point's signature.
+    pub unsafe fn get<F: Copy>(&self, name: &str) -> F {
+        assert_eq!(size_of::<F>(), size_of::<*mut c_void>());
+        let c_name = CString::new(name).unwrap();
+        // SAFETY: a loaded library and a NUL-terminated name.
+        let symbol = unsafe { libc::dlsym(self.handle, c_name.as_ptr()) };
+        assert!(!symbol.is_null(), "the driver has no {name}");
+        // SAFETY: a function pointer of the entry point's type, by the caller's contract.
+        unsafe { std::mem::transmute_copy::<*mut c_void, F>(&symbol) }
+    }
+}

@@ -1,0 +1,346 @@
+//! Hostile and careless calls through the C ABI, each on a driver of its own: every one is
+//! answered at once with NVIDIA's error (nothing built or read from a size first), and the
+//! answers that NVIDIA's driver gives differently are given as it gives them.
+
+mod common;
+
+use common::loaded::Loaded;
+use cudarc::driver::sys::cudaError_enum as E;
+use std::ffi::{c_char, c_void};
+
+type Ptr = *mut c_void;
+
+/// The entry points these tests call, each with its driver API signature, from one fresh copy of
+/// the library.
+macro_rules! api {
+    ($($name:ident: fn($($arg:ty),*);)*) => {
+        #[allow(non_snake_case)]
+        struct Api {
+            $($name: unsafe extern "C" fn($($arg),*) -> E,)*
+            _library: Loaded,
+        }
+
+        impl Api {
+            fn fresh() -> Api {
+                let library = Loaded::fresh();
+                // SAFETY: each type is the entry point's signature in the driver API.
+                unsafe { Api { $($name: library.get(stringify!($name)),)* _library: library } }
+            }
+        }
+    };
+}
+
+api! {
+    cuInit: fn(u32);
+    cuDevicePrimaryCtxRetain: fn(*mut Ptr, i32);
+    cuCtxSetCurrent: fn(Ptr);
+    cuCtxGetCurrent: fn(*mut Ptr);
+    cuCtxCreate_v2: fn(*mut Ptr, u32, i32);
+    cuCtxDestroy_v2: fn(Ptr);
+    cuCtxPushCurrent_v2: fn(Ptr);
+    cuCtxPopCurrent_v2: fn(*mut Ptr);
+    cuCtxSynchronize: fn();
+    cuMemAlloc_v2: fn(*mut u64, usize);
+    cuMemFree_v2: fn(u64);
+    cuMemsetD8_v2: fn(u64, u8, usize);
+    cuMemsetD16_v2: fn(u64, u16, usize);
+    cuMemsetD32_v2: fn(u64, u32, usize);
+    cuMemsetD8Async: fn(u64, u8, usize, Ptr);
+    cuMemsetD16Async: fn(u64, u16, usize, Ptr);
+    cuMemsetD32Async: fn(u64, u32, usize, Ptr);
+    cuMemcpyHtoD_v2: fn(u64, *const c_void, usize);
+    cuMemcpyDtoH_v2: fn(Ptr, u64, usize);
+    cuMemcpyDtoD_v2: fn(u64, u64, usize);
+    cuMemHostRegister_v2: fn(Ptr, usize, u32);
+    cuMemHostUnregister: fn(Ptr);
+    cuModuleLoad: fn(*mut Ptr, *const c_char);
+    cuModuleLoadData: fn(*mut Ptr, *const c_void);
+    cuModuleGetFunction: fn(*mut Ptr, Ptr, *const c_char);
+    cuLaunchKernel: fn(Ptr, u32, u32, u32, u32, u32, u32, u32, Ptr, *mut Ptr, *mut Ptr);
+}
+
+impl Api {
+    /// A fresh driver, initialised, with the primary context current.
+    fn with_context() -> (Api, Ptr) {
+        let api = Api::fresh();
+        let mut primary = std::ptr::null_mut();
+        // SAFETY: driver API calls with valid pointers.
+        unsafe {
+            assert_eq!((api.cuInit)(0), E::CUDA_SUCCESS);
+            assert_eq!(
+                (api.cuDevicePrimaryCtxRetain)(&mut primary, 0),
+                E::CUDA_SUCCESS
+            );
+            assert_eq!((api.cuCtxSetCurrent)(primary), E::CUDA_SUCCESS);
+        }
+        (api, primary)
+    }
+
+    fn alloc(&self, bytes: usize) -> u64 {
+        let mut at = 0;
+        // SAFETY: a valid pointer.
+        assert_eq!(
+            unsafe { (self.cuMemAlloc_v2)(&mut at, bytes) },
+            E::CUDA_SUCCESS
+        );
+        at
+    }
+
+    fn current(&self) -> Ptr {
+        let mut ctx = std::ptr::null_mut();
+        // SAFETY: a valid pointer.
+        assert_eq!(unsafe { (self.cuCtxGetCurrent)(&mut ctx) }, E::CUDA_SUCCESS);
+        ctx
+    }
+
+    /// Loads PTX text as a module and finds kernel `name` in it.
+    fn kernel(&self, ptx: &str, name: &std::ffi::CStr) -> Ptr {
+        let ptx = format!("{ptx}\0");
+        let (mut module, mut function) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: a NUL-terminated image, a NUL-terminated name and valid pointers.
+        unsafe {
+            assert_eq!(
+                (self.cuModuleLoadData)(&mut module, ptx.as_ptr().cast()),
+                E::CUDA_SUCCESS
+            );
+            assert_eq!(
+                (self.cuModuleGetFunction)(&mut function, module, name.as_ptr()),
+                E::CUDA_SUCCESS
+            );
+        }
+        function
+    }
+
+    /// Launches `function` on one block of 32 threads with `args` (each a pointer to its bytes).
+    fn launch(&self, function: Ptr, args: &mut [Ptr]) -> E {
+        let (stream, extra) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let params = args.as_mut_ptr();
+        // SAFETY: one pointer per kernel parameter, each to that parameter's bytes.
+        unsafe { (self.cuLaunchKernel)(function, 1, 1, 1, 32, 1, 1, 0, stream, params, extra) }
+    }
+}
+
+const BUGS_PTX: &str = include_str!("../../sim/tests/fixtures/bugs.ptx");
+
+#[test]
+fn a_memset_past_its_allocation_is_refused_before_anything_is_built() {
+    let (api, _) = Api::with_context();
+    let at = api.alloc(64);
+    let null = std::ptr::null_mut();
+    // SAFETY: driver API calls; none of these touches host memory.
+    unsafe {
+        // 2^36 words is a 256 GiB pattern, and SIZE_MAX words overflow: both refused at once.
+        assert_eq!(
+            (api.cuMemsetD32_v2)(at, 1, 1 << 36),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            (api.cuMemsetD32_v2)(at, 0, usize::MAX),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            (api.cuMemsetD16_v2)(at, 0, usize::MAX / 2 + 1),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            (api.cuMemsetD32Async)(at, 0, usize::MAX, null),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            (api.cuMemsetD16Async)(at, 0, 1 << 40, null),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        // One element past the end, in each width.
+        assert_eq!((api.cuMemsetD8_v2)(at, 1, 65), E::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(
+            (api.cuMemsetD8Async)(at + 1, 1, 64, null),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!((api.cuMemsetD16_v2)(at, 1, 33), E::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!((api.cuMemsetD32_v2)(at, 1, 17), E::CUDA_ERROR_INVALID_VALUE);
+        // The whole allocation is fine, and the driver still answers.
+        assert_eq!((api.cuMemsetD32_v2)(at, 0x0102_0304, 16), E::CUDA_SUCCESS);
+        let mut back = [0u32; 16];
+        assert_eq!(
+            (api.cuMemcpyDtoH_v2)(back.as_mut_ptr().cast(), at, 64),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(back, [0x0102_0304; 16]);
+    }
+}
+
+#[test]
+fn a_copy_past_its_allocation_is_refused_before_the_programs_memory_is_touched() {
+    let (api, _) = Api::with_context();
+    let (a, b) = (api.alloc(64), api.alloc(64));
+    let host = [0u8; 64];
+    let mut back = [0u8; 64];
+    // SAFETY: driver API calls; each length is refused before the host pointer is read.
+    unsafe {
+        for bytes in [65, 1 << 40, usize::MAX] {
+            assert_eq!(
+                (api.cuMemcpyHtoD_v2)(a, host.as_ptr().cast(), bytes),
+                E::CUDA_ERROR_INVALID_VALUE,
+                "{bytes}"
+            );
+            assert_eq!(
+                (api.cuMemcpyDtoH_v2)(back.as_mut_ptr().cast(), a, bytes),
+                E::CUDA_ERROR_INVALID_VALUE,
+                "{bytes}"
+            );
+            assert_eq!(
+                (api.cuMemcpyDtoD_v2)(b, a, bytes),
+                E::CUDA_ERROR_INVALID_VALUE,
+                "{bytes}"
+            );
+        }
+        // An address near the top of the address space: its end wraps.
+        assert_eq!(
+            (api.cuMemcpyHtoD_v2)(u64::MAX - 8, host.as_ptr().cast(), 64),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+    }
+}
+
+#[test]
+fn freeing_null_succeeds_as_on_nvidias_driver() {
+    let (api, _) = Api::with_context();
+    let at = api.alloc(64);
+    // SAFETY: driver API calls.
+    unsafe {
+        assert_eq!((api.cuMemFree_v2)(0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuMemFree_v2)(at), E::CUDA_SUCCESS);
+        assert_eq!((api.cuMemFree_v2)(at), E::CUDA_ERROR_INVALID_VALUE);
+    }
+}
+
+#[test]
+fn contexts_form_a_stack_and_destroying_the_current_one_brings_back_the_one_before() {
+    let (api, primary) = Api::with_context();
+    let (mut first, mut second, mut popped) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    // SAFETY: driver API calls with valid pointers.
+    unsafe {
+        assert_eq!((api.cuCtxCreate_v2)(&mut first, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!(api.current(), first);
+        assert_eq!((api.cuCtxDestroy_v2)(first), E::CUDA_SUCCESS);
+        assert_eq!(
+            api.current(),
+            primary,
+            "the context before is current again"
+        );
+        // Created twice, popped once: the first is current, then the primary again.
+        assert_eq!((api.cuCtxCreate_v2)(&mut first, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxCreate_v2)(&mut second, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxPopCurrent_v2)(&mut popped), E::CUDA_SUCCESS);
+        assert_eq!((popped, api.current()), (second, first));
+        // Pushed on top, then replaced at the top by cuCtxSetCurrent: one pop leaves `first`.
+        assert_eq!((api.cuCtxPushCurrent_v2)(second), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxSetCurrent)(primary), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxPopCurrent_v2)(&mut popped), E::CUDA_SUCCESS);
+        assert_eq!((popped, api.current()), (primary, first));
+        // A destroyed context lower in the stack is never current again.
+        assert_eq!((api.cuCtxPushCurrent_v2)(second), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxDestroy_v2)(first), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxPopCurrent_v2)(&mut popped), E::CUDA_SUCCESS);
+        assert_eq!(api.current(), primary);
+    }
+}
+
+#[test]
+fn registering_host_memory_that_wraps_around_the_address_space_is_refused() {
+    let (api, _) = Api::with_context();
+    let near_the_top = std::ptr::without_provenance_mut(usize::MAX - 4095);
+    let mut buffer = vec![0u8; 8192];
+    let start: Ptr = buffer.as_mut_ptr().cast();
+    // SAFETY: driver API calls; registration only records the range.
+    unsafe {
+        assert_eq!(
+            (api.cuMemHostRegister_v2)(near_the_top, 8192, 0),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            (api.cuMemHostRegister_v2)(start, usize::MAX, 0),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!((api.cuMemHostRegister_v2)(start, 8192, 0), E::CUDA_SUCCESS);
+        // Overlapping a registered range from below and from inside.
+        let inside = start.cast::<u8>().add(4096).cast();
+        assert_eq!(
+            (api.cuMemHostRegister_v2)(inside, 16, 0),
+            E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+        );
+        assert_eq!((api.cuMemHostUnregister)(start), E::CUDA_SUCCESS);
+        assert_eq!((api.cuMemHostRegister_v2)(inside, 16, 0), E::CUDA_SUCCESS);
+    }
+}
+
+#[test]
+fn a_module_that_defines_a_kernel_twice_is_refused_at_load() {
+    let (api, _) = Api::with_context();
+    let kernel = ".visible .entry twice(.param .u64 out)\n{\n    ret;\n}\n";
+    let ptx = format!(".version 7.0\n.target sm_80\n.address_size 64\n{kernel}{kernel}\0");
+    let mut module = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated image and a valid pointer.
+    let loaded = unsafe { (api.cuModuleLoadData)(&mut module, ptx.as_ptr().cast()) };
+    assert_eq!(loaded, E::CUDA_ERROR_INVALID_PTX);
+}
+
+#[test]
+fn a_module_file_past_the_largest_size_is_refused_without_reading_it_all() {
+    let (api, _) = Api::with_context();
+    let dir = tempfile::tempdir().unwrap();
+    // A sparse file of 256 MiB and a byte: no disk used, refused by its size.
+    let huge = dir.path().join("huge.ptx");
+    let file = std::fs::File::create(&huge).unwrap();
+    file.set_len((256 << 20) + 1).unwrap();
+    let mut module = std::ptr::null_mut();
+    let path = std::ffi::CString::new(huge.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path and a valid pointer.
+    unsafe {
+        assert_eq!(
+            (api.cuModuleLoad)(&mut module, path.as_ptr()),
+            E::CUDA_ERROR_INVALID_IMAGE
+        );
+        // A device that never ends is read only as far as the bound.
+        if std::path::Path::new("/dev/zero").exists() {
+            assert_eq!(
+                (api.cuModuleLoad)(&mut module, c"/dev/zero".as_ptr()),
+                E::CUDA_ERROR_INVALID_IMAGE
+            );
+        }
+    }
+}
+
+#[test]
+fn a_kernel_that_traps_fails_its_context_with_a_launch_failure_as_on_nvidias_driver() {
+    let (api, _) = Api::with_context();
+    let function = api.kernel(BUGS_PTX, c"trap_kernel");
+    let mut out = api.alloc(4 * 32);
+    let mut args = [(&raw mut out).cast()];
+    assert_eq!(api.launch(function, &mut args), E::CUDA_SUCCESS);
+    // SAFETY: a driver API call.
+    assert_eq!(
+        unsafe { (api.cuCtxSynchronize)() },
+        E::CUDA_ERROR_LAUNCH_FAILED
+    );
+}
+
+#[test]
+fn a_failed_assert_in_a_kernel_is_an_assert_error_as_on_nvidias_driver() {
+    let (api, _) = Api::with_context();
+    let function = api.kernel(BUGS_PTX, c"failing_assert");
+    let mut data = api.alloc(4 * 32);
+    let host: Vec<i32> = (0..32).map(|i| if i == 7 { -1 } else { i }).collect();
+    // SAFETY: 128 readable bytes.
+    let copied = unsafe { (api.cuMemcpyHtoD_v2)(data, host.as_ptr().cast(), 4 * 32) };
+    assert_eq!(copied, E::CUDA_SUCCESS);
+    let mut n = 32i32;
+    let mut args = [(&raw mut data).cast(), (&raw mut n).cast()];
+    assert_eq!(api.launch(function, &mut args), E::CUDA_SUCCESS);
+    // SAFETY: a driver API call.
+    assert_eq!(unsafe { (api.cuCtxSynchronize)() }, E::CUDA_ERROR_ASSERT);
+}
