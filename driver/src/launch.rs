@@ -172,11 +172,7 @@ fn launch(
             figures: Some(report.figures.clone()),
             lines: costliest_lines(&report.lines),
             warp_instructions: Some(report.warp_instructions),
-            diagnostics: report
-                .diagnostics
-                .iter()
-                .map(|x| x.message.clone())
-                .collect(),
+            diagnostics: report.diagnostics.clone(),
             aborted: report.aborted,
             start_us: 0.0,
             end_us: 0.0,

@@ -12,8 +12,7 @@
 //! order; the default stream waits for every stream; a synchronous call makes the host wait.
 
 use cudarc::driver::sys::CUresult;
-use serde::Serialize;
-use std::collections::BTreeMap;
+use contract::DriverRecord;
 
 /// Measured on an H100 (PCIe 5.0 x16): 256 MiB pinned in 4866 µs either way, 64 MiB pageable
 /// in 6742 µs to the device and 6371 µs back.
@@ -27,92 +26,27 @@ const COPY_LATENCY_US: f64 = 9.0;
 const DEVICE_BYTES_PER_US: f64 = 2.944e6;
 const DEVICE_LATENCY_US: f64 = 2.0;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    HostToDevice,
-    DeviceToHost,
-    DeviceToDevice,
-}
+pub use contract::{Direction, Failure, Launch, TimelineKind, Transfer};
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Transfer {
-    pub direction: Direction,
-    pub bytes: u64,
-    /// From or to page-locked host memory.
-    pub pinned: bool,
-    pub asynchronous: bool,
-    pub stream: usize,
-    pub start_us: f64,
-    pub end_us: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Launch {
-    pub kernel: String,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub shared_bytes: u32,
-    pub stream: usize,
-    /// The simulator's figures; none when the kernel ran on a GPU (pass-through mode).
-    pub figures: Option<sim::Figures>,
-    /// Per source line with memory traffic (where the PTX has line information: NVRTC's
-    /// `-lineinfo`, Numba's `lineinfo=True`), costliest first.
-    pub lines: Vec<sim::LineFigures>,
-    /// None when the kernel ran on a GPU (pass-through mode).
-    pub warp_instructions: Option<u64>,
-    pub diagnostics: Vec<String>,
-    pub aborted: bool,
-    pub start_us: f64,
-    pub end_us: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Failure {
-    pub call: String,
-    pub error: u32,
-    /// The error's name (`CUDA_ERROR_ILLEGAL_ADDRESS`).
-    pub name: String,
-}
-
-/// Where a record's times come from.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimelineKind {
-    /// The simulator's model of an H100's copy engines and kernels.
-    #[default]
-    Modelled,
-    /// A GPU's events around each copy and launch (pass-through mode).
-    Measured,
-}
-
-/// What the program did; see the module's comment.
-#[derive(Default, Debug, Serialize)]
+/// What the program did (the data, [`contract::DriverRecord`], defined once for writer and
+/// readers), and the modelled timeline's state that places each operation on it.
+#[derive(Default, Debug)]
 pub struct Record {
-    /// Whether `start_us` and `end_us` (and `host_us`) are modelled or measured.
-    pub timeline: TimelineKind,
-    pub calls: BTreeMap<String, u64>,
-    pub failures: Vec<Failure>,
-    pub transfers: Vec<Transfer>,
-    pub launches: Vec<Launch>,
-    pub synchronisations: u64,
-    /// Entry points the program called that this driver does not implement.
-    pub not_supported: Vec<String>,
-    /// Names asked of cuGetProcAddress that this driver does not have at all (a binding may
-    /// look up every entry point it knows; it fails only if it calls one).
-    pub not_found: Vec<String>,
-    /// Allocations (device or page-locked) made while queued copies or kernels had not
-    /// finished, which therefore waited for them (`implicit_barrier`).
-    pub allocation_waits: u64,
-    /// Device bytes allocated and not freed when the program ended.
-    pub leaked_bytes: u64,
-    /// Copies back to page-locked memory the program never waited for (`in_flight`).
-    pub copies_never_waited_for: u64,
-    /// The modelled time at which the host is (microseconds from the first call); measured: when
-    /// the last operation timed ended.
-    pub host_us: f64,
-    #[serde(skip)]
+    pub data: DriverRecord,
     model: Timeline,
+}
+
+impl std::ops::Deref for Record {
+    type Target = DriverRecord;
+    fn deref(&self) -> &DriverRecord {
+        &self.data
+    }
+}
+
+impl std::ops::DerefMut for Record {
+    fn deref_mut(&mut self) -> &mut DriverRecord {
+        &mut self.data
+    }
 }
 
 #[derive(Default, Debug)]
@@ -130,12 +64,12 @@ struct Timeline {
 
 impl Record {
     pub(crate) fn count(&mut self, name: &str) {
-        *self.calls.entry(name.to_string()).or_default() += 1;
+        *self.data.calls.entry(name.to_string()).or_default() += 1;
     }
 
     /// Notes that `call` failed with `error`, and gives the error back.
     pub(crate) fn failed(&mut self, call: &str, error: CUresult) -> CUresult {
-        self.failures.push(Failure {
+        self.data.failures.push(Failure {
             call: call.to_string(),
             error: error as u32,
             name: crate::errors::name_of(error as u32),
@@ -151,7 +85,7 @@ impl Record {
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
         }
-        let mut start = self.host_us.max(t.streams[stream]).max(t.engines[engine]);
+        let mut start = self.data.host_us.max(t.streams[stream]).max(t.engines[engine]);
         if stream == 0 {
             // The (legacy) default stream waits for every blocking stream's work...
             let blocking = t
@@ -170,7 +104,7 @@ impl Record {
         t.streams[stream] = end;
         t.engines[engine] = end;
         if synchronous {
-            self.host_us = end;
+            self.data.host_us = end;
         }
         (start, end)
     }
@@ -205,7 +139,7 @@ impl Record {
         if direction != Direction::DeviceToDevice {
             self.model.heavy_work_ends = self.model.heavy_work_ends.max(end_us);
         }
-        self.transfers.push(Transfer {
+        self.data.transfers.push(Transfer {
             direction,
             bytes,
             pinned,
@@ -220,7 +154,7 @@ impl Record {
         let (start, end) = self.place(launch.stream, 2, modelled_us, false);
         self.model.heavy_work_ends = self.model.heavy_work_ends.max(end);
         (launch.start_us, launch.end_us) = (start, end);
-        self.launches.push(launch);
+        self.data.launches.push(launch);
     }
 
     /// Notes a new stream and whether it was made non-blocking.
@@ -234,13 +168,13 @@ impl Record {
 
     /// The host waits for `stream` (or for everything).
     pub(crate) fn synchronise(&mut self, stream: Option<usize>) {
-        self.synchronisations += 1;
+        self.data.synchronisations += 1;
         let t = &self.model;
         let until = match stream {
             Some(s) => t.streams.get(s).copied().unwrap_or(0.0),
             None => t.streams.iter().copied().fold(0.0, f64::max),
         };
-        self.host_us = self.host_us.max(until);
+        self.data.host_us = self.data.host_us.max(until);
     }
 
     /// CUDA's implicit synchronisation: nothing queued after a device or page-locked host
@@ -250,17 +184,17 @@ impl Record {
     /// every stream, which is not one of the program's own synchronisations.
     pub(crate) fn implicit_barrier(&mut self) {
         let until = self.model.streams.iter().copied().fold(0.0, f64::max);
-        if self.model.heavy_work_ends > self.host_us {
-            self.allocation_waits += 1;
+        if self.model.heavy_work_ends > self.data.host_us {
+            self.data.allocation_waits += 1;
         }
-        self.host_us = self.host_us.max(until);
+        self.data.host_us = self.data.host_us.max(until);
     }
 
     /// When `stream`'s work queued so far ends (an event recorded now fires then).
     pub(crate) fn stream_end(&self, stream: usize) -> f64 {
         let t = &self.model;
         let end = t.streams.get(stream).copied().unwrap_or(0.0);
-        end.max(self.host_us)
+        end.max(self.data.host_us)
     }
 
     /// `stream` waits until `at` (an event another stream recorded).
@@ -285,9 +219,10 @@ extern "C" fn write_at_exit() {
         if crate::passthrough::active() {
             d.record.timeline = TimelineKind::Measured;
         }
+        d.record.version = contract::DRIVER_RECORD_VERSION;
         d.record.leaked_bytes = d.allocations.total();
         d.record.copies_never_waited_for = d.copies_never_waited_for();
-        serde_json::to_string_pretty(&d.record)
+        serde_json::to_string_pretty(&d.record.data)
     });
     match json.map(|text| std::fs::write(&path, text)) {
         Ok(Ok(())) => {}

@@ -8,6 +8,7 @@ mod execute;
 mod judge;
 pub mod record;
 pub mod report;
+pub mod summary;
 mod targets;
 
 use crate::cli::BackendChoice;
@@ -108,7 +109,7 @@ pub fn check(
         if report.verdict == Verdict::Passed && verdict != Verdict::Passed {
             report.verdict = verdict;
         }
-        report.record = run.raw.clone().or(report.record.take());
+        report.record = run.record.clone().or(report.record.take());
         runs.push(run);
     }
     judge_program(exercise, &runs, &mut report);

@@ -110,7 +110,7 @@ pub struct LineFigures {
     pub instructions: InstructionCounts,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// A byte outside every live allocation, the block's shared memory or the thread's local frame.
@@ -126,6 +126,10 @@ pub enum DiagnosticKind {
     DivergentBarrier,
     /// Every thread waits and none can go on.
     Deadlock,
+    /// Every thread waits, some of them in a warp-synchronous operation (a shuffle, a vote,
+    /// `__syncwarp`) for lanes of its mask that wait at a barrier or have exited: the mask is
+    /// what is wrong, not a loop that never ends.
+    WarpSyncDeadlock,
     /// The launch ran past `Limits::max_warp_instructions`.
     Timeout,
     /// A `.sync` warp operation whose mask names lanes that did not take part.
@@ -150,7 +154,7 @@ impl DiagnosticKind {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub kind: DiagnosticKind,
     pub block: [u32; 3],

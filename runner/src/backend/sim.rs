@@ -81,15 +81,12 @@ fn cpu_threads() -> usize {
 /// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
 pub fn verdict_of(d: &Diagnostic) -> Verdict {
     match d.kind {
-        // Lanes left waiting in a shuffle for lanes that took the other side of a branch: the
-        // mask is what is wrong, not a loop that never ends.
-        DiagnosticKind::Deadlock if d.message.contains("warp-synchronous") => Verdict::BadMask,
         DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
         DiagnosticKind::Misaligned => Verdict::Misaligned,
         DiagnosticKind::SharedRace | DiagnosticKind::GlobalRace => Verdict::Race,
         DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
         DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
-        DiagnosticKind::InconsistentMask => Verdict::BadMask,
+        DiagnosticKind::InconsistentMask | DiagnosticKind::WarpSyncDeadlock => Verdict::BadMask,
         DiagnosticKind::Trap | DiagnosticKind::Assert => Verdict::Crashed,
     }
 }

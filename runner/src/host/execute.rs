@@ -3,7 +3,7 @@
 //! then its outputs and the driver's record read back.
 
 use super::build::Built;
-use super::record::Record;
+use super::record::{self, Record};
 use crate::driver_env::DriverEnv;
 use anyhow::Context;
 use checks::{HostCase, HostData};
@@ -30,10 +30,9 @@ pub struct Run {
     pub seconds: f64,
     /// The end of what the program printed, stdout then stderr.
     pub output: String,
-    /// The driver's record; None where the program ended before the driver could write it.
+    /// The driver's record; None where the program ended before the driver could write it
+    /// (or wrote only part of it).
     pub record: Option<Record>,
-    /// The same record as the driver wrote it, for the report's figures.
-    pub raw: Option<serde_json::Value>,
     /// The outputs the program handed back, by name, as the case expects them.
     pub outputs: Vec<(&'static str, Option<HostData>)>,
     /// Outputs handed back while a copy into them was still in flight (hostkit asks the
@@ -96,10 +95,12 @@ pub fn run_case(
     unsafe { libc::killpg(group, libc::SIGKILL) };
     let tail = |path: &Path| crate::grade::cell::read_tail(path, MAX_OUTPUT);
     let output = format!("{}{}", tail(&out_path), tail(&err_path));
-    let raw: Option<serde_json::Value> = std::fs::read_to_string(driver.record_path())
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok());
-    let record = raw.clone().and_then(|v| serde_json::from_value(v).ok());
+    let record = match std::fs::read_to_string(driver.record_path()).map(|t| record::parse(&t)) {
+        Ok(Ok(record)) => Some(record),
+        // Another build's driver: every case would be misjudged, so the check stops here.
+        Ok(Err(e @ record::ReadError::OtherVersion { .. })) => return Err(e.into()),
+        Ok(Err(record::ReadError::Malformed(_))) | Err(_) => None,
+    };
     let outputs = case
         .expected
         .iter()
@@ -119,7 +120,6 @@ pub fn run_case(
         seconds: started.elapsed().as_secs_f64(),
         output,
         record,
-        raw,
         outputs,
         read_in_flight,
     })

@@ -3,7 +3,8 @@
 //! chapters teach about are named, not only noticed.
 
 use super::execute::{Exit, Run};
-use super::record::{Direction, Record};
+use super::record::{Direction, Launch, Record};
+use crate::backend::sim::{describe, verdict_of};
 use crate::course::Exercise;
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
@@ -38,18 +39,13 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
             ),
         ));
     }
-    if let Some(diagnostic) = run
+    if let Some(launch) = run
         .record
         .iter()
         .flat_map(|r| &r.launches)
         .find(|l| l.aborted || !l.diagnostics.is_empty())
     {
-        let what = diagnostic.diagnostics.join("; ");
-        let what = if python { in_numba_words(&what) } else { what };
-        return Some((
-            Verdict::Crashed,
-            format!("kernel {}: {what}", short_name(&diagnostic.kernel)),
-        ));
+        return Some(kernel_failure(launch, python));
     }
     match run.exit {
         Exit::Code(0) => None,
@@ -86,6 +82,24 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
     }
 }
 
+/// The verdict a launch's diagnostics give, as a kernel exercise's check gives it (a race is
+/// `race`, an access past an array `out_of_bounds`), with the diagnostic that decides: the one
+/// that stopped the kernel, else the first.
+fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
+    let kernel = short_name(&launch.kernel);
+    let deciding = launch
+        .diagnostics
+        .iter()
+        .find(|d| d.kind.is_fatal())
+        .or(launch.diagnostics.first());
+    let Some(diagnostic) = deciding else {
+        return (Verdict::Crashed, format!("kernel {kernel} was stopped"));
+    };
+    let what = describe(diagnostic);
+    let what = if python { in_numba_words(&what) } else { what };
+    (verdict_of(diagnostic), format!("kernel {kernel}: {what}"))
+}
+
 /// Whether the program's output says an allocation failed (Rust's abort, Python's MemoryError).
 fn out_of_memory(output: &str) -> bool {
     output.contains("memory allocation of") || output.contains("MemoryError")
@@ -102,17 +116,18 @@ fn failed_calls(record: &Record) -> Vec<String> {
 /// What the program printed, less the driver's own lines repeating a kernel's diagnostics
 /// (`simcuda: KERNEL: race on ...`), which the case's problem already gives in readable words.
 fn output_without_diagnostics(run: &Run) -> String {
-    let diagnostics: Vec<&String> = run
+    let diagnostics: Vec<&str> = run
         .record
         .iter()
         .flat_map(|r| &r.launches)
         .flat_map(|l| &l.diagnostics)
+        .map(|d| d.message.as_str())
         .collect();
     run.output
         .lines()
         .filter(|line| {
             !(line.starts_with("simcuda: ")
-                && diagnostics.iter().any(|d| line.ends_with(d.as_str())))
+                && diagnostics.iter().any(|d| line.ends_with(d)))
         })
         .map(|line| format!("{line}\n"))
         .collect()
@@ -340,9 +355,20 @@ mod tests {
         let record = Record {
             launches: vec![crate::host::record::Launch {
                 kernel: "_Z1kPf".into(),
+                grid: [1, 1, 1],
+                block: [32, 1, 1],
+                shared_bytes: 0,
+                stream: 0,
                 figures: None,
                 lines: vec![],
-                diagnostics: vec!["race on global memory: x".into()],
+                warp_instructions: None,
+                diagnostics: vec![sim::Diagnostic {
+                    kind: sim::DiagnosticKind::GlobalRace,
+                    block: [0; 3],
+                    thread: [1, 0, 0],
+                    location: None,
+                    message: "race on global memory: x".into(),
+                }],
                 aborted: false,
                 start_us: 0.0,
                 end_us: 1.0,
@@ -354,7 +380,6 @@ mod tests {
             seconds: 0.1,
             output: "before\nsimcuda: _Z1kPf: race on global memory: x\nafter\n".into(),
             record: Some(record),
-            raw: None,
             outputs: Vec::new(),
             read_in_flight: Vec::new(),
         };

@@ -26,7 +26,7 @@ pub struct HostReport {
     pub mistakes: Vec<String>,
     pub targets: Vec<TargetResult>,
     /// The driver's record of the largest case that ran: calls, copies, launches, timeline.
-    pub record: Option<serde_json::Value>,
+    pub record: Option<super::record::Record>,
     pub progress: Option<(usize, usize)>,
     /// Whether device memory still allocated at the end says something of the program: not for
     /// Python, where Numba frees arrays in finalizers that it skips as the interpreter exits.
@@ -101,7 +101,7 @@ impl HostReport {
         }
         self.render_findings(&mut out);
         if let Some(record) = &self.record {
-            out.push_str(&crate::cmd::run::summary(record, self.leaks_matter));
+            out.push_str(&super::summary::summary(record, self.leaks_matter));
         }
         let _ = writeln!(out, "\n{} {}", self.verdict_word(), self.summary);
         if let Some((done, total)) = self.progress {

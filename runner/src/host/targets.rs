@@ -243,8 +243,13 @@ mod tests {
             .collect();
         Launch {
             kernel: kernel.into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 0,
+            stream: 0,
             figures,
             lines,
+            warp_instructions: None,
             diagnostics: vec![],
             aborted: false,
             start_us: 0.0,

@@ -426,7 +426,7 @@ fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagn
                 w.index
             );
             return Err(Box::new(cx.diagnostic(
-                DiagnosticKind::Deadlock,
+                DiagnosticKind::WarpSyncDeadlock,
                 w,
                 lane,
                 site,
