@@ -15,6 +15,7 @@ pub mod profile;
 pub mod program;
 pub mod results;
 pub mod run;
+pub mod scratch;
 pub mod sandbox;
 pub mod settings;
 pub mod similarity;

@@ -8,6 +8,7 @@ mod common;
 use common::{repo_root, TestCourse};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 const K02: &str = "02_vector_add/vector_add.cu";
@@ -161,4 +162,265 @@ fn a_lone_python_file_is_graded_as_the_one_python_exercise_of_the_assignment() {
     );
     let (status, message) = cell(&cells, "ben", "py01");
     assert_eq!(status, "missing", "{message}");
+}
+
+/// A tar archive of `entries` (name, bytes), written through `compress`.
+fn tar_of<W: Write>(compress: W, entries: &[(&str, Vec<u8>)]) -> W {
+    let mut builder = tar::Builder::new(compress);
+    for (name, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, name, &bytes[..]).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+fn zip_of(path: &Path, entries: &[(&str, Vec<u8>)]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+fn seven_zip_of(path: &Path, entries: &[(&str, Vec<u8>)]) {
+    let mut archive = sevenz_rust2::ArchiveWriter::create(path).unwrap();
+    for (name, bytes) in entries {
+        archive
+            .push_archive_entry(sevenz_rust2::ArchiveEntry::new_file(name), Some(&bytes[..]))
+            .unwrap();
+    }
+    archive.finish().unwrap();
+}
+
+/// The entries as `tar_of`, `zip_of` and `seven_zip_of` take them.
+fn as_refs(entries: &[(String, Vec<u8>)]) -> Vec<(&str, Vec<u8>)> {
+    entries
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.clone()))
+        .collect()
+}
+
+#[test]
+fn every_common_archive_is_read_and_build_folders_count_against_no_limit() {
+    let course = TestCourse::new();
+    // Archives may expand to 1 MiB outside build folders.
+    std::fs::write(course.path("grading.toml"), "max_expanded_mb = 1\n").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let answer = || (K02, solution(K02));
+    // Two MiB of build output, and many small files, as cargo and Python leave them.
+    let build = |folder: &str| -> Vec<(String, Vec<u8>)> {
+        let mut files = vec![(format!("{folder}/debug/big.rlib"), vec![7u8; 2 << 20])];
+        files.extend((0..50).map(|i| (format!("{folder}/debug/deps/f{i}.d"), vec![b'x'; 100])));
+        files
+    };
+    let with_build = |folder: &str| {
+        let owned = build(folder);
+        let mut entries: Vec<(String, Vec<u8>)> = vec![(K02.to_string(), solution(K02))];
+        entries.extend(owned);
+        entries
+    };
+
+    let xz = std::fs::File::create(class.join("ann.tar.xz")).unwrap();
+    let xz = lzma_rust2::XzWriter::new(xz, lzma_rust2::XzOptions::with_preset(1)).unwrap();
+    tar_of(xz, &[answer()]).finish().unwrap();
+    let bz = std::fs::File::create(class.join("ben.tar.bz2")).unwrap();
+    let bz = bzip2::write::BzEncoder::new(bz, bzip2::Compression::fast());
+    tar_of(bz, &as_refs(&with_build("__pycache__")))
+        .finish()
+        .unwrap();
+    seven_zip_of(&class.join("cat.7z"), &as_refs(&with_build("target")));
+    tar_of(
+        std::fs::File::create(class.join("dan.tar")).unwrap(),
+        &[answer()],
+    );
+    zip_of(
+        &class.join("eve.zip"),
+        &as_refs(&with_build("crate/target")),
+    );
+    // Outside a build folder, the same bytes are past the limit.
+    let eve = with_build("crate/target");
+    let mut heavy = as_refs(&eve);
+    heavy.push(("notes/recording.bin", vec![7u8; 2 << 20]));
+    zip_of(&class.join("fay.zip"), &heavy);
+    std::fs::write(class.join("gus.rar"), b"Rar!\x1a\x07\x00").unwrap();
+
+    let out = work.path().join("grades");
+    let run = grade(&course, &class, &out, &["--exercises", "02"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let cells = cells(&out);
+    for who in ["ann", "ben", "cat", "dan", "eve"] {
+        let (status, message) = cell(&cells, who, "02");
+        assert_eq!(status, "passed", "{who}: {message}");
+    }
+    let (status, message) = cell(&cells, "fay", "02");
+    assert_eq!(status, "refused", "{message}");
+    assert!(
+        message.contains("outside build folders (a zip bomb?)"),
+        "{message}"
+    );
+    let (status, message) = cell(&cells, "gus", "02");
+    assert_eq!(status, "refused", "{message}");
+    assert!(
+        message
+            .contains("gus.rar is a RAR archive, which the grader does not read: hand in a .zip"),
+        "{message}"
+    );
+    let statuses = std::fs::read_to_string(out.join("statuses.csv")).unwrap();
+    assert!(statuses.contains("gus.rar,refused"), "{statuses}");
+}
+
+/// A course in which a hanging kernel hangs until stopped: the simulator's own budget and the
+/// grading time limit are an hour.
+fn course_where_hangs_last() -> TestCourse {
+    let course = TestCourse::new();
+    let metadata = course.path("exercises/exercises.toml");
+    let text = std::fs::read_to_string(&metadata)
+        .unwrap()
+        .replace("time_limit_ms = 2000", "time_limit_ms = 3600000");
+    std::fs::write(&metadata, text).unwrap();
+    std::fs::write(course.path("grading.toml"), "time_limit_s = 3600\n").unwrap();
+    course
+}
+
+/// Waits (within `common::NEVER`) until `found` says yes.
+fn wait_until(what: &str, found: impl Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !found() {
+        assert!(started.elapsed() < common::NEVER, "{what} never happened");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The grader's scratch folders in `temp`.
+fn scratch_folders(temp: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(temp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("runner-grade-")
+        })
+        .collect()
+}
+
+#[test]
+fn a_stopped_run_says_partial_in_every_format_and_a_killed_runs_scratch_goes_next_time() {
+    let course = course_where_hangs_last();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("a_done").join(K02), &solution(K02));
+    put(
+        &class.join("z_hang").join(K02),
+        &std::fs::read(repo_root().join("runner/tests/fixtures/vector_add_hang.cu")).unwrap(),
+    );
+    let out = work.path().join("grades");
+    let temp = work.path().join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let args = [
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "02",
+        "--jobs",
+        "1",
+        "--resume",
+    ];
+    let start = || {
+        course
+            .command(&args)
+            .env("TMPDIR", &temp)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+
+    // Ctrl-C while z_hang's check hangs: every format is written, and each says partial.
+    let child = start();
+    wait_until("a_done's cell", || {
+        out.join("cells/a_done/02.json").exists()
+    });
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{stopped:?}");
+    let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    assert!(
+        gradebook.contains("a_done,a_done,10,10,10,yes")
+            && gradebook.contains("z_hang,z_hang,,0,10,partial"),
+        "{gradebook}"
+    );
+    let class_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("class.json")).unwrap()).unwrap();
+    assert_eq!(
+        class_json["completeness"]["complete"], false,
+        "{class_json:#}"
+    );
+    let z_json: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("submissions/z_hang.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(z_json["complete"], false);
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testsuites name=\"runner grade: PARTIAL RESULTS: 1 of 2 cells"),
+        "{junit}"
+    );
+    let gradescope: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("gradescope/z_hang/results.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        gradescope["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("PARTIAL RESULTS"),
+        "{gradescope:#}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<p class=\"warning\" id=\"partial\">PARTIAL RESULTS"),
+        "partial page"
+    );
+
+    // Killed outright: the grader cannot remove its scratch folder, the next run does.
+    let mut child = start();
+    wait_until("the scratch folder named by its grader", || {
+        scratch_folders(&temp)
+            .iter()
+            .any(|dir| dir.join("grader").exists())
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(scratch_folders(&temp).len(), 1, "left by the killed grader");
+    put(&class.join("z_hang").join(K02), &solution(K02));
+    let run = course.command(&args).env("TMPDIR", &temp).output().unwrap();
+    assert!(run.status.success(), "{run:?}");
+    assert_eq!(scratch_folders(&temp), Vec::<std::path::PathBuf>::new());
+    // Complete now: no format says partial.
+    let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    assert!(!gradebook.contains("partial"), "{gradebook}");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testsuites name=\"runner grade\""),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("id=\"partial\""));
 }

@@ -1,6 +1,10 @@
-//! Reading a student's `.zip` or `.tar.gz` without trusting it: every entry name is checked
-//! before anything is written, links are never created, the bytes an archive expands to are
-//! counted while it is read, and only the files grading wants are written, into a fresh folder.
+//! Reading a student's archive (`.zip`, `.tar` plain or compressed with gzip, xz or bzip2, `.7z`)
+//! without trusting it: every entry name is checked before anything is written, links are never
+//! created, the bytes an archive expands to are counted while it is read, and only the files
+//! grading wants are written, into a fresh folder. Build folders (`target/`, `__pycache__`, see
+//! `names::BUILD_FOLDERS`) are passed over before the limits are applied: a Rust crate handed in
+//! with cargo's `target/` is no zip bomb. They still cost reading, up to `BUILD_FOLDER_FACTOR`
+//! times the limits, since a compressed stream must be read through to reach what follows.
 
 use flate2::read::MultiGzDecoder;
 use std::cell::Cell;
@@ -8,7 +12,11 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::submissions::Kind;
+use super::names::in_build_folder;
+use super::submissions::{Compression, Kind};
+
+/// How many times the limits an archive may hold in all, build folders included.
+const BUILD_FOLDER_FACTOR: u64 = 16;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -36,10 +44,14 @@ pub enum Refusal {
         entry: String,
         target: String,
     },
-    #[error("{archive} has more than {limit} entries; the archive is refused (max_entries in grading.toml)")]
+    #[error("{archive} has more than {limit} entries outside build folders; the archive is refused (max_entries in grading.toml)")]
     TooManyEntries { archive: String, limit: usize },
-    #[error("{archive} expands to more than {} (a zip bomb?); the archive is refused (max_expanded_mb in grading.toml)", mib(*.limit))]
+    #[error("{archive} expands to more than {} outside build folders (a zip bomb?); the archive is refused (max_expanded_mb in grading.toml)", mib(*.limit))]
     ExpandsPastLimit { archive: String, limit: u64 },
+    #[error("{archive} expands to more than {}, its build folders ({}) included (a zip bomb?); the archive is refused: hand in the source files without them", mib(*.limit), super::names::BUILD_FOLDERS.join(", "))]
+    WholePastLimit { archive: String, limit: u64 },
+    #[error("{archive} has more than {limit} entries, its build folders included; the archive is refused: hand in the source files without them")]
+    TooManyInAll { archive: String, limit: usize },
     #[error("{archive} is {}, more than the {} an archive may be; the archive is refused (max_archive_mb in grading.toml)", mib(*.size), mib(*.limit))]
     TooLarge {
         archive: String,
@@ -87,7 +99,7 @@ pub fn extract(
         .map(|m| m.len())
         .map_err(|e| Refusal::Unreadable {
             archive: name.clone(),
-            kind: kind_name(kind),
+            kind: kind.name(),
             problem: e.to_string(),
         })?;
     if size > limits.max_archive_bytes {
@@ -107,18 +119,63 @@ pub fn extract(
     };
     match kind {
         Kind::Zip => reader.zip(archive)?,
-        Kind::TarGz => reader.tar_gz(archive)?,
-        Kind::Folder => unreachable!("folders are not archives"),
+        Kind::Tar(compression) => reader.tar(archive, compression)?,
+        Kind::SevenZip => reader.seven_zip(archive)?,
+        Kind::Folder | Kind::Unreadable(_) => {
+            return Err(Refusal::Unreadable {
+                archive: reader.name,
+                kind: kind.name(),
+                problem: "the grader does not read this kind of archive".into(),
+            })
+        }
     }
     Ok(Extracted {
         skipped: reader.skipped,
     })
 }
 
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Zip => "zip",
-        _ => "tar.gz",
+/// The most an archive may expand to, or hold entries, build folders included.
+fn in_all(limit: u64) -> u64 {
+    limit.saturating_mul(BUILD_FOLDER_FACTOR)
+}
+
+/// Counts what lies outside build folders against the limits, and everything against the
+/// limits times `BUILD_FOLDER_FACTOR`.
+#[derive(Default)]
+struct Tally {
+    entries: usize,
+    all_entries: usize,
+    bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, reader: &Reader, path: &Path, size: u64) -> Result<(), Refusal> {
+        self.all_entries += 1;
+        let limits = reader.limits;
+        if self.all_entries as u64 > in_all(limits.max_entries as u64) {
+            return Err(Refusal::TooManyInAll {
+                archive: reader.name.clone(),
+                limit: in_all(limits.max_entries as u64) as usize,
+            });
+        }
+        if in_build_folder(path) {
+            return Ok(());
+        }
+        self.entries += 1;
+        self.bytes = self.bytes.saturating_add(size);
+        if self.entries > limits.max_entries {
+            return Err(Refusal::TooManyEntries {
+                archive: reader.name.clone(),
+                limit: limits.max_entries,
+            });
+        }
+        if self.bytes > limits.max_expanded_bytes {
+            return Err(Refusal::ExpandsPastLimit {
+                archive: reader.name.clone(),
+                limit: limits.max_expanded_bytes,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -212,10 +269,11 @@ impl Reader<'_> {
     }
 
     fn unreadable(&self, kind: &'static str, problem: impl std::fmt::Display) -> Refusal {
-        if self.expanded.get() > self.limits.max_expanded_bytes {
-            return Refusal::ExpandsPastLimit {
+        let whole = in_all(self.limits.max_expanded_bytes);
+        if self.expanded.get() > whole {
+            return Refusal::WholePastLimit {
                 archive: self.name.clone(),
-                limit: self.limits.max_expanded_bytes,
+                limit: whole,
             };
         }
         Refusal::Unreadable {
@@ -275,31 +333,20 @@ impl Reader<'_> {
         let file = self.open(archive, "zip")?;
         let mut zip =
             zip::ZipArchive::new(BufReader::new(file)).map_err(|e| self.unreadable("zip", e))?;
-        if zip.len() > self.limits.max_entries {
-            return Err(Refusal::TooManyEntries {
-                archive: self.name.clone(),
-                limit: self.limits.max_entries,
-            });
-        }
-        // First every name and the sizes the archive declares, before a byte is expanded.
-        let mut declared = 0u64;
+        // First every name and the sizes the archive declares, before a byte is expanded; what
+        // lies in build folders is never expanded.
+        let mut tally = Tally::default();
         let mut plan = Vec::new();
         for index in 0..zip.len() {
             let entry = zip
                 .by_index_raw(index)
                 .map_err(|e| self.unreadable("zip", e))?;
             let path = self.refuse_name(entry.name_raw())?;
-            declared = declared.saturating_add(entry.size());
+            tally.add(self, &path, entry.size())?;
             plan.push((index, path, entry.is_symlink(), entry.is_dir()));
         }
-        if declared > self.limits.max_expanded_bytes {
-            return Err(Refusal::ExpandsPastLimit {
-                archive: self.name.clone(),
-                limit: self.limits.max_expanded_bytes,
-            });
-        }
         for (index, path, is_link, is_dir) in plan {
-            if is_dir || !(is_link || (self.wanted)(&path)) {
+            if is_dir || in_build_folder(&path) || !(is_link || (self.wanted)(&path)) {
                 continue;
             }
             let entry = match zip.by_index(index) {
@@ -314,7 +361,7 @@ impl Reader<'_> {
                     continue;
                 }
             };
-            let limit = self.limits.max_expanded_bytes;
+            let limit = in_all(self.limits.max_expanded_bytes);
             let mut counted = Counted {
                 inner: entry,
                 expanded: self.expanded.clone(),
@@ -335,31 +382,38 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn tar_gz(&mut self, archive: &Path) -> Result<(), Refusal> {
-        let file = self.open(archive, "tar.gz")?;
-        // The counter sits under the tar reader, so the data of skipped entries counts too.
+    /// A tar archive, compressed as its name says. The counter sits under the tar reader, so
+    /// the data of skipped entries counts too.
+    fn tar(&mut self, archive: &Path, compression: Compression) -> Result<(), Refusal> {
+        let kind = Kind::Tar(compression).name();
+        let file = BufReader::new(self.open(archive, kind)?);
+        let stream: Box<dyn Read> = match compression {
+            Compression::None => Box::new(file),
+            Compression::Gzip => Box::new(MultiGzDecoder::new(file)),
+            Compression::Xz => Box::new(lzma_rust2::XzReader::new(file, true)),
+            Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(file)),
+        };
         let counted = Counted {
-            inner: MultiGzDecoder::new(BufReader::new(file)),
+            inner: stream,
             expanded: self.expanded.clone(),
-            limit: self.limits.max_expanded_bytes,
+            limit: in_all(self.limits.max_expanded_bytes),
         };
         let mut tar = tar::Archive::new(counted);
-        let entries = tar.entries().map_err(|e| self.unreadable("tar.gz", e))?;
-        for (count, entry) in entries.enumerate() {
-            if count >= self.limits.max_entries {
-                return Err(Refusal::TooManyEntries {
-                    archive: self.name.clone(),
-                    limit: self.limits.max_entries,
-                });
-            }
-            let mut entry = entry.map_err(|e| self.unreadable("tar.gz", e))?;
+        let entries = tar.entries().map_err(|e| self.unreadable(kind, e))?;
+        let mut tally = Tally::default();
+        for entry in entries {
+            let mut entry = entry.map_err(|e| self.unreadable(kind, e))?;
             let path = self.refuse_name(&entry.path_bytes())?;
-            let kind = entry.header().entry_type();
-            if kind.is_symlink() {
+            tally.add(self, &path, entry.size())?;
+            if in_build_folder(&path) {
+                continue;
+            }
+            let entry_type = entry.header().entry_type();
+            if entry_type.is_symlink() {
                 let target = entry.link_name_bytes().unwrap_or_default().into_owned();
                 self.check_link(&path, &target)?;
                 self.note_link(path);
-            } else if kind.is_hard_link() {
+            } else if entry_type.is_hard_link() {
                 let target = entry.link_name_bytes().unwrap_or_default().into_owned();
                 // A hard link's target is named from the archive's root.
                 self.refuse_name(&target)
@@ -369,13 +423,79 @@ impl Reader<'_> {
                         target: String::from_utf8_lossy(&target).into_owned(),
                     })?;
                 self.note_link(path);
-            } else if (kind.is_file() || kind == tar::EntryType::Continuous) && (self.wanted)(&path)
+            } else if (entry_type.is_file() || entry_type == tar::EntryType::Continuous)
+                && (self.wanted)(&path)
             {
-                self.take(path, &mut entry, "tar.gz")?;
+                self.take(path, &mut entry, kind)?;
             }
         }
         Ok(())
     }
+
+    /// A 7z archive. Its header declares every entry's size, and the reader expands no more
+    /// than that, so the limits are checked on the header before a byte is expanded.
+    fn seven_zip(&mut self, archive: &Path) -> Result<(), Refusal> {
+        let kind = Kind::SevenZip.name();
+        let file = self.open(archive, kind)?;
+        let mut reader =
+            sevenz_rust2::ArchiveReader::new(BufReader::new(file), sevenz_rust2::Password::empty())
+                .map_err(|e| self.unreadable(kind, e))?;
+        let mut tally = Tally::default();
+        let mut whole = 0u64;
+        for entry in &reader.archive().files {
+            let path = self.refuse_name(entry.name.as_bytes())?;
+            tally.add(self, &path, entry.size)?;
+            whole = whole.saturating_add(entry.size);
+        }
+        if whole > in_all(self.limits.max_expanded_bytes) {
+            return Err(Refusal::WholePastLimit {
+                archive: self.name.clone(),
+                limit: in_all(self.limits.max_expanded_bytes),
+            });
+        }
+        let mut refusal = None;
+        let result = reader.for_each_entries(|entry, data| {
+            if entry.is_directory {
+                return Ok(true);
+            }
+            let Ok(path) = safe_relative(entry.name.as_bytes()) else {
+                return Ok(true);
+            };
+            if in_build_folder(&path) {
+                return Ok(true);
+            }
+            let outcome = if is_unix_link(entry.windows_attributes) {
+                let mut target = Vec::new();
+                data.take(4096).read_to_end(&mut target)?;
+                self.check_link(&path, &target)
+                    .map(|()| self.note_link(path))
+            } else if (self.wanted)(&path) {
+                self.take(path, data, kind)
+            } else {
+                Ok(())
+            };
+            match outcome {
+                Ok(()) => Ok(true),
+                Err(refused) => {
+                    refusal = Some(refused);
+                    Ok(false)
+                }
+            }
+        });
+        if let Some(refused) = refusal {
+            return Err(refused);
+        }
+        result.map_err(|e| self.unreadable(kind, e))
+    }
+}
+
+/// Whether a 7z entry's attributes carry a Unix mode (7-Zip keeps it in the high 16 bits, marked
+/// by 0x8000) that says it is a symbolic link.
+fn is_unix_link(attributes: u32) -> bool {
+    const UNIX_EXTENSION: u32 = 0x8000;
+    const FILE_TYPE: u32 = 0o170000;
+    const SYMLINK: u32 = 0o120000;
+    attributes & UNIX_EXTENSION != 0 && (attributes >> 16) & FILE_TYPE == SYMLINK
 }
 
 #[cfg(test)]
@@ -394,7 +514,10 @@ mod tests {
     #[test]
     fn a_fifo_named_as_an_archive_is_refused_without_waiting_for_a_writer() {
         let dir = tempfile::tempdir().unwrap();
-        for (name, kind) in [("work.zip", Kind::Zip), ("work.tar.gz", Kind::TarGz)] {
+        for (name, kind) in [
+            ("work.zip", Kind::Zip),
+            ("work.tar.gz", Kind::Tar(Compression::Gzip)),
+        ] {
             let fifo = dir.path().join(name);
             let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
             // SAFETY: a NUL-terminated path.

@@ -1,5 +1,7 @@
 //! The grade book, built from the cells on disk, and the formats graders read it in: a CSV
 //! grade book, one JSON per submission, JUnit XML, Gradescope `results.json` and an HTML report.
+//! Until every cell of the class has its grade, every format says the results are partial
+//! (`Book::completeness`), so a grade book written after Ctrl-C is never taken for the final one.
 
 #[path = "output/csv.rs"]
 mod csv;
@@ -51,11 +53,49 @@ impl Row {
     pub fn graded(&self) -> usize {
         self.cells.iter().flatten().count()
     }
+
+    /// Cells with their final grade: graded, and not a grader error that `--resume` retries.
+    pub fn final_cells(&self) -> usize {
+        self.cells
+            .iter()
+            .flatten()
+            .filter(|c| c.status.is_final())
+            .count()
+    }
+
+    /// Whether every cell of the row has its final grade.
+    pub fn is_complete(&self) -> bool {
+        self.final_cells() == self.cells.len()
+    }
+}
+
+/// How much of the class has its final grade.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct Completeness {
+    pub complete: bool,
+    /// Cells with their final grade, of `cells`.
+    pub final_cells: usize,
+    pub cells: usize,
+}
+
+impl Completeness {
+    /// One sentence for the top of a partial output; None for a complete class.
+    pub fn warning(&self) -> Option<String> {
+        (!self.complete).then(|| {
+            format!(
+                "PARTIAL RESULTS: {} of {} cells have their final grade; the totals are not final. \
+                 Run the same `runner grade` command with --resume to grade the rest.",
+                self.final_cells, self.cells
+            )
+        })
+    }
 }
 
 #[derive(Debug, Serialize)]
 pub struct Book {
     pub settings: Settings,
+    /// Whether every cell has its final grade; the formats say so where it has not.
+    pub completeness: Completeness,
     pub rows: Vec<Row>,
     pub similarity: Vec<Group>,
 }
@@ -107,9 +147,15 @@ impl Book {
                     seconds,
                 }
             })
-            .collect();
+            .collect::<Vec<Row>>();
+        let completeness = Completeness {
+            complete: rows.iter().all(Row::is_complete),
+            final_cells: rows.iter().map(Row::final_cells).sum(),
+            cells: rows.iter().map(|r| r.cells.len()).sum(),
+        };
         Book {
             settings,
+            completeness,
             rows,
             similarity,
         }
@@ -120,8 +166,9 @@ impl Book {
     }
 }
 
+/// Rounded to hundredths; never -0 (the sum of no cells is -0.0, which would show as "-0").
 pub fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+    (x * 100.0).round() / 100.0 + 0.0
 }
 
 /// Points without a needless `.0`: 10, 7.5.

@@ -107,6 +107,12 @@ pub fn stage(
                 _ => tree,
             }
         }
+        Kind::Unreadable(format) => {
+            return Err(super::submissions::unreadable_reason(
+                &submission.name,
+                format,
+            ))
+        }
         kind => extract(
             &submission.id,
             &submission.path,
@@ -168,7 +174,7 @@ fn lone_archive(folder: &Path) -> Option<(PathBuf, Kind)> {
             let name = entry.file_name().to_string_lossy().into_owned();
             let is_file = entry.file_type().is_ok_and(|t| t.is_file());
             match super::submissions::kind_and_stem(&name, !is_file) {
-                Some((kind @ (Kind::Zip | Kind::TarGz), _)) if is_file => {
+                Some((kind, _)) if is_file && kind.is_readable_archive() => {
                     Some((entry.path(), kind))
                 }
                 _ => None,

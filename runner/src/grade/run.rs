@@ -141,10 +141,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
             options.out.display()
         );
     }
-    let work = tempfile::Builder::new()
-        .prefix("runner-grade-")
-        .tempdir()
-        .context("cannot make a scratch folder")?;
+    let work = super::scratch::make()?;
     let exe = std::env::current_exe().context("cannot find the runner's own program")?;
     let mut command = CheckCommand {
         exe,

@@ -1,5 +1,7 @@
-//! The class: one submission per folder, `.zip` or `.tar.gz` in the submissions folder, each
-//! with an id safe to use in file names, and the deterministic slice of them a shard grades.
+//! The class: one submission per folder or archive (`.zip`, `.tar`, `.tar.gz`, `.tar.xz`,
+//! `.tar.bz2`, `.7z`) in the submissions folder, each with an id safe to use in file names, and
+//! the deterministic slice of them a shard grades. An archive of a kind the grader cannot read
+//! (`.rar`) is a submission too, refused with the reason, so it is in every output.
 
 use anyhow::Context;
 use std::collections::BTreeMap;
@@ -9,7 +11,70 @@ use std::path::{Path, PathBuf};
 pub enum Kind {
     Folder,
     Zip,
-    TarGz,
+    Tar(Compression),
+    SevenZip,
+    /// An archive format the grader does not read, by name ("RAR").
+    Unreadable(&'static str),
+}
+
+/// How a tar archive is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Xz,
+    Bzip2,
+}
+
+impl Kind {
+    /// The archive's kind as people name it ("tar.xz"), for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Folder => "folder",
+            Kind::Zip => "zip",
+            Kind::Tar(Compression::None) => "tar",
+            Kind::Tar(Compression::Gzip) => "tar.gz",
+            Kind::Tar(Compression::Xz) => "tar.xz",
+            Kind::Tar(Compression::Bzip2) => "tar.bz2",
+            Kind::SevenZip => "7z",
+            Kind::Unreadable(name) => name,
+        }
+    }
+
+    /// Whether the grader reads files out of it.
+    pub fn is_readable_archive(self) -> bool {
+        !matches!(self, Kind::Folder | Kind::Unreadable(_))
+    }
+}
+
+/// The archives the grader reads, by file name suffix (longest first where one ends another).
+const ARCHIVES: &[(&str, Kind)] = &[
+    (".zip", Kind::Zip),
+    (".tar.gz", Kind::Tar(Compression::Gzip)),
+    (".tgz", Kind::Tar(Compression::Gzip)),
+    (".tar.xz", Kind::Tar(Compression::Xz)),
+    (".txz", Kind::Tar(Compression::Xz)),
+    (".tar.bz2", Kind::Tar(Compression::Bzip2)),
+    (".tbz2", Kind::Tar(Compression::Bzip2)),
+    (".tbz", Kind::Tar(Compression::Bzip2)),
+    (".tar", Kind::Tar(Compression::None)),
+    (".7z", Kind::SevenZip),
+    // Handed in as often, and not read: named in every output with what to hand in instead.
+    (".rar", Kind::Unreadable("RAR")),
+    (".tar.zst", Kind::Unreadable("tar.zst")),
+    (".tar.lz", Kind::Unreadable("tar.lz")),
+    (".zst", Kind::Unreadable("zstd")),
+    (".gz", Kind::Unreadable("gzip (of a single file)")),
+    (".xz", Kind::Unreadable("xz (of a single file)")),
+    (".bz2", Kind::Unreadable("bzip2 (of a single file)")),
+];
+
+/// Why an archive the grader cannot read is refused, and what to hand in instead.
+pub fn unreadable_reason(name: &str, format: &str) -> String {
+    format!(
+        "{name} is a {format} archive, which the grader does not read: hand in a .zip, .tar.gz, \
+         .tar.xz, .tar.bz2 or .7z (or the folder)"
+    )
 }
 
 #[derive(Clone, Debug)]
@@ -35,11 +100,7 @@ pub fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
         return Some((Kind::Folder, name));
     }
     let lower = name.to_ascii_lowercase();
-    for (suffix, kind) in [
-        (".zip", Kind::Zip),
-        (".tar.gz", Kind::TarGz),
-        (".tgz", Kind::TarGz),
-    ] {
+    for &(suffix, kind) in ARCHIVES {
         if lower.ends_with(suffix) && lower.len() > suffix.len() {
             return Some((kind, &name[..name.len() - suffix.len()]));
         }
@@ -227,7 +288,7 @@ mod tests {
             ids,
             [
                 ("alice", Kind::Zip),
-                ("bob", Kind::TarGz),
+                ("bob", Kind::Tar(Compression::Gzip)),
                 ("carol", Kind::Folder)
             ]
         );

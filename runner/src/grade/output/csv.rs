@@ -1,5 +1,6 @@
-//! `gradebook.csv` (points per exercise, total, max) and `statuses.csv` (what happened in each
-//! cell), one row per submission, for a spreadsheet or an LMS import.
+//! `gradebook.csv` (points per exercise, total, max, and whether the row is complete) and
+//! `statuses.csv` (what happened in each cell), one row per submission, for a spreadsheet or an
+//! LMS import. A row whose cells are not all graded says `partial` in its `complete` column.
 
 use super::{points, Book};
 use crate::compile::cache::write_atomically;
@@ -23,14 +24,19 @@ fn table(
     let mut header = vec!["submission".to_string(), "name".to_string()];
     header.extend(book.settings.exercises.iter().map(|e| e.id.clone()));
     if totals {
-        header.extend(["total".to_string(), "max".to_string()]);
+        header.extend([
+            "total".to_string(),
+            "max".to_string(),
+            "complete".to_string(),
+        ]);
     }
     writer.write_record(&header)?;
     for row in &book.rows {
         let mut record = vec![inert(&row.submission), inert(&row.name)];
         record.extend((0..row.cells.len()).map(|i| cell(row, i)));
         if totals {
-            record.extend([points(row.total), row.max.to_string()]);
+            let complete = if row.is_complete() { "yes" } else { "partial" };
+            record.extend([points(row.total), row.max.to_string(), complete.to_string()]);
         }
         writer.write_record(&record)?;
     }

@@ -3,7 +3,7 @@
 //! with the submission's id and name as handed in, and `tests`
 //! with `name`, `number`, `score`, `max_score`, `status`, `output`, `visibility`).
 
-use super::{points, round2, Book, Row};
+use super::{points, round2, Book, Completeness, Row};
 use crate::compile::cache::write_atomically;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ pub fn results(book: &Book, row: &Row) -> Value {
             })
         })
         .collect();
-    let output = format!(
+    let mut output = format!(
         "{} of {} points, checked {}. {}",
         points(row.total),
         row.max,
@@ -56,13 +56,27 @@ pub fn results(book: &Book, row: &Row) -> Value {
         },
         book.settings.scoring_rule
     );
+    if !row.is_complete() {
+        let warning = Completeness {
+            complete: false,
+            final_cells: row.final_cells(),
+            cells: row.cells.len(),
+        }
+        .warning()
+        .unwrap_or_default();
+        output = format!("{warning}\n\n{output}");
+    }
     json!({
         "score": round2(row.total),
         "execution_time": row.seconds.ceil() as u64,
         "output": output,
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "extra_data": { "submission": row.submission, "name": row.name },
+        "extra_data": {
+            "submission": row.submission,
+            "name": row.name,
+            "complete": row.is_complete(),
+        },
         "tests": tests,
     })
 }

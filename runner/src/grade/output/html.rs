@@ -23,10 +23,20 @@ fn embeddable(json: &str) -> String {
 
 pub fn render(book: &Book) -> anyhow::Result<String> {
     let data = embeddable(&serde_json::to_string(book)?);
+    // In the page itself, not built by the script: a partial report says so even without it.
+    let partial = book
+        .completeness
+        .warning()
+        .map_or(String::new(), |warning| {
+            format!(
+                "<p class=\"warning\" id=\"partial\">{}</p>\n",
+                super::junit::escape(&warning)
+            )
+        });
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>Grades</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
-         <header><h1>Grades</h1><p id=\"summary\"></p><nav><a href=\"#\">Class</a></nav></header>\n\
+         <header><h1>Grades</h1>{partial}<p id=\"summary\"></p><nav><a href=\"#\">Class</a></nav></header>\n\
          <noscript><p class=\"warning\">This report builds its tables with a script: allow scripts for this file, or read gradebook.csv and submissions/*.json.</p></noscript>\n\
          <main>\n<section id=\"class-view\">\n<h2>Submissions</h2>\n<p class=\"hint\">Click a column's title to sort by it; click a name for the student's page.</p>\n\
          <table id=\"grades\"><thead></thead><tbody></tbody></table>\n<h2>Scores per exercise</h2>\n<div id=\"histograms\"></div>\n\
@@ -60,6 +70,11 @@ mod tests {
         };
         let book = Book {
             settings: Settings::new(&GradingFile::default(), None, "sim", "simulator", &[]),
+            completeness: super::super::Completeness {
+                complete: true,
+                final_cells: 0,
+                cells: 0,
+            },
             rows: Vec::new(),
             similarity: vec![Group {
                 exercise: "02".into(),

@@ -82,17 +82,22 @@ pub fn render(book: &Book) -> String {
         time += row.seconds;
         let _ = writeln!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{suite_failures}\" errors=\"{suite_errors}\" skipped=\"{suite_skipped}\" time=\"{:.3}\">\n    <properties>\n      <property name=\"name\" value=\"{}\"/>\n      <property name=\"points\" value=\"{}\"/>\n      <property name=\"max_points\" value=\"{}\"/>\n    </properties>\n{cases}  </testsuite>",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{suite_failures}\" errors=\"{suite_errors}\" skipped=\"{suite_skipped}\" time=\"{:.3}\">\n    <properties>\n      <property name=\"complete\" value=\"{}\"/>\n      <property name=\"name\" value=\"{}\"/>\n      <property name=\"points\" value=\"{}\"/>\n      <property name=\"max_points\" value=\"{}\"/>\n    </properties>\n{cases}  </testsuite>",
             escape(&row.submission),
             row.cells.len(),
             row.seconds,
+            row.is_complete(),
             escape(&row.name),
             points(row.total),
             row.max
         );
     }
+    let name = match book.completeness.warning() {
+        Some(warning) => escape(&format!("runner grade: {warning}")),
+        None => "runner grade".to_string(),
+    };
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"runner grade\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{time:.3}\">\n{suites}</testsuites>\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{name}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{time:.3}\">\n{suites}</testsuites>\n"
     )
 }
 
