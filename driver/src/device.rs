@@ -6,7 +6,9 @@ use cudarc::driver::sys::{cudaError_enum as E, CUdevice_attribute as A, CUresult
 use std::ffi::{c_char, c_int, c_uint};
 
 /// The CUDA version this driver reports (13.0), as `cuDriverGetVersion` encodes it.
-const DRIVER_VERSION: c_int = 13000;
+pub(crate) const DRIVER_VERSION: c_int = 13000;
+/// The device's UUID (`cuDeviceGetUuid`).
+pub(crate) const UUID: [u8; 16] = *b"simcuda-h100-sim";
 /// The reference GPU the device describes and kernels' times are modelled on: `SIMCUDA_GPU`
 /// (`h100`, the default, or `h200`).
 pub(crate) fn gpu_model() -> sim::GpuModel {
@@ -121,7 +123,7 @@ pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: c_int) -> CU
     call("cuDeviceGetUuid_v2", |_| {
         device(dev)?;
         let mut bytes = [0 as c_char; 16];
-        for (b, &v) in bytes.iter_mut().zip(b"simcuda-h100-sim") {
+        for (b, &v) in bytes.iter_mut().zip(&UUID) {
             *b = v as c_char;
         }
         // SAFETY: the caller's contract.
@@ -159,7 +161,7 @@ pub unsafe extern "C" fn cuDeviceComputeCapability(
 
 /// The model's value of a device attribute; attributes it does not describe read 0 (a feature
 /// the simulator does not offer, such as memory pools or cooperative launches).
-fn attribute(raw: c_int) -> c_int {
+pub(crate) fn attribute(raw: c_int) -> c_int {
     let is = |a: A| a as c_int == raw;
     let table: &[(A, c_int)] = &[
         (A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024),

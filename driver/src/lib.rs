@@ -20,6 +20,8 @@
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
 //! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
+//! | `export_table` | `cuGetExportTable`: the private tables the CUDA runtime (cudart) needs |
+//! | `fatbin` | fat binaries (what nvcc puts device code in): the PTX taken out of one |
 //! | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
@@ -32,8 +34,11 @@
 mod passthrough;
 
 mod context;
+mod cudart_support;
 mod device;
 mod errors;
+mod export_table;
+mod fatbin;
 mod in_flight;
 mod launch;
 mod library;

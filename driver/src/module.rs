@@ -5,8 +5,8 @@ use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUmodule, CUresult};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::Arc;
 
-/// Loads PTX text in the current context; machine code (ELF or a fat binary) is refused with
-/// what to do instead.
+/// Loads PTX text, or the PTX of a fat binary, in the current context; machine code (a cubin,
+/// or a fat binary without PTX) is refused with what to do instead.
 fn load(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
     d.require_context()?;
     load_anywhere(d, image)
@@ -14,11 +14,13 @@ fn load(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
 
 /// Loads PTX text, in no context in particular (a library, in the driver's words).
 pub(crate) fn load_anywhere(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
-    let machine_code =
-        image.starts_with(b"\x7fELF") || image.starts_with(&[0x50, 0xed, 0x55, 0xba]);
-    if machine_code {
+    if image.starts_with(&crate::fatbin::MAGIC) {
+        let ptx = crate::fatbin::ptx(image).map_err(crate::fatbin::refused)?;
+        return load_anywhere(d, ptx.as_bytes());
+    }
+    if image.starts_with(b"\x7fELF") {
         eprintln!(
-            "simcuda: cuModuleLoadData was given machine code (a cubin or fat binary); the \
+            "simcuda: cuModuleLoadData was given machine code (a cubin); the \
              simulator runs PTX: compile with NVRTC for a virtual architecture (compute_90), or \
              give the .ptx file"
         );
@@ -71,6 +73,10 @@ pub(crate) fn read_image(path: &str) -> Result<Vec<u8>> {
 pub(crate) unsafe fn image_bytes<'a>(image: *const c_void) -> Result<&'a [u8]> {
     if image.is_null() {
         return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: the caller's contract, or a fat binary (nvcc's programs give one).
+    if let Some(fatbin) = unsafe { crate::fatbin::image_at(image) } {
+        return fatbin.map_err(crate::fatbin::refused);
     }
     // SAFETY: NUL-terminated by the caller's contract. An ELF image is not, but it begins with
     // four non-zero bytes, which is all `load` looks at before refusing it.

@@ -1096,7 +1096,6 @@ not_supported!(
         mod_: CUmodule,
     );
     fn cuModuleGetFunctionCount(count: *mut ::core::ffi::c_uint, mod_: CUmodule);
-    fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode);
     fn cuModuleGetSurfRef(
         pSurfRef: *mut CUsurfref,
         hmod: CUmodule,
@@ -1751,7 +1750,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMipmappedArrayGetSparseProperties",
     "cuModuleEnumerateFunctions",
     "cuModuleGetFunctionCount",
-    "cuModuleGetLoadingMode",
     "cuModuleGetSurfRef",
     "cuModuleGetTexRef",
     "cuModuleLoadFatBinary",

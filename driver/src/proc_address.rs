@@ -127,21 +127,3 @@ pub unsafe extern "C" fn cuGetProcAddress(
     // SAFETY: the caller's contract, passed on.
     unsafe { cuGetProcAddress_v2(symbol, pfn, cuda_version, flags, std::ptr::null_mut()) }
 }
-
-/// `cuGetExportTable`: the private tables of driver internals that NVIDIA's own libraries ask
-/// for, which are not documented. NVRTC asks once per program and goes on without one, so the
-/// simulator answers "not supported" without the note a missing entry point prints, and without
-/// counting it among the program's failed calls (the program did not make it). In pass-through
-/// mode the real driver answers: the CUDA runtime needs its tables.
-///
-/// # Safety
-/// As the driver's: `table` is valid for a write, `id` for a read.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetExportTable(
-    table: *mut *const c_void,
-    id: *const cudarc::driver::sys::CUuuid,
-) -> CUresult {
-    pass_through!(cuGetExportTable(table, id));
-    crate::state::with_driver(|d| d.record.count("cuGetExportTable"));
-    E::CUDA_ERROR_NOT_SUPPORTED
-}
