@@ -10,6 +10,7 @@
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
 //! | `ranges` | the address ranges kept per allocation, found in O(log n) |
+//! | `handles` | the tables handles index: modules, functions, streams, events, links |
 //! | `module` | PTX modules, their functions and globals |
 //! | `library` | the CUDA 12 library API: modules and kernels loaded in no context |
 //! | `launch` | `cuLaunchKernel` on the simulator |
@@ -39,6 +40,7 @@ mod device;
 mod errors;
 mod export_table;
 mod fatbin;
+mod handles;
 mod in_flight;
 mod launch;
 mod library;

@@ -44,7 +44,7 @@ pub extern "C" fn cuLibraryUnload(library: CUmodule) -> CUresult {
     pass_through!(cuLibraryUnload(library));
     call("cuLibraryUnload", |d| {
         let (i, _) = module_of(d, library)?;
-        d.modules[i] = None;
+        crate::module::unload(d, i);
         Ok(())
     })
 }

@@ -20,10 +20,7 @@ const INPUT_PTX: c_int = 1;
 
 fn link_mut(d: &mut Driver, state: *mut c_void) -> Result<&mut Link> {
     let i = index(state)?;
-    match d.links.get_mut(i) {
-        Some(Some(link)) => Ok(link),
-        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
-    }
+    d.links.get_mut(i).ok_or(E::CUDA_ERROR_INVALID_HANDLE)
 }
 
 fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str) -> Result {
@@ -53,9 +50,9 @@ pub unsafe extern "C" fn cuLinkCreate_v2(
     pass_through!(cuLinkCreate_v2(num_options, options, values, state));
     call("cuLinkCreate_v2", |d| {
         d.require_context()?;
-        d.links.push(Some(Link::default()));
+        let i = d.links.insert(Link::default());
         // SAFETY: the caller's contract.
-        unsafe { put(state, handle(d.links.len() - 1)) }
+        unsafe { put(state, handle(i)) }
     })
 }
 
@@ -171,7 +168,7 @@ pub extern "C" fn cuLinkDestroy(state: *mut c_void) -> CUresult {
     pass_through!(cuLinkDestroy(state));
     call("cuLinkDestroy", |d| {
         link_mut(d, state)?;
-        d.links[index(state)?] = None;
+        d.links.remove(index(state)?);
         Ok(())
     })
 }

@@ -31,10 +31,11 @@ pub(crate) fn load_anywhere(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
         eprintln!("simcuda: the simulator cannot load this PTX: {e}");
         E::CUDA_ERROR_INVALID_PTX
     })?;
-    d.modules.push(Some(LoadedModule {
+    let i = d.modules.insert(LoadedModule {
         module: Arc::new(module),
-    }));
-    Ok(handle(d.modules.len() - 1))
+        functions: Vec::new(),
+    });
+    Ok(handle(i))
 }
 
 /// The most bytes of a module file (or linker input) read: 256 MiB. NVIDIA's driver documents no
@@ -145,8 +146,20 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, path: *const c_char
 pub(crate) fn module_of(d: &Driver, module: CUmodule) -> Result<(usize, Arc<sim::Module>)> {
     let i = index(module)?;
     match d.modules.get(i) {
-        Some(Some(m)) => Ok((i, m.module.clone())),
-        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+        Some(m) => Ok((i, m.module.clone())),
+        None => Err(E::CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+/// Unloads module `i`, and forgets the function handles given out for its kernels.
+pub(crate) fn unload(d: &mut Driver, i: usize) {
+    let Some(unloaded) = d.modules.remove(i) else {
+        return;
+    };
+    for function in unloaded.functions {
+        if let Some(key) = d.functions.remove(function) {
+            d.function_handles.remove(&key);
+        }
     }
 }
 
@@ -155,7 +168,7 @@ pub extern "C" fn cuModuleUnload(module: CUmodule) -> CUresult {
     pass_through!(cuModuleUnload(module));
     call("cuModuleUnload", |d| {
         let (i, _) = module_of(d, module)?;
-        d.modules[i] = None;
+        unload(d, i);
         Ok(())
     })
 }
@@ -194,9 +207,20 @@ pub(crate) unsafe fn get_function(
         .to_string_lossy()
         .into_owned();
     m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
-    d.functions.push((i, name));
+    let key = (i, name);
+    let number = match d.function_handles.get(&key) {
+        Some(&number) => number,
+        None => {
+            let number = d.functions.insert(key.clone());
+            d.function_handles.insert(key, number);
+            if let Some(module) = d.modules.get_mut(i) {
+                module.functions.push(number);
+            }
+            number
+        }
+    };
     // SAFETY: the caller's contract.
-    unsafe { put(function, handle(d.functions.len() - 1)) }
+    unsafe { put(function, handle(number)) }
 }
 
 /// The module and kernel name of a function handle.
@@ -207,8 +231,8 @@ pub(crate) fn function_of(d: &Driver, function: CUfunction) -> Result<(Arc<sim::
         .cloned()
         .ok_or(E::CUDA_ERROR_INVALID_HANDLE)?;
     match d.modules.get(module) {
-        Some(Some(m)) => Ok((m.module.clone(), name)),
-        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+        Some(m) => Ok((m.module.clone(), name)),
+        None => Err(E::CUDA_ERROR_INVALID_HANDLE),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The driver's one state, behind a lock, and the wrapper every entry point goes through.
 
+use crate::handles::Table;
 use crate::ranges::Ranges;
 use crate::record::Record;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
@@ -8,9 +9,10 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) type Result<T = ()> = std::result::Result<T, CUresult>;
 
-/// A loaded module and its kernels' names.
+/// A loaded module, and the function handles given out for its kernels (gone with it).
 pub(crate) struct LoadedModule {
     pub module: Arc<sim::Module>,
+    pub functions: Vec<usize>,
 }
 
 /// An event: unrecorded, or recorded at a modelled time (microseconds).
@@ -28,15 +30,18 @@ pub(crate) struct Event {
 pub(crate) struct Driver {
     pub initialised: bool,
     pub machine: sim::Machine,
-    pub modules: Vec<Option<LoadedModule>>,
+    pub modules: Table<LoadedModule>,
     /// (module index, kernel name) of each function handle.
-    pub functions: Vec<(usize, String)>,
+    pub functions: Table<(usize, String)>,
+    /// The function handle of each (module index, kernel name): asked again, the driver gives
+    /// the same handle, as NVIDIA's does, rather than a new entry per call.
+    pub function_handles: HashMap<(usize, String), usize>,
     /// Kernel names given out by `cuFuncGetName`, one string each.
     pub names: Vec<&'static std::ffi::CStr>,
     /// Streams created (index 0 is the default stream, always there).
-    pub streams: Vec<bool>,
-    pub events: Vec<Option<Event>>,
-    pub links: Vec<Option<crate::link::Link>>,
+    pub streams: Table<()>,
+    pub events: Table<Event>,
+    pub links: Table<crate::link::Link>,
     /// Device allocations: start and size.
     pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
@@ -66,12 +71,13 @@ impl Driver {
         Driver {
             initialised: false,
             machine: sim::Machine::new(),
-            modules: Vec::new(),
-            functions: Vec::new(),
+            modules: Table::default(),
+            functions: Table::default(),
+            function_handles: HashMap::new(),
             names: Vec::new(),
-            streams: vec![true],
-            events: Vec::new(),
-            links: Vec::new(),
+            streams: default_stream_only(),
+            events: Table::default(),
+            links: Table::default(),
             allocations: Ranges::default(),
             pinned: Ranges::default(),
             contexts: vec![true],
@@ -100,8 +106,8 @@ impl Driver {
             h => h >> 4,
         };
         match self.streams.get(index) {
-            Some(true) => Ok(index),
-            _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
+            Some(()) => Ok(index),
+            None => Err(E::CUDA_ERROR_INVALID_HANDLE),
         }
     }
 
@@ -116,6 +122,13 @@ impl Driver {
             None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
         }
     }
+}
+
+/// The stream table as a process starts: the default stream, number 0.
+fn default_stream_only() -> Table<()> {
+    let mut streams = Table::default();
+    streams.insert(());
+    streams
 }
 
 static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);

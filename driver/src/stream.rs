@@ -13,8 +13,7 @@ const NON_BLOCKING: c_uint = 1;
 const DISABLE_TIMING: c_uint = 2;
 
 fn new_stream(d: &mut Driver, flags: c_uint) -> CUstream {
-    d.streams.push(true);
-    let index = d.streams.len() - 1;
+    let index = d.streams.insert(());
     d.record.stream_created(index, flags & NON_BLOCKING != 0);
     stream_handle(index)
 }
@@ -57,7 +56,7 @@ pub extern "C" fn cuStreamDestroy_v2(stream: CUstream) -> CUresult {
         if i == 0 {
             return Err(E::CUDA_ERROR_INVALID_HANDLE);
         }
-        d.streams[i] = false;
+        d.streams.remove(i);
         Ok(())
     })
 }
@@ -103,10 +102,7 @@ fn land_before(d: &mut Driver, recorded: Option<(usize, u64)>) {
 
 fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
     let i = index(event)?;
-    match d.events.get_mut(i) {
-        Some(Some(e)) => Ok(e),
-        _ => Err(E::CUDA_ERROR_INVALID_HANDLE),
-    }
+    d.events.get_mut(i).ok_or(E::CUDA_ERROR_INVALID_HANDLE)
 }
 
 #[no_mangle]
@@ -128,13 +124,13 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, flags: c_uint) -> CU
     pass_through!(cuEventCreate(event, flags));
     call("cuEventCreate", |d| {
         d.require_context()?;
-        d.events.push(Some(Event {
+        let i = d.events.insert(Event {
             at_us: None,
             recorded: None,
             without_timing: flags & DISABLE_TIMING != 0,
-        }));
+        });
         // SAFETY: the caller's contract.
-        unsafe { put(event, handle(d.events.len() - 1)) }
+        unsafe { put(event, handle(i)) }
     })
 }
 
@@ -143,7 +139,7 @@ pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
     pass_through!(cuEventDestroy_v2(event));
     call("cuEventDestroy_v2", |d| {
         event_mut(d, event)?;
-        d.events[index(event)?] = None;
+        d.events.remove(index(event)?);
         Ok(())
     })
 }

@@ -56,6 +56,11 @@ api! {
     cuModuleLoad: fn(*mut Ptr, *const c_char);
     cuModuleLoadData: fn(*mut Ptr, *const c_void);
     cuModuleGetFunction: fn(*mut Ptr, Ptr, *const c_char);
+    cuModuleUnload: fn(Ptr);
+    cuFuncGetAttribute: fn(*mut i32, i32, Ptr);
+    cuEventCreate: fn(*mut Ptr, u32);
+    cuEventDestroy_v2: fn(Ptr);
+    cuEventRecord: fn(Ptr, Ptr);
     cuLaunchKernel: fn(Ptr, u32, u32, u32, u32, u32, u32, u32, Ptr, *mut Ptr, *mut Ptr);
 }
 
@@ -343,4 +348,70 @@ fn a_failed_assert_in_a_kernel_is_an_assert_error_as_on_nvidias_driver() {
     assert_eq!(api.launch(function, &mut args), E::CUDA_SUCCESS);
     // SAFETY: a driver API call.
     assert_eq!(unsafe { (api.cuCtxSynchronize)() }, E::CUDA_ERROR_ASSERT);
+}
+
+#[test]
+fn a_kernel_asked_for_twice_has_one_handle_and_none_once_its_module_is_unloaded() {
+    let (api, _) = Api::with_context();
+    let ptx = format!("{BUGS_PTX}\0");
+    let (mut module, mut first, mut again) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    let mut threads = 0;
+    // SAFETY: driver API calls with valid pointers and NUL-terminated strings.
+    unsafe {
+        let loaded = (api.cuModuleLoadData)(&mut module, ptx.as_ptr().cast());
+        assert_eq!(loaded, E::CUDA_SUCCESS);
+        let name = c"trap_kernel".as_ptr();
+        assert_eq!(
+            (api.cuModuleGetFunction)(&mut first, module, name),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            (api.cuModuleGetFunction)(&mut again, module, name),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            first, again,
+            "one handle per kernel, as NVIDIA's driver gives"
+        );
+        // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (0): valid while the module is loaded.
+        assert_eq!(
+            (api.cuFuncGetAttribute)(&mut threads, 0, first),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!((api.cuModuleUnload)(module), E::CUDA_SUCCESS);
+        assert_eq!(
+            (api.cuFuncGetAttribute)(&mut threads, 0, first),
+            E::CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!((api.cuModuleUnload)(module), E::CUDA_ERROR_INVALID_HANDLE);
+    }
+}
+
+#[test]
+fn a_destroyed_event_stays_refused_however_many_are_created_after_it() {
+    let (api, _) = Api::with_context();
+    let (mut destroyed, mut event) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let stream = std::ptr::null_mut();
+    // SAFETY: driver API calls with valid pointers.
+    unsafe {
+        assert_eq!((api.cuEventCreate)(&mut destroyed, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuEventDestroy_v2)(destroyed), E::CUDA_SUCCESS);
+        for _ in 0..100 {
+            assert_eq!((api.cuEventCreate)(&mut event, 0), E::CUDA_SUCCESS);
+            assert_ne!(event, destroyed, "a handle is never given out twice");
+            assert_eq!((api.cuEventDestroy_v2)(event), E::CUDA_SUCCESS);
+        }
+        assert_eq!(
+            (api.cuEventRecord)(destroyed, stream),
+            E::CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            (api.cuEventDestroy_v2)(destroyed),
+            E::CUDA_ERROR_INVALID_HANDLE
+        );
+    }
 }
