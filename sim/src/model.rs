@@ -11,7 +11,7 @@
 //! | shared memory | wavefronts, on the busiest SM | one wavefront per cycle per SM |
 //! | issue | warp instructions weighted by pipe (`issue`), on the busiest SMSP (at least the busiest block's) | one per cycle per SMSP, less with fewer busy warps per SMSP than a dependent instruction's latency |
 //! | atomics | warp requests to the most-hit global address | one per cycle (they serialise at L2) |
-//! | latency | per wave of resident blocks, one warp's chain: batches of global loads, stores, batches of shared loads, barriers, a wave's shared wavefronts; at least the busiest warp's loads and stores | DRAM / L2 / L1 latency, shared latency, barrier cost |
+//! | latency | per wave of resident blocks, one warp's chain: batches of global loads, the stores its loads do not hide, batches of shared loads, barriers, a wave's shared wavefronts; at least the busiest warp's loads and stores | DRAM / L2 / L1 latency, shared latency, barrier cost |
 //!
 //! DRAM and latency are one queue seen two ways (Little's law), so they combine as a 3-norm;
 //! the rest as a maximum.
@@ -250,7 +250,8 @@ impl GpuModel {
 
         // One warp's chain, for each wave of resident blocks. A batch of loads waits for its
         // data; a warp keeps its stores' place in the memory system until they are written
-        // (measured: a store-only kernel runs at about one store round trip per wave).
+        // (measured: a store-only kernel runs at about one store round trip per wave), but
+        // goes on to its next loads meanwhile (`exposed_stores`).
         let warps = blocks * shape.threads_per_block.div_ceil(32) as f64;
         let loads = figures.global_load_sectors.max(1) as f64;
         let from_dram = (traffic.dram_read_sectors as f64 / loads).min(1.0);
@@ -280,14 +281,21 @@ impl GpuModel {
             0.0
         };
         let chain = load_trips * load_latency
-            + store_trips * store_latency
+            + exposed_stores(
+                load_trips * load_latency,
+                store_trips * store_latency,
+                store_latency,
+            )
             + shared_loads * self.shared_latency_cycles / clock
             + barriers * self.barrier_cycles / clock
             + shared_per_wave;
         // The busiest warp's own round trips, where warps do unequal work.
-        let busiest_chain = traffic.busiest_warp_loads as f64 / shape.loads_in_flight.max(1.0)
-            * load_latency
-            + traffic.busiest_warp_stores as f64 / shape.stores_in_flight.max(1.0) * store_latency;
+        let busiest_loads =
+            traffic.busiest_warp_loads as f64 / shape.loads_in_flight.max(1.0) * load_latency;
+        let busiest_stores =
+            traffic.busiest_warp_stores as f64 / shape.stores_in_flight.max(1.0) * store_latency;
+        let busiest_chain =
+            busiest_loads + exposed_stores(busiest_loads, busiest_stores, store_latency);
         let latency = (chain * occupancy.waves as f64).max(busiest_chain);
 
         let per_resource = ResourceTimes {
@@ -314,6 +322,18 @@ impl GpuModel {
             loads_in_flight: shape.loads_in_flight,
         }
     }
+}
+
+/// The part of a warp's store round trips that its loads do not hide. A warp does not wait for
+/// its stores: it issues a store and goes on to its next loads, so in a loop that loads, computes
+/// and stores, each store's trip runs under the next trip's loads, and only the last one's is
+/// left to wait for. Stores beyond what the loads cover (a kernel that only stores) each keep
+/// their place in the memory system until written, as measured (see `GpuModel::time`).
+fn exposed_stores(loads_s: f64, stores_s: f64, store_latency_s: f64) -> f64 {
+    if stores_s <= 0.0 {
+        return 0.0;
+    }
+    (stores_s - loads_s).max(store_latency_s.min(stores_s))
 }
 
 /// What the model needs to know of a launch besides its counts.
@@ -628,6 +648,38 @@ mod tests {
         let m = GpuModel::h100().time(&f, &t, &s);
         assert_eq!(m.bound_by, Resource::Latency, "{m:?}");
         assert_eq!(m.occupancy.warps_per_sm, 1);
+    }
+
+    #[test]
+    fn a_warp_s_stores_in_a_loop_run_under_its_next_loads() {
+        // Exercise 05's grid-stride SAXPY on 4 blocks of 128 threads, 129 elements a thread:
+        // each trip loads two values and stores one. NVRTC unrolls a loop whose stride is a
+        // precomputed int, so its stores come in batches, and not one spelled
+        // `i += blockDim.x * gridDim.x` (unsigned, may wrap): the GPU times both alike.
+        let (mut f, t, mut s) = vector_add(65_536);
+        f.global_load_requests = 2 * 2048;
+        f.global_store_requests = 2048;
+        s.blocks = 4;
+        s.threads_per_block = 128;
+        let gpu = GpuModel::h100();
+        let one_at_a_time = gpu.time(&f, &t, &s);
+        s.stores_in_flight = 3.4;
+        let batched = gpu.time(&f, &t, &s);
+        assert_eq!(one_at_a_time.bound_by, Resource::Latency);
+        let ratio = one_at_a_time.microseconds / batched.microseconds;
+        assert!(
+            ratio < 1.05,
+            "{ratio}: {one_at_a_time:?} against {batched:?}"
+        );
+        // A kernel that only stores still waits for its stores: a round trip to DRAM (500 ns)
+        // in each of its 4 waves of blocks.
+        let (mut f, t, s) = vector_add(1 << 20);
+        f.global_load_requests = 0;
+        let stores_only = gpu.time(&f, &t, &s);
+        assert!(
+            stores_only.per_resource.latency_us > 0.9 * 0.5 * 4.0,
+            "{stores_only:?}"
+        );
     }
 
     #[test]

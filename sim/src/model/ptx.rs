@@ -235,6 +235,8 @@ fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
     let mut batches: Vec<usize> = Vec::new();
     let mut stores = 0usize;
     let mut store_batches: Vec<usize> = Vec::new();
+    // A store to the loads' space came after the pending batch's loads.
+    let mut store_since_batch = false;
     let mut close = |pending: &mut Vec<&str>| {
         if !pending.is_empty() {
             batches.push(pending.len());
@@ -252,6 +254,7 @@ fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
             close(&mut pending);
             close_stores(&mut stores);
             tainted.clear();
+            store_since_batch = false;
             continue;
         }
         if !is_instruction(line) {
@@ -266,6 +269,19 @@ fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
         };
         let regs = registers(op, &widths);
         let is_load = op.starts_with(load) || op.starts_with(&format!("ldu{}", &load[2..]));
+        let is_store = op.starts_with("st.") || op.starts_with("red.");
+        // A load after a store to the same space may read what the store wrote, so ptxas cannot
+        // hoist it above the store, and the store sits after the arithmetic that used the
+        // pending loads: the load starts a batch of its own. Read-only loads (`.nc`: __ldg, or
+        // const __restrict__) may move above stores.
+        if is_load && store_since_batch && !op.contains(".nc") {
+            close(&mut pending);
+            tainted.clear();
+            store_since_batch = false;
+        }
+        if is_store && op.starts_with(&format!("st{}", &load[2..])) && !pending.is_empty() {
+            store_since_batch = true;
+        }
         // A register computed from a pending load's value is pending too: an address made from
         // it must wait for the load.
         let bracket = op.find('[').unwrap_or(op.len());
@@ -278,6 +294,7 @@ fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
             close(&mut pending);
             tainted.clear();
         } else if !is_load
+            && !is_store
             && regs
                 .iter()
                 .any(|(at, r)| *at > first_comma && tainted.contains(r))
@@ -300,6 +317,7 @@ fn in_flight(body: &[&str], load: &str) -> (f64, f64) {
             close(&mut pending);
             close_stores(&mut stores);
             tainted.clear();
+            store_since_batch = false;
         }
     }
     close(&mut pending);
@@ -361,6 +379,56 @@ $L__BB0_2:
         let k = &analyse(VECTOR_ADD)["vector_add"];
         assert_eq!((k.loads_in_flight, k.stores_in_flight), (2.0, 1.0));
         assert_eq!(k.registers, MIN_REGISTERS);
+    }
+
+    /// NVRTC's 4x unrolled body of exercise 05's in-place SAXPY loop (x and y may alias).
+    const SAXPY_UNROLLED: &str = r#"
+.visible .entry saxpy(
+	.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n
+)
+{
+	.reg .pred 	%p<6>;
+	.reg .f32 	%f<17>;
+	.reg .b32 	%r<29>;
+	.reg .b64 	%rd<25>;
+
+$L__BB0_6:
+	mul.wide.s32 	%rd14, %r27, 4;
+	add.s64 	%rd15, %rd2, %rd14;
+	LD 	%f5, [%rd15];
+	add.s64 	%rd16, %rd1, %rd14;
+	LD 	%f6, [%rd16];
+	fma.rn.f32 	%f7, %f5, %f1, %f6;
+	st.global.f32 	[%rd16], %f7;
+	add.s64 	%rd17, %rd15, %rd10;
+	LD 	%f8, [%rd17];
+	add.s64 	%rd18, %rd16, %rd10;
+	LD 	%f9, [%rd18];
+	fma.rn.f32 	%f10, %f8, %f1, %f9;
+	st.global.f32 	[%rd18], %f10;
+	add.s64 	%rd19, %rd17, %rd10;
+	LD 	%f11, [%rd19];
+	add.s64 	%rd20, %rd18, %rd10;
+	LD 	%f12, [%rd20];
+	fma.rn.f32 	%f13, %f11, %f1, %f12;
+	st.global.f32 	[%rd20], %f13;
+	add.s32 	%r27, %r24, %r2;
+	setp.lt.s32 	%p5, %r27, %r12;
+	@%p5 bra 	$L__BB0_6;
+
+	ret;
+}
+"#;
+
+    #[test]
+    fn a_load_after_a_store_that_may_alias_it_waits_for_the_arithmetic_before_the_store() {
+        // Each step's two loads, then its store: the next step's loads cannot be hoisted above
+        // the store (the store's address is no pending value: it does not end a batch itself).
+        let k = &analyse(&SAXPY_UNROLLED.replace("LD", "ld.global.f32"))["saxpy"];
+        assert_eq!((k.loads_in_flight, k.stores_in_flight), (2.0, 3.0));
+        // Read-only loads (__ldg, const __restrict__) may move above the stores.
+        let k = &analyse(&SAXPY_UNROLLED.replace("LD", "ld.global.nc.f32"))["saxpy"];
+        assert_eq!(k.loads_in_flight, 6.0);
     }
 
     #[test]
