@@ -83,12 +83,20 @@ def targets_sentence(exercise: dict) -> str:
         conflicts = targets["max_bank_conflicts"]
         parts.append("no bank conflicts" if conflicts == 0 else f"at most {conflicts} bank conflicts")
     # Relative targets: the first names the course's solution, the ones after it say "its".
+    # The simulator's modelled time decides only where it was validated on a GPU.
+    time_note = (" (measured on a GPU, modelled in the simulator)"
+                 if "modelled_time_validated_by" in targets
+                 else " (measured on a GPU; the simulator shows its modelled time)")
     relative = [
         ("max_global_sectors_vs_reference", "global-memory sectors", ""),
         ("max_shared_wavefronts_vs_reference", "shared-memory wavefronts", ""),
-        ("max_time_vs_reference", "time", " (measured on a GPU, modelled in the simulator)"),
+        ("max_time_vs_reference", "time", time_note),
     ]
     named = False
+    if "min_threads_vs_reference" in targets:
+        parts.append(f"a launch of at least {number(targets['min_threads_vs_reference'])}× the "
+                     "course's solution's threads")
+        named = True
     for key, what, note in relative:
         if key in targets:
             whose = "its" if named else "the course's solution's"
@@ -96,7 +104,8 @@ def targets_sentence(exercise: dict) -> str:
             named = True
     unknown = sorted(set(targets) - {"max_sectors_per_request", "max_bank_conflicts",
                                      "max_global_sectors_vs_reference",
-                                     "max_shared_wavefronts_vs_reference", "max_time_vs_reference"})
+                                     "max_shared_wavefronts_vs_reference", "max_time_vs_reference",
+                                     "min_threads_vs_reference", "modelled_time_validated_by"})
     if unknown:
         raise ValueError(f"exercise {exercise['id']}: no wording for the target(s) {', '.join(unknown)}")
     if not parts:

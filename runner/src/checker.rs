@@ -497,7 +497,7 @@ impl Checker<'_> {
             report.gpu.as_ref(),
         );
         report.reference_sim = reference;
-        if let Some(missed) = report.targets.iter().find(|t| !t.met) {
+        if let Some(missed) = report.targets.iter().find(|t| t.missed()) {
             report.verdict = Verdict::TargetsMissed;
             report.summary = format!(
                 "Every case is right, but {}. That is the lesson of this exercise.",

@@ -97,8 +97,19 @@ pub struct Targets {
     /// In the simulator: shared-memory bank conflicts, loads and stores together, at most.
     pub max_bank_conflicts: Option<u64>,
     /// The kernel's time over the reference solution's, at most: measured on a GPU, modelled in
-    /// the simulator.
+    /// the simulator. In the simulator it decides only with `modelled_time_validated_by`, and
+    /// is shown otherwise.
     pub max_time_vs_reference: Option<f64>,
+    /// Where the modelled time was validated on a GPU for this exercise (a results file,
+    /// relative to the course root): a corpus of correct variants and technique mistakes,
+    /// measured and modelled on the same case, ranked alike. Only then does the simulator's
+    /// `max_time_vs_reference` fail a check.
+    pub modelled_time_validated_by: Option<String>,
+    /// In the simulator: the threads of the kernel's launch over those of the reference
+    /// solution's launch on the same case, at least (for an exercise where the student
+    /// chooses the launch). A grid that leaves a GPU's SMs idle or underfilled misses it: an
+    /// exact figure, where a modelled time would decide on the model's word.
+    pub min_threads_vs_reference: Option<f64>,
     /// In the simulator: global sectors (loads and stores) over the reference solution's on the
     /// same case, at most. A total, so doing less per request cannot meet it.
     pub max_global_sectors_vs_reference: Option<f64>,
@@ -112,6 +123,7 @@ impl Targets {
         self.max_global_sectors_vs_reference.is_some()
             || self.max_shared_wavefronts_vs_reference.is_some()
             || self.max_time_vs_reference.is_some()
+            || self.min_threads_vs_reference.is_some()
     }
 }
 
@@ -274,6 +286,10 @@ fn check_exercise(e: &Exercise) -> Result<(), String> {
     for (key, value) in [
         ("targets.max_sectors_per_request", t.max_sectors_per_request),
         ("targets.max_time_vs_reference", t.max_time_vs_reference),
+        (
+            "targets.min_threads_vs_reference",
+            t.min_threads_vs_reference,
+        ),
         (
             "targets.max_global_sectors_vs_reference",
             t.max_global_sectors_vs_reference,

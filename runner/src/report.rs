@@ -186,6 +186,9 @@ pub struct SimFigures {
     pub warp_instructions: u64,
     /// The launch's time modelled on a reference GPU from what the simulator counted.
     pub modelled: sim::ModelledTime,
+    /// The launch's grid and blocks (and what the model read from the PTX).
+    #[serde(default)]
+    pub shape: sim::KernelShape,
 }
 
 impl SimFigures {
@@ -197,6 +200,7 @@ impl SimFigures {
             lines: report.lines,
             warp_instructions: report.warp_instructions,
             modelled: report.modelled,
+            shape: report.shape,
         }
     }
 
@@ -279,7 +283,11 @@ impl CheckReport {
             render_modelled(&mut out, sim, self.reference_sim.as_ref());
         }
         for t in &self.targets {
-            let mark = if t.met { "✓".green() } else { "✗".red() };
+            let mark = match (t.met, t.decides) {
+                (true, _) => "✓".green(),
+                (false, true) => "✗".red(),
+                (false, false) => "·".normal(),
+            };
             out.push_str(&format!("  {mark} target: {}\n", t.explanation));
         }
         let headline = self.verdict.headline().bold();

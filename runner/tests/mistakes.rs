@@ -1,6 +1,7 @@
 //! The catalogue of typical mistakes (checks/mistakes/NN/mistakes.toml, one per exercise): every
 //! fixture kernel is checked in the simulator and must get its verdict and say the words that name
-//! its mistake.
+//! its mistake. And the corpus of correct variants (checks/variants/NN/variants.toml): the ways
+//! students write a right kernel, each of which must pass.
 //! `MISTAKES=07,13` runs only those exercises' entries.
 
 mod common;
@@ -19,7 +20,8 @@ struct Catalogue {
 #[serde(deny_unknown_fields)]
 struct Mistake {
     exercise: String,
-    /// Relative to the exercise's folder in checks/mistakes/.
+    /// Relative to the exercise's folder in checks/mistakes/ (in the catalogue's file; relative
+    /// to checks/ once read).
     file: String,
     /// The check report's verdict, as `--json` spells it.
     verdict: String,
@@ -33,25 +35,32 @@ struct Mistake {
     args: Vec<String>,
 }
 
-/// Every exercise's mistakes, with `file` made relative to checks/mistakes/.
+/// Each exercise's `checks/FOLDER/NN/FILE`, read as TOML, with its exercise id.
+fn per_exercise<T: serde::de::DeserializeOwned>(
+    folder: &str,
+    file: &str,
+) -> Vec<(&'static str, T)> {
+    let root = repo_root().join("checks").join(folder);
+    checks::known_ids()
+        .filter_map(|id| {
+            let path = root.join(id).join(file);
+            let text = std::fs::read_to_string(&path).ok()?;
+            let read = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            Some((id, read))
+        })
+        .collect()
+}
+
+/// Every exercise's mistakes, with `file` made relative to checks/.
 fn catalogue() -> Vec<Mistake> {
-    let root = repo_root().join("checks/mistakes");
     let mut all = Vec::new();
-    for id in checks::known_ids() {
-        let path = root.join(id).join("mistakes.toml");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let catalogue: Catalogue =
-            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (id, catalogue) in per_exercise::<Catalogue>("mistakes", "mistakes.toml") {
         for mut m in catalogue.mistake {
             assert_eq!(
-                m.exercise,
-                id,
-                "{} lists a mistake of another exercise",
-                path.display()
+                m.exercise, id,
+                "checks/mistakes/{id} lists a mistake of another exercise"
             );
-            m.file = format!("{id}/{}", m.file);
+            m.file = format!("mistakes/{id}/{}", m.file);
             all.push(m);
         }
     }
@@ -73,7 +82,7 @@ fn all_text(value: &serde_json::Value, out: &mut String) {
 
 /// Checks one fixture; the problems found, if any.
 fn judge(course: &TestCourse, m: &Mistake) -> Option<String> {
-    let file = repo_root().join("checks/mistakes").join(&m.file);
+    let file = repo_root().join("checks").join(&m.file);
     let mut args = vec!["check", &m.exercise, "--json", "--file"];
     let file_arg = file.display().to_string();
     args.push(&file_arg);
@@ -91,7 +100,8 @@ fn judge(course: &TestCourse, m: &Mistake) -> Option<String> {
         .iter()
         .filter(|w| !lower.contains(&w.to_lowercase()))
         .collect();
-    if verdict == m.verdict && missing.is_empty() && run.code != 0 {
+    let exit_as_verdict = (run.code == 0) == (m.verdict == "passed");
+    if verdict == m.verdict && missing.is_empty() && exit_as_verdict {
         return None;
     }
     Some(format!(
@@ -100,18 +110,22 @@ fn judge(course: &TestCourse, m: &Mistake) -> Option<String> {
     ))
 }
 
-#[test]
-fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
+/// The entries of the exercises named in `MISTAKES` (all without it).
+fn selected(entries: Vec<Mistake>) -> Vec<Mistake> {
     let only: Option<Vec<String>> = std::env::var("MISTAKES")
         .ok()
         .map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
-    let mistakes: Vec<Mistake> = catalogue()
+    entries
         .into_iter()
         .filter(|m| only.as_ref().is_none_or(|ids| ids.contains(&m.exercise)))
-        .collect();
-    for m in &mistakes {
+        .collect()
+}
+
+/// Checks every entry on two workers; the problems found.
+fn judge_all(entries: &[Mistake]) -> Vec<String> {
+    for m in entries {
         assert!(
-            Path::new(&repo_root().join("checks/mistakes").join(&m.file)).exists(),
+            Path::new(&repo_root().join("checks").join(&m.file)).exists(),
             "{} is in the catalogue but not on disk",
             m.file
         );
@@ -119,9 +133,9 @@ fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
     let course = TestCourse::new();
     let workers = 2;
     let chunks: Vec<Vec<Mistake>> = (0..workers)
-        .map(|w| mistakes.iter().skip(w).step_by(workers).cloned().collect())
+        .map(|w| entries.iter().skip(w).step_by(workers).cloned().collect())
         .collect();
-    let problems: Vec<String> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .iter()
             .map(|chunk| {
@@ -137,7 +151,13 @@ fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
             .into_iter()
             .flat_map(|h| h.join().unwrap())
             .collect()
-    });
+    })
+}
+
+#[test]
+fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
+    let mistakes = selected(catalogue());
+    let problems = judge_all(&mistakes);
     assert!(
         problems.is_empty(),
         "{} of {} catalogued mistakes were not judged as the catalogue says:\n\n{}",
@@ -145,6 +165,71 @@ fn every_catalogued_mistake_fails_with_its_verdict_and_is_named() {
         mistakes.len(),
         problems.join("\n\n")
     );
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Corpus {
+    variant: Vec<Variant>,
+}
+
+/// A correct kernel written another way than the course's solution.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Variant {
+    exercise: String,
+    /// Relative to the exercise's folder in checks/variants/.
+    file: String,
+    /// How it differs from the solution, for the reader of the corpus.
+    #[allow(dead_code)]
+    why: String,
+}
+
+/// Every exercise's correct variants, as entries that must pass (`file` relative to checks/).
+fn variants() -> Vec<Mistake> {
+    let mut all = Vec::new();
+    for (id, corpus) in per_exercise::<Corpus>("variants", "variants.toml") {
+        for v in corpus.variant {
+            assert_eq!(
+                v.exercise, id,
+                "checks/variants/{id} lists a variant of another exercise"
+            );
+            all.push(Mistake {
+                file: format!("variants/{id}/{}", v.file),
+                exercise: v.exercise,
+                verdict: "passed".into(),
+                says: Vec::new(),
+                why: v.why,
+                args: Vec::new(),
+            });
+        }
+    }
+    all
+}
+
+#[test]
+fn every_correct_variant_passes() {
+    let variants = selected(variants());
+    let problems = judge_all(&variants);
+    assert!(
+        problems.is_empty(),
+        "{} of {} correct variants did not pass:\n\n{}",
+        problems.len(),
+        variants.len(),
+        problems.join("\n\n")
+    );
+}
+
+#[test]
+fn the_grid_stride_exercises_have_ten_correct_variants_each() {
+    let variants = variants();
+    for id in ["05", "06"] {
+        let count = variants.iter().filter(|v| v.exercise == id).count();
+        assert!(
+            count >= 10,
+            "exercise {id} has {count} correct variants, fewer than 10"
+        );
+    }
 }
 
 #[test]

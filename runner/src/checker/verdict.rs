@@ -110,7 +110,8 @@ pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
         .into_iter()
         .filter(|t| t.name != "max_time_vs_reference");
     gpu.targets.extend(traffic);
-    if let (Verdict::Passed, Some(missed)) = (gpu.verdict, gpu.targets.iter().find(|t| !t.met)) {
+    let missed = gpu.targets.iter().find(|t| t.missed());
+    if let (Verdict::Passed, Some(missed)) = (gpu.verdict, missed) {
         gpu.verdict = Verdict::TargetsMissed;
         gpu.summary = format!(
             "Every case is right, but {}. That is the lesson of this exercise.",
@@ -152,6 +153,7 @@ mod tests {
             limit: 1.25,
             actual: if met { 1.0 } else { 3.3 },
             met,
+            decides: true,
             explanation: format!("{name} explained"),
         }
     }

@@ -517,7 +517,7 @@ fn from_report(report: CheckReport) -> Judged {
             let missed = report
                 .targets
                 .iter()
-                .find(|t| !t.met)
+                .find(|t| t.missed())
                 .map_or(report.summary.clone(), |t| t.explanation.clone());
             (
                 Status::TargetMissed,
@@ -724,6 +724,7 @@ mod tests {
             limit: 4.0,
             actual: 32.0,
             met: false,
+            decides: true,
             explanation: "32 sectors per request".into(),
         });
         let judged = judge_report(&missed);

@@ -134,6 +134,7 @@ pub fn text(done: &Finished, view: &View) -> String {
             lines: l.report.lines.clone(),
             warp_instructions: l.report.warp_instructions,
             modelled: l.modelled.clone(),
+            shape: l.report.shape.clone(),
         };
         out.push_str(&crate::report::render_sim_text(&figures));
         out.push_str(&format!("  modelled time: {}\n", l.modelled.explain()));
@@ -180,6 +181,7 @@ fn total(out: &mut String, done: &Finished) {
             .sum(),
         // The modelled times are added up below; render_sim_text does not show this one.
         modelled: sim::ModelledTime::default(),
+        shape: sim::KernelShape::default(),
     };
     out.push_str(&crate::report::render_sim_text(&total));
     let us: f64 = done.launches.iter().map(|l| l.modelled.microseconds).sum();
