@@ -48,5 +48,6 @@ pub use model::{
 };
 pub use module::{KernelInfo, Module, ParamInfo};
 pub use report::{
-    Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures, SourceLocation,
+    AccessKind, Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures,
+    RaceAccess, SourceLocation,
 };

@@ -179,6 +179,7 @@ impl Machine {
             next_block: AtomicU64::new(0),
             total_blocks,
             tids: thread_indices(launch.block),
+            cas_reads: crate::analyse::cas_reads::cas_reads(prog),
             global_names: module
                 .globals
                 .iter()

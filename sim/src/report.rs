@@ -162,6 +162,57 @@ pub struct Diagnostic {
     pub location: Option<SourceLocation>,
     /// One sentence with the details: address, allocation, size, lanes.
     pub message: String,
+    /// For a race: the access reported (the diagnostic's own block, thread and line) and the
+    /// other access it conflicts with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<Box<[RaceAccess; 2]>>,
+}
+
+/// One access of a racing pair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaceAccess {
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub location: Option<SourceLocation>,
+    pub access: AccessKind,
+}
+
+/// What an access does to memory, as race detection sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessKind {
+    /// A plain load.
+    Read,
+    /// A plain load whose value is the expected value of a compare-and-swap on the same word
+    /// (the first read of a CAS loop): it races with plain stores only.
+    CasRead,
+    /// A plain store.
+    Write,
+    /// An atomic read-modify-write (`atom`, `red`).
+    Atomic,
+}
+
+impl AccessKind {
+    /// Whether two kinds of access to the same bytes by unordered threads race: atomics among
+    /// themselves never do, nor do reads; a compare-and-swap's expected value may be read next
+    /// to atomics; a plain store races with everything.
+    pub fn races_with(self, other: AccessKind) -> bool {
+        use AccessKind::*;
+        matches!(
+            (self, other),
+            (Write, _) | (_, Write) | (Read, Atomic) | (Atomic, Read)
+        )
+    }
+
+    /// Whether the access changes memory.
+    pub fn writes(self) -> bool {
+        matches!(self, AccessKind::Write | AccessKind::Atomic)
+    }
+
+    /// Whether the access is a plain load or store (not atomic, not a CAS loop's first read).
+    pub fn is_plain(self) -> bool {
+        matches!(self, AccessKind::Read | AccessKind::Write)
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -16,46 +16,53 @@
 //! write/write overlap is trusted too where the later block wrote after its first global atomic
 //! (its ticket) and the earlier block before its own: blocks of a kernel with global atomics run
 //! in order here, and the earlier one's fence published its write before its ticket (the last
-//! block of the threadfence reduction overwriting block 0's partial sum with the total).
+//! block of the threadfence reduction overwriting block 0's partial sum with the total); and so
+//! is one between two critical sections of one spin lock (`locks`).
 //!
 //! Memory is bounded: a block tracks at most `MAX_PAGES` pages (4 MiB of the data it touches, about
 //! 60 MiB of records) and a CPU thread keeps at most `MAX_RANGES` ranges for the launch. Past
 //! either cap, accesses go unchecked: a race there may be missed, never invented.
 
-use super::{word_mask, Access, Conflict, Rec, Split, WHOLE};
+use super::locks::Locks;
+use super::{word_mask, Access, Conflict, Kind, Rec, Split, WHOLE};
 use crate::exec::block::{DiagKey, LaunchCx, WorkerOut};
-use crate::report::{Diagnostic, DiagnosticKind};
+use crate::report::{Diagnostic, DiagnosticKind, RaceAccess};
 use std::collections::HashMap;
 
 const PAGE_WORDS: usize = 256;
 /// Pages one block may track (4 MiB of touched data).
 const MAX_PAGES: usize = 4096;
-/// Ranges one CPU thread keeps for the cross-block pass (32 bytes each: 64 MiB).
+/// Ranges one CPU thread keeps for the cross-block pass (40 bytes each: 80 MiB).
 const MAX_RANGES: usize = 1 << 21;
 /// Active ranges of the cross-block sweep before they are thinned (see `thin`).
 const MAX_ACTIVE: usize = 256;
-
-const READ: u8 = 0;
-const ATOMIC: u8 = 1;
-const PLAIN: u8 = 2;
 
 #[derive(Clone, Copy, Default)]
 struct Word {
     rec: Rec,
     /// The block (its first barrier interval) that the summary below belongs to.
     block: u32,
-    w_site: u32,
-    r_site: u32,
-    w_tid: u16,
-    r_tid: u16,
-    /// Bytes the block wrote with plain stores, with atomics, and read; and of the plain ones,
-    /// those written after the block's first global atomic.
+    /// Per kind of access (`Kind as usize`), the first thread and line of the block that did it.
+    first: [Toucher; 4],
+    /// Bytes the block wrote with plain stores, with atomics, read plainly, and read as a
+    /// compare-and-swap's expected value; and of the plain writes, those made after the block's
+    /// first global atomic.
     plain: u8,
     late: u8,
     atomic: u8,
     read: u8,
-    w_size: u8,
-    r_size: u8,
+    cas_read: u8,
+}
+
+/// One access that stands for those of its kind to a word.
+#[derive(Clone, Copy, Default)]
+struct Toucher {
+    site: u32,
+    /// For plain writes: the critical section all of the block's writes of the word were in
+    /// (`Locks::section`; 0: none).
+    section: u32,
+    tid: u16,
+    size: u8,
 }
 
 struct Page {
@@ -79,6 +86,8 @@ pub(crate) struct GlobalShadow {
     capped: bool,
     /// The block has done a global atomic (taken its ticket).
     ticketed: bool,
+    /// The threads' spin locks.
+    pub locks: Locks,
 }
 
 impl Default for GlobalShadow {
@@ -92,6 +101,7 @@ impl Default for GlobalShadow {
             block: 0,
             capped: false,
             ticketed: false,
+            locks: Locks::default(),
         }
     }
 }
@@ -104,9 +114,11 @@ pub(crate) struct Range {
     block: u64,
     site: u32,
     tid: u16,
-    kind: u8,
+    kind: Kind,
     /// Plain writes made after the block's first global atomic.
     after_ticket: bool,
+    /// Plain writes made in critical sections of the spin lock at this address (0: none).
+    lock: u64,
     /// Bytes per access of that line (to name the element).
     size: u8,
 }
@@ -119,6 +131,7 @@ impl GlobalShadow {
         self.last = (u64::MAX, 0);
         self.block = epoch;
         self.ticketed = false;
+        self.locks.begin_block();
     }
 
     #[inline]
@@ -176,25 +189,37 @@ impl GlobalShadow {
             };
             if g.block != self.block {
                 g.block = self.block;
-                (g.plain, g.late, g.atomic, g.read) = (0, 0, 0, 0);
+                (g.plain, g.late, g.atomic, g.read, g.cas_read) = (0, 0, 0, 0, 0);
             }
-            if acc.write {
-                if acc.atomic {
-                    g.atomic |= mask;
+            let seen = match acc.kind {
+                Kind::Atomic => {
                     self.ticketed = true;
-                } else {
-                    g.plain |= mask;
+                    &mut g.atomic
+                }
+                Kind::Write => {
                     g.late = if self.ticketed {
                         g.late | mask
                     } else {
                         g.late & !mask
                     };
+                    &mut g.plain
                 }
-                (g.w_site, g.w_tid, g.w_size) = (acc.site, acc.tid, len as u8);
-            } else {
-                g.read |= mask;
-                (g.r_site, g.r_tid, g.r_size) = (acc.site, acc.tid, len as u8);
+                Kind::Read => &mut g.read,
+                Kind::CasRead => &mut g.cas_read,
+            };
+            let section = self.locks.section(acc.tid);
+            let first = &mut g.first[acc.kind as usize];
+            if *seen == 0 {
+                *first = Toucher {
+                    site: acc.site,
+                    section,
+                    tid: acc.tid,
+                    size: len as u8,
+                };
+            } else if first.section != section {
+                first.section = 0;
             }
+            *seen |= mask;
             let c = if g.rec.split == WHOLE && !g.rec.needs_split(epoch, mask, acc.tid) {
                 g.rec.check(epoch, mask, acc)
             } else {
@@ -210,8 +235,9 @@ impl GlobalShadow {
     pub fn finish_block(&mut self, block_lin: u64, out: &mut WorkerOut) {
         let mut slots: Vec<usize> = (0..self.used).collect();
         slots.sort_unstable_by_key(|&s| self.pages[s].number);
-        // Reads, atomics, plain writes, plain writes after the block's ticket.
-        let mut open: [Option<Range>; 4] = [None; 4];
+        // Reads, reads for a compare-and-swap, atomics, plain writes, plain writes after the
+        // block's ticket.
+        let mut open: [Option<Range>; 5] = [None; 5];
         let flush = |r: Range, out: &mut WorkerOut| {
             if out.global_ranges.len() < MAX_RANGES {
                 out.global_ranges.push(r);
@@ -227,19 +253,26 @@ impl GlobalShadow {
                 }
                 let base = (page.number * PAGE_WORDS as u64 + i as u64) << 2;
                 let kinds = [
-                    (READ, g.read, false),
-                    (ATOMIC, g.atomic, false),
-                    (PLAIN, g.plain & !g.late, false),
-                    (PLAIN, g.plain & g.late, true),
+                    (Kind::Read, g.read, false),
+                    (Kind::CasRead, g.cas_read, false),
+                    (Kind::Atomic, g.atomic, false),
+                    (Kind::Write, g.plain & !g.late, false),
+                    (Kind::Write, g.plain & g.late, true),
                 ];
                 for (slot_index, (kind, mask, after_ticket)) in kinds.into_iter().enumerate() {
                     if mask == 0 {
                         continue;
                     }
-                    let (site, tid, size) = if kind == READ {
-                        (g.r_site, g.r_tid, g.r_size)
+                    let Toucher {
+                        site,
+                        section,
+                        tid,
+                        size,
+                    } = g.first[kind as usize];
+                    let lock = if kind == Kind::Write {
+                        self.locks.lock_of(section)
                     } else {
-                        (g.w_site, g.w_tid, g.w_size)
+                        0
                     };
                     // Whole words (the usual case) extend a range by four bytes at once.
                     let runs: &[(u64, u64)] = if mask == 0xf {
@@ -254,7 +287,7 @@ impl GlobalShadow {
                         let (lo, hi) = (base + from, base + to);
                         let slot = &mut open[slot_index];
                         match slot {
-                            Some(r) if r.hi == lo && r.site == site => r.hi = hi,
+                            Some(r) if r.hi == lo && r.site == site && r.lock == lock => r.hi = hi,
                             _ => {
                                 if let Some(r) = slot.take() {
                                     flush(r, out);
@@ -267,6 +300,7 @@ impl GlobalShadow {
                                     tid,
                                     kind,
                                     after_ticket,
+                                    lock,
                                     size,
                                 });
                             }
@@ -284,12 +318,25 @@ impl GlobalShadow {
 }
 
 /// Whether two blocks' accesses of a common byte race.
-fn conflicting(a: u8, b: u8, fenced: bool) -> bool {
+fn conflicting(a: Kind, b: Kind, fenced: bool) -> bool {
     if fenced {
-        a == PLAIN && b == PLAIN
+        a == Kind::Write && b == Kind::Write
     } else {
-        // Read/read and atomic/atomic never race.
-        a != b || a == PLAIN
+        a.races_with(b)
+    }
+}
+
+/// The two accesses of a race, the one to report first: a plain access where the other is atomic
+/// (atomics are right among themselves, so the plain one is the mistake: `*count = 0` next to
+/// every thread's `atomicAdd(count, 1)`), else the later block's.
+fn culprit(a: Range, b: Range) -> (Range, Range) {
+    if a.kind.is_plain() != b.kind.is_plain() {
+        return if a.kind.is_plain() { (a, b) } else { (b, a) };
+    }
+    if b.block >= a.block {
+        (b, a)
+    } else {
+        (a, b)
     }
 }
 
@@ -298,6 +345,12 @@ fn conflicting(a: u8, b: u8, fenced: bool) -> bool {
 fn ticket_ordered(a: &Range, b: &Range) -> bool {
     let (first, later) = if a.block < b.block { (a, b) } else { (b, a) };
     !first.after_ticket && later.after_ticket
+}
+
+/// Whether two plain writes were both made in critical sections of one spin lock (`locks`),
+/// which makes the blocks take turns.
+fn same_lock(a: &Range, b: &Range) -> bool {
+    a.lock != 0 && a.lock == b.lock
 }
 
 /// Keeps, per source line and kind, the range reaching furthest and the one reaching furthest
@@ -344,12 +397,12 @@ pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
         for set in active.iter_mut() {
             set.retain(|a| a.hi > r.lo);
         }
-        let against: &[usize] = if r.kind == READ { &[1] } else { &[0, 1] };
+        let against: &[usize] = if r.kind.writes() { &[0, 1] } else { &[1] };
         for &s in against {
             for a in &active[s] {
                 if a.block == r.block
                     || !conflicting(a.kind, r.kind, fenced)
-                    || (fenced && ticket_ordered(a, &r))
+                    || (fenced && (ticket_ordered(a, &r) || same_lock(a, &r)))
                 {
                     continue;
                 }
@@ -358,7 +411,7 @@ pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
                     a.site.min(r.site),
                     a.site.max(r.site),
                 );
-                let write_write = a.kind == PLAIN && r.kind == PLAIN;
+                let write_write = a.kind == Kind::Write && r.kind == Kind::Write;
                 match reported.get(&key) {
                     None => {
                         reported.insert(key, found.len());
@@ -371,14 +424,14 @@ pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
                 }
             }
         }
-        let set = &mut active[(r.kind != READ) as usize];
+        let set = &mut active[r.kind.writes() as usize];
         set.push(r);
         if set.len() > MAX_ACTIVE {
             thin(set);
         }
     }
     for (a, b, key) in found {
-        let (me, other) = if b.block >= a.block { (b, a) } else { (a, b) };
+        let (me, other) = culprit(a, b);
         let at = a.lo.max(b.lo);
         let d = cross_block_diagnostic(l, &me, &other, at);
         outs[0].diags.push((me.block, key, d));
@@ -413,18 +466,19 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
         thread_text(l, other.block, other.tid),
     );
     let (here, there) = (line_text(l, me.site), line_text(l, other.site));
-    let verb = |k: u8| match k {
-        READ => "reads",
-        ATOMIC => "atomically updates",
-        _ => "writes",
+    let verb = |k: Kind| match k {
+        Kind::Read => "reads",
+        Kind::CasRead => "reads (as a compare-and-swap's expected value)",
+        Kind::Atomic => "atomically updates",
+        Kind::Write => "writes",
     };
-    let message = if me.kind == PLAIN && other.kind == PLAIN {
+    let message = if me.kind == Kind::Write && other.kind == Kind::Write {
         format!(
             "race on global memory: {who} writes {what} {here}, and {them} writes it too {there}, in the same \
              launch: two threads write the same element (an index is wrong, or the update needs an atomic such as \
              atomicAdd)"
         )
-    } else if me.kind != READ && other.kind != READ {
+    } else if me.kind.writes() && other.kind.writes() {
         format!(
             "race on global memory: {who} {} {what} {here} while {them} {} it {there} in the same launch: every \
              thread that updates an element concurrently must use an atomic",
@@ -445,13 +499,20 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
             }
         )
     };
-    let tid = l.thread_index(me.tid as u32);
+    let side = |r: &Range| RaceAccess {
+        block: l.block_index(r.block),
+        thread: l.thread_index(r.tid as u32),
+        location: l.prog.sites.get(r.site as usize).cloned().flatten(),
+        access: r.kind,
+    };
+    let [first, second] = [side(me), side(other)];
     Diagnostic {
         kind: DiagnosticKind::GlobalRace,
-        block: l.block_index(me.block),
-        thread: tid,
-        location: l.prog.sites.get(me.site as usize).cloned().flatten(),
+        block: first.block,
+        thread: first.thread,
+        location: first.location.clone(),
         message,
+        race: Some(Box::new([first, second])),
     }
 }
 

@@ -46,6 +46,8 @@ pub(crate) struct LaunchCx<'a> {
     pub total_blocks: u64,
     /// `%tid.{x,y,z}` of every thread of a block, by linear thread index.
     pub tids: [Vec<u64>; 3],
+    /// Loads whose value is the expected value of a compare-and-swap (`analyse::cas_reads`).
+    pub cas_reads: Vec<bool>,
     /// Address and name of each `__device__` variable, for race messages.
     pub global_names: Vec<(u64, String)>,
     /// Sectors the launch reads and writes, for the time model's DRAM traffic.
@@ -150,6 +152,7 @@ impl BlockCx<'_> {
             thread: self.l.thread_index(w.thread_linear(lane)),
             location: self.location(site),
             message,
+            race: None,
         }
     }
 
@@ -353,6 +356,7 @@ impl Worker {
                     thread: [0, 0, 0],
                     location: None,
                     message: too_many_blocks(l, lin),
+                    race: None,
                 })
             })?;
         }

@@ -4,14 +4,17 @@
 //! Every lane is checked before any lane's access happens, so a faulting instruction has no effect,
 //! as on a GPU that stops the kernel at it.
 
-use super::block::{BlockCx, DiagKey};
+use super::block::BlockCx;
 use super::{alu, float, lanes, Warp, FULL};
-use crate::analyse::Access;
+use crate::analyse::locks::LockWrite;
+use crate::analyse::{self, Access};
 use crate::ir::*;
 use crate::lower::merge::MergeRole;
 use crate::memory::figures::{count_distinct, shared_wavefronts};
 use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::report::{Diagnostic, DiagnosticKind};
+
+mod races;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -37,6 +40,16 @@ impl Req {
     }
     fn bytes(&self) -> u32 {
         self.ty.bytes() * self.vec as u32
+    }
+}
+
+/// What the instruction at `pc` does to memory, as race detection sees it.
+fn access_kind(cx: &BlockCx, pc: u32, req: &Req) -> analyse::Kind {
+    match req.kind {
+        Kind::Load if cx.l.cas_reads[pc as usize] => analyse::Kind::CasRead,
+        Kind::Load => analyse::Kind::Read,
+        Kind::Store => analyse::Kind::Write,
+        Kind::Atom => analyse::Kind::Atomic,
     }
 }
 
@@ -619,128 +632,64 @@ fn track_global(w: &Warp, cx: &mut BlockCx, inst: &Inst, req: &Req, exec: u32, a
     *cx.stamp = cx.stamp.wrapping_add(1);
     let stamp = *cx.stamp;
     let len = req.bytes();
+    let kind = access_kind(cx, w.pc, req);
     for l in lanes(exec) {
         let acc = Access {
             tid: w.thread_linear(l) as u16,
             wsync: w.wsync,
             stamp,
             site: inst.site,
-            write: req.kind != Kind::Load,
-            atomic: req.kind == Kind::Atom,
+            kind,
         };
         if let Some(conflict) = cx.global_shadow.check(cx.epoch, addrs[l], len, &acc) {
-            report_global_race(w, cx, inst, l, addrs[l], len, &acc, conflict);
+            let what = crate::analyse::global::describe_global(cx.l, addrs[l], len as u64);
+            let space = DiagnosticKind::GlobalRace;
+            races::report(
+                cx,
+                races::Found {
+                    space,
+                    what,
+                    acc: &acc,
+                    conflict,
+                },
+            );
         }
+        track_lock(w, cx, req, l, addrs[l], acc.tid);
     }
 }
 
-/// "thread (3,0,0)", or "other threads" when several readers are involved.
-fn other_thread(cx: &BlockCx, c: &crate::analyse::Conflict) -> String {
-    match c.tid {
-        Some(t) => {
-            let t = cx.l.thread_index(t as u32);
-            format!("thread ({},{},{})", t[0], t[1], t[2])
-        }
-        None => "other threads".to_string(),
-    }
-}
-
-/// The remedy for a race between two accesses that are not both plain writes: a barrier (or
-/// `__syncwarp()` between lanes of one warp).
-fn barrier_fix(c: &crate::analyse::Conflict, acc: &Access) -> &'static str {
-    let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
-    if same_warp {
-        "threads of one warp are not guaranteed to run in step: put __syncwarp() (or __syncthreads()) between the two accesses"
-    } else {
-        "put __syncthreads() between the two accesses"
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn report_global_race(
-    w: &Warp,
-    cx: &mut BlockCx,
-    inst: &Inst,
-    lane: usize,
-    addr: u64,
-    len: u32,
-    acc: &Access,
-    c: crate::analyse::Conflict,
-) {
-    let (a, b) = (inst.site.min(c.site), inst.site.max(c.site));
-    let key = DiagKey(DiagnosticKind::GlobalRace, a, b);
-    if !race_is_new(cx, key, c.is_write_write(acc)) {
+/// Follows spin locks (`analyse::locks`): a compare-and-swap or exchange may take one, and a
+/// write of the lock word by its holder may give it back.
+fn track_lock(w: &Warp, cx: &mut BlockCx, req: &Req, lane: usize, addr: u64, tid: u16) {
+    let swaps = req.kind == Kind::Atom && matches!(req.atom, AtomOp::Cas | AtomOp::Exch);
+    let writes = req.kind != Kind::Load && req.vec == 1;
+    if !writes || !(swaps || cx.global_shadow.locks.holds(tid)) {
         return;
     }
-    let me = cx.l.thread_index(acc.tid as u32);
-    let me = format!("thread ({},{},{})", me[0], me[1], me[2]);
-    let other = other_thread(cx, &c);
-    let what = crate::analyse::global::describe_global(cx.l, addr, len as u64);
-    let here = cx
-        .location(inst.site)
-        .map_or_else(String::new, |l| format!(" at line {}", l.line));
-    let there = cx.location(c.site).map_or_else(
-        || "elsewhere".to_string(),
-        |l| format!("at line {}", l.line),
-    );
-    let msg = if c.is_write_write(acc) {
-        format!(
-            "race on global memory: {me} writes {what}{here}, and {other} of the same block writes it too {there}: \
-             two threads write the same element (an index is wrong, or the update needs an atomic such as atomicAdd)"
-        )
-    } else {
-        let verb = if acc.atomic {
-            "atomically updates"
-        } else if acc.write {
-            "writes"
-        } else {
-            "reads"
-        };
-        let their = if c.atomic {
-            "atomically updated"
-        } else if c.write {
-            "wrote"
-        } else {
-            "read"
-        };
-        let same_warp = c.tid.is_some_and(|t| t as u32 / 32 == acc.tid as u32 / 32);
-        let missing = if same_warp {
-            "threads of one warp are not guaranteed to run in step, so a __syncwarp() (or __syncthreads()) is missing"
-        } else {
-            "a __syncthreads() is missing"
-        };
-        // One line that reads and writes the element is an update like `x += v`.
-        let update = if c.site == inst.site {
-            ", or an update like `x += v` needs an atomic such as atomicAdd"
-        } else {
-            ""
-        };
-        format!(
-            "race on global memory: {me} {verb} {what}{here} that {other} of the same block {their} {there}, with no \
-             barrier between ({missing}, or the threads should use different elements{update})"
-        )
+    let eb = req.elem_bytes();
+    let Some(al) = cx.l.mem.find(addr, eb as u64) else {
+        return;
     };
-    let d = cx.diagnostic(DiagnosticKind::GlobalRace, w, lane, inst.site, msg);
-    report_race_diagnostic(cx, key, d, c.is_write_write(acc));
-}
-
-/// Whether a race between these lines is worth a report: the first one, or a write/write race
-/// where a read/write one was reported.
-fn race_is_new(cx: &BlockCx, key: DiagKey, write_write: bool) -> bool {
-    !cx.out.seen.contains(&key) || (write_write && cx.out.race_reads.contains(&key))
-}
-
-fn report_race_diagnostic(cx: &mut BlockCx, key: DiagKey, d: Diagnostic, write_write: bool) {
-    if cx.out.race_reads.remove(&key) {
-        if let Some(entry) = cx.out.diags.iter_mut().find(|(_, k, _)| *k == key) {
-            *entry = (cx.block_lin, key, d);
-            return;
+    let old = al.load(addr - al.base, eb);
+    let reg = |s: Slot| {
+        if s == NONE {
+            0
+        } else {
+            w.regs[s as usize * 32 + lane]
         }
-    }
-    if !write_write {
-        cx.out.race_reads.insert(key);
-    }
-    cx.report(key, d);
+    };
+    let new = if req.kind == Kind::Atom {
+        atom_apply(req.atom, req.ty, old, reg(req.b), reg(req.c))
+    } else {
+        store_value(w, req, 0, lane)
+    };
+    cx.global_shadow.locks.step(&LockWrite {
+        tid,
+        addr,
+        old,
+        new,
+        swaps,
+    });
 }
 
 fn shared_var_name(cx: &BlockCx, off: u64) -> String {
@@ -855,6 +804,7 @@ fn shared(
     *cx.stamp = cx.stamp.wrapping_add(1);
     let stamp = *cx.stamp;
     let eb = req.elem_bytes() as usize;
+    let kind = access_kind(cx, w.pc, req);
     for l in lanes(exec) {
         let a = addrs[l] as usize;
         let acc = Access {
@@ -862,11 +812,20 @@ fn shared(
             wsync: w.wsync,
             stamp,
             site: inst.site,
-            write: req.kind != Kind::Load,
-            atomic: req.kind == Kind::Atom,
+            kind,
         };
         if let Some(conflict) = cx.shadow.check(cx.epoch, a, len as usize, &acc) {
-            report_race(w, cx, inst, l, a as u64, &acc, conflict);
+            let what = shared_var_name(cx, a as u64);
+            let space = DiagnosticKind::SharedRace;
+            races::report(
+                cx,
+                races::Found {
+                    space,
+                    what,
+                    acc: &acc,
+                    conflict,
+                },
+            );
         }
         let sh = &mut cx.shared;
         match req.kind {
@@ -909,57 +868,6 @@ fn read_le(b: &[u8]) -> u64 {
         2 => u16::from_le_bytes(b.try_into().expect("2 bytes")) as u64,
         _ => b[0] as u64,
     }
-}
-
-fn report_race(
-    w: &Warp,
-    cx: &mut BlockCx,
-    inst: &Inst,
-    lane: usize,
-    addr: u64,
-    acc: &Access,
-    c: crate::analyse::Conflict,
-) {
-    let (a, b) = (inst.site.min(c.site), inst.site.max(c.site));
-    let key = DiagKey(DiagnosticKind::SharedRace, a, b);
-    if !race_is_new(cx, key, c.is_write_write(acc)) {
-        return;
-    }
-    let me = cx.l.thread_index(acc.tid as u32);
-    let other = other_thread(cx, &c);
-    let verb = if acc.write { "writes" } else { "reads" };
-    let their = if c.write { "wrote" } else { "read" };
-    let line = cx.location(c.site).map_or_else(
-        || "elsewhere".to_string(),
-        |l| format!("at line {}", l.line),
-    );
-    let msg = if c.is_write_write(acc) {
-        format!(
-            "race on shared memory: thread ({},{},{}) writes {} while {other} wrote it {line} since the last barrier: \
-             two threads write the same element: an index is wrong",
-            me[0],
-            me[1],
-            me[2],
-            shared_var_name(cx, addr)
-        )
-    } else {
-        format!(
-            "race on shared memory: thread ({},{},{}) {verb} {} while {other} {their} it {line} since the last \
-             barrier: {}; {}",
-            me[0],
-            me[1],
-            me[2],
-            shared_var_name(cx, addr),
-            match (acc.write, c.write) {
-                (false, _) => "read before the write finished",
-                (true, false) => "written before the read finished",
-                (true, true) => "an atomic and a plain write are not ordered",
-            },
-            barrier_fix(&c, acc)
-        )
-    };
-    let d = cx.diagnostic(DiagnosticKind::SharedRace, w, lane, inst.site, msg);
-    report_race_diagnostic(cx, key, d, c.is_write_write(acc));
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -429,3 +429,5 @@ fn a_ticket_orders_the_last_blocks_write_over_an_earlier_blocks_but_not_writes_a
         Some(line_of("races", "RACE: every block, after its ticket"))
     );
 }
+
+mod atomic_idioms;
