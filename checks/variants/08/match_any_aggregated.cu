@@ -1,0 +1,25 @@
+// Variant: warp-aggregated: __match_any_sync finds the lanes with the same byte, and one of them adds their number
+// Exercise 08: a histogram with atomics.
+//
+// Count how often each byte value occurs in `data`: afterwards bins[v] holds the number of
+// bytes equal to v, for each of the 256 values. The runner sets every bin to 0 before the
+// launch.
+//
+// Many threads meet bytes of the same value at the same time, so they add to the same bin at
+// once: each addition must be atomic (exercise 07). The runner launches a small, fixed grid of
+// 256-thread blocks, smaller than the data: each thread handles many bytes with a grid-stride
+// loop (exercise 05).
+//
+// Check it with: runner check 08
+
+// ANCHOR: kernel
+extern "C" __global__ void histogram(const unsigned char* data, unsigned int* bins, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        unsigned int v = data[i];
+        unsigned int peers = __match_any_sync(__activemask(), v);
+        if ((int)(threadIdx.x % 32) == __ffs(peers) - 1)
+            atomicAdd(&bins[v], __popc(peers));
+    }
+}
+// ANCHOR_END: kernel
