@@ -6,6 +6,7 @@ mod halves;
 mod inst;
 pub(crate) mod merge;
 mod operands;
+mod registers;
 mod uniform;
 
 use crate::error::SimError;
@@ -13,6 +14,7 @@ use crate::ir::*;
 use crate::parse::{Ast, Function, InitVal, Operand, Space, Stmt, VarDecl};
 use crate::report::SourceLocation;
 use crate::ParamInfo;
+use registers::{Declared, RegRange};
 use std::collections::HashMap;
 
 /// A module-level `.global` or `.const` variable, placed in global memory per machine.
@@ -53,6 +55,18 @@ pub(crate) fn align_up(v: u64, a: u64) -> u64 {
     } else {
         v.div_ceil(a) * a
     }
+}
+
+/// Places `size` bytes aligned to `align` at the end of a layout. A layout past 4 GiB stays at
+/// 4 GiB, for the launch's resource check to refuse as ptxas does, rather than wrapping around.
+fn place(bump: &mut u32, align: u32, size: u64) -> u32 {
+    let off = align_up(*bump as u64, align.max(1) as u64);
+    *bump = saturate(off + size);
+    saturate(off)
+}
+
+fn saturate(bytes: u64) -> u32 {
+    bytes.min(u32::MAX as u64) as u32
 }
 
 struct ModuleCtx<'a> {
@@ -100,6 +114,12 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
             }
         }
     }
+    let function_index: HashMap<&str, u64> = ast
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i as u64))
+        .collect();
     // Initialisers may refer to variables declared later, so they are encoded after indexing.
     for v in ast
         .vars
@@ -107,7 +127,7 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
         .filter(|v| matches!(v.space, Space::Global | Space::Const))
     {
         let idx = global_index[v.name.as_str()];
-        let (init, relocs) = encode_init(v, &global_index)?;
+        let (init, relocs) = encode_init(v, &global_index, &function_index)?;
         globals[idx].init = init;
         globals[idx].relocs = relocs;
     }
@@ -140,7 +160,16 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
 /// Addresses of variables stored in an initialiser: (byte offset, variable, addend).
 type Relocs = Vec<(u64, usize, i64)>;
 
-fn encode_init(v: &VarDecl, index: &HashMap<&str, usize>) -> Result<(Vec<u8>, Relocs), SimError> {
+/// What a table of function pointers holds in place of a function's address: no memory is there,
+/// and calls through a pointer are refused when the kernel is lowered, so the value only has to be
+/// distinct and not null.
+const FUNCTION_ADDRESS_BASE: u64 = 0xf000_0000_0000_0000;
+
+fn encode_init(
+    v: &VarDecl,
+    index: &HashMap<&str, usize>,
+    functions: &HashMap<&str, u64>,
+) -> Result<(Vec<u8>, Relocs), SimError> {
     let mut bytes = Vec::new();
     let mut relocs = Vec::new();
     let elem = match v.ty.as_str() {
@@ -159,6 +188,9 @@ fn encode_init(v: &VarDecl, index: &HashMap<&str, usize>) -> Result<(Vec<u8>, Re
             InitVal::F64(b) => *b,
             InitVal::Float(x) if is_f32 => (*x as f32).to_bits() as u64,
             InitVal::Float(x) => x.to_bits(),
+            InitVal::Symbol(name, addend) if functions.contains_key(name.as_str()) => {
+                (FUNCTION_ADDRESS_BASE + 16 * functions[name.as_str()]).wrapping_add(*addend as u64)
+            }
             InitVal::Symbol(name, addend) => {
                 let target = *index
                     .get(name.as_str())
@@ -212,6 +244,8 @@ struct Builder<'a> {
     has_global_atomics: bool,
     cross_block_sync: bool,
     trash: Slot,
+    /// Register ranges declared so far (`%r<N>`), with the slots of the members used.
+    ranges: Vec<RegRange>,
 }
 
 /// Predicate 0 is always false and predicate 1 always true (for immediate predicate operands).
@@ -246,6 +280,7 @@ impl<'a> Builder<'a> {
             has_global_atomics: false,
             cross_block_sync: false,
             trash: NONE,
+            ranges: Vec::new(),
         }
     }
 
@@ -259,6 +294,14 @@ impl<'a> Builder<'a> {
             ptx_line: self.cur_ptx_line,
             location: self.location(),
         }
+    }
+
+    /// Calls through a function pointer are not simulated yet: the kernel that makes one says so.
+    fn function_pointer_call(&self) -> SimError {
+        self.unsupported(format!(
+            "calls through a function pointer yet (kernel `{}` makes one)",
+            self.call_stack.first().map_or("?", String::as_str)
+        ))
     }
 
     fn invalid(&self, message: impl Into<String>) -> SimError {
@@ -358,8 +401,7 @@ impl<'a> Builder<'a> {
         if let Some(&off) = self.shared_offsets.get(&v.name) {
             return VarLoc::Shared(off);
         }
-        let off = align_up(self.shared_bump as u64, v.align.max(1) as u64) as u32;
-        self.shared_bump = off + v.size_bytes() as u32;
+        let off = place(&mut self.shared_bump, v.align, v.size_bytes());
         self.shared_offsets.insert(v.name.clone(), off);
         self.shared_vars.push(SharedVar {
             name: v.name.clone(),
@@ -369,10 +411,13 @@ impl<'a> Builder<'a> {
         VarLoc::Shared(off)
     }
 
-    fn lookup(&mut self, scopes: &[HashMap<String, Name>], name: &str) -> Option<Name> {
+    fn lookup(&mut self, scopes: &[HashMap<String, Declared>], name: &str) -> Option<Name> {
         for s in scopes.iter().rev() {
-            if let Some(n) = s.get(name) {
+            if let Some(Declared::Name(n)) = s.get(name) {
                 return Some(*n);
+            }
+            if let Some(n) = self.range_member(s, name) {
+                return Some(n);
             }
         }
         if let Some(&g) = self.m.global_index.get(name) {
@@ -398,7 +443,10 @@ impl<'a> Builder<'a> {
                 align: p.align,
             });
             param_offsets.push(off as u32);
-            scope.insert(p.name.clone(), Name::Var(VarLoc::KernelParam(off as u32)));
+            scope.insert(
+                p.name.clone(),
+                Declared::Name(Name::Var(VarLoc::KernelParam(off as u32))),
+            );
             off += p.size as u64;
         }
         self.cur_ptx_line = f.line;
@@ -419,7 +467,7 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
-        let local_frame = align_up(self.local_bump as u64, 16) as u32;
+        let local_frame = saturate(align_up(self.local_bump as u64, 16));
         for &i in &self.scratch_users {
             if let Op::Ld { off, .. } | Op::St { off, .. } = &mut self.code[i].op {
                 *off += local_frame as i64;
@@ -427,7 +475,7 @@ impl<'a> Builder<'a> {
         }
         let shared_static = self.shared_bump;
         let dynamic_shared_offset =
-            align_up(shared_static as u64, self.dyn_shared_align as u64) as u32;
+            saturate(align_up(shared_static as u64, self.dyn_shared_align as u64));
         for &(slot, add) in &self.dyn_shared_slots {
             self.consts.push((
                 slot,
@@ -454,7 +502,7 @@ impl<'a> Builder<'a> {
             dynamic_shared_offset,
             shared_vars: self.shared_vars,
             local_frame,
-            local_total: local_frame + align_up(self.scratch_bump as u64, 16) as u32,
+            local_total: saturate(local_frame as u64 + align_up(self.scratch_bump as u64, 16)),
             sites: self.sites,
             has_global_atomics: self.has_global_atomics,
             cross_block_sync: self.cross_block_sync,
@@ -470,7 +518,7 @@ impl<'a> Builder<'a> {
     fn function_body(
         &mut self,
         f: &Function,
-        bindings: HashMap<String, Name>,
+        bindings: HashMap<String, Declared>,
         ret_label: Option<u32>,
     ) -> Result<(), SimError> {
         let body = f.body.as_ref().expect("only defined functions are lowered");
@@ -501,24 +549,24 @@ impl<'a> Builder<'a> {
                 Stmt::Loc { file, line } => self.set_loc(*file, *line),
                 Stmt::Label(l) => self.place_label(inst.labels[l]),
                 Stmt::BranchTargets { .. } => {}
+                Stmt::CallPrototype { line } => {
+                    self.cur_ptx_line = *line;
+                    return Err(self.function_pointer_call());
+                }
                 Stmt::Reg { ty, names } => {
                     let scope = scopes.last_mut().expect("a scope is always open");
+                    let pred = ty == "pred";
                     for (name, count) in names {
-                        let mut declare = |n: String, b: &mut Self| {
-                            let v = if ty == "pred" {
-                                Name::Pred(b.new_pred())
-                            } else {
-                                Name::Reg(b.new_slot())
-                            };
-                            scope.insert(n, v);
-                        };
                         match count {
-                            Some(c) => {
-                                for i in 0..*c {
-                                    declare(format!("{name}{i}"), self);
-                                }
+                            Some(c) => self.declare_range(scope, name, *c, pred),
+                            None => {
+                                let v = if pred {
+                                    Name::Pred(self.new_pred())
+                                } else {
+                                    Name::Reg(self.new_slot())
+                                };
+                                scope.insert(name.clone(), Declared::Name(v));
                             }
-                            None => declare(name.clone(), self),
                         }
                     }
                 }
@@ -526,17 +574,13 @@ impl<'a> Builder<'a> {
                     self.cur_ptx_line = v.line;
                     let loc = match v.space {
                         Space::Local => {
-                            let off =
-                                align_up(self.local_bump as u64, v.align.max(1) as u64) as u32;
-                            self.local_bump = off + v.size_bytes() as u32;
-                            VarLoc::Local(off)
+                            VarLoc::Local(place(&mut self.local_bump, v.align, v.size_bytes()))
                         }
-                        Space::Param => {
-                            let off =
-                                align_up(self.scratch_bump as u64, v.align.max(1) as u64) as u32;
-                            self.scratch_bump = off + v.size_bytes().max(1) as u32;
-                            VarLoc::Scratch(off)
-                        }
+                        Space::Param => VarLoc::Scratch(place(
+                            &mut self.scratch_bump,
+                            v.align,
+                            v.size_bytes().max(1),
+                        )),
                         Space::Shared => self.shared_offset(v),
                         Space::Global | Space::Const => {
                             return Err(self.unsupported(format!(
@@ -548,7 +592,7 @@ impl<'a> Builder<'a> {
                     scopes
                         .last_mut()
                         .expect("a scope is always open")
-                        .insert(v.name.clone(), Name::Var(loc));
+                        .insert(v.name.clone(), Declared::Name(Name::Var(loc)));
                 }
                 Stmt::Inst(i) => {
                     self.cur_ptx_line = i.line;
@@ -562,7 +606,7 @@ impl<'a> Builder<'a> {
     /// Inlines a call to a device function with a body.
     fn inline_call(
         &mut self,
-        scopes: &[HashMap<String, Name>],
+        scopes: &[HashMap<String, Declared>],
         callee: &Function,
         rets: &[Operand],
         args: &[Operand],
@@ -584,7 +628,7 @@ impl<'a> Builder<'a> {
             };
             match b.lookup(scopes, n) {
                 Some(Name::Var(loc @ VarLoc::Scratch(_))) => {
-                    bindings.insert(formal.to_string(), Name::Var(loc));
+                    bindings.insert(formal.to_string(), Declared::Name(Name::Var(loc)));
                     Ok(())
                 }
                 _ => Err(b.invalid(format!("call argument `{n}` is not a `.param` variable"))),

@@ -3,6 +3,7 @@
 //! The parser accepts what NVRTC emits and leaves meaning to `lower`: opcodes stay dotted strings,
 //! operands stay names and literals.
 
+mod bounds;
 mod lexer;
 
 use crate::error::SimError;
@@ -121,6 +122,10 @@ pub(crate) enum Stmt {
     /// `{` and `}` open and close a scope for registers and call parameters.
     Open,
     Close,
+    /// `prototype_0 : .callprototype (...) _ (...);`: the signature of a call through a pointer.
+    CallPrototype {
+        line: u32,
+    },
     /// `label: .branchtargets a, b, c;`
     BranchTargets {
         name: String,
@@ -360,7 +365,7 @@ impl Parser<'_> {
             let name = loop {
                 let w = self.ident()?;
                 match w.as_str() {
-                    ".align" => align = self.int()? as u32,
+                    ".align" => align = self.alignment()?,
                     ".ptr" | ".global" | ".shared" | ".local" | ".const" => {}
                     ".v2" => vec = 2,
                     ".v4" => vec = 4,
@@ -373,9 +378,9 @@ impl Parser<'_> {
                 }
             };
             if self.eat_punct('[') {
-                let n = self.int()? as u32;
+                let n = self.int()?;
                 self.expect_punct(']')?;
-                size *= n;
+                size = self.variable_bytes(&name, n, size)? as u32;
             }
             if align == 0 {
                 align = size.clamp(1, 8);
@@ -401,6 +406,9 @@ impl Parser<'_> {
         } else {
             Vec::new()
         };
+        if is_entry {
+            self.check_kernel_params(&name, &params)?;
+        }
         // Performance directives (.maxntid, .reqntid, .minnctapersm, .noreturn...) do not change meaning.
         while !self.is_punct('{') && !self.is_punct(';') {
             self.next()?;
@@ -439,7 +447,7 @@ impl Parser<'_> {
         let name = loop {
             let w = self.ident()?;
             match w.as_str() {
-                ".align" => align = self.int()? as u32,
+                ".align" => align = self.alignment()?,
                 ".v2" => vec = 2,
                 ".v4" => vec = 4,
                 ".ptr" | ".attribute" => {}
@@ -457,8 +465,14 @@ impl Parser<'_> {
             } else {
                 let n = self.int()?;
                 self.expect_punct(']')?;
-                count = count.map(|c| c * n);
+                count = match count.map(|c| c.checked_mul(n)) {
+                    Some(None) => Some(u64::MAX),
+                    c => c.flatten(),
+                };
             }
+        }
+        if let Some(c) = count {
+            self.variable_bytes(&name, c, elem_size)?;
         }
         let mut init = Vec::new();
         if self.eat_punct('=') {
@@ -559,6 +573,11 @@ impl Parser<'_> {
                             name: word,
                             targets,
                         });
+                    } else if self.eat_ident(".callprototype") {
+                        while !self.eat_punct(';') {
+                            self.next()?;
+                        }
+                        out.push(Stmt::CallPrototype { line });
                     } else {
                         out.push(Stmt::Label(word));
                     }
@@ -617,7 +636,7 @@ impl Parser<'_> {
                 continue;
             }
             let count = if self.eat_punct('<') {
-                let n = self.int()? as u32;
+                let n = self.register_count()?;
                 self.expect_punct('>')?;
                 Some(n)
             } else {

@@ -991,12 +991,12 @@ impl Builder<'_> {
                 .ok_or_else(|| self.invalid("call without a target"))?;
         }
         let Operand::Name(fname) = first else {
-            return Err(self.unsupported("an indirect call through a function pointer"));
+            return Err(self.function_pointer_call());
         };
         let args: &[Operand] = match ops.next() {
             Some(Operand::List(a)) => a,
             None => &[],
-            Some(_) => return Err(self.unsupported("an indirect call through a function pointer")),
+            Some(_) => return Err(self.function_pointer_call()),
         };
         match fname.as_str() {
             "vprintf" => {

@@ -7,7 +7,7 @@ use crate::ir::*;
 use crate::parse::Operand;
 use std::collections::HashMap;
 
-pub(super) type Scopes = Vec<HashMap<String, Name>>;
+pub(super) type Scopes = Vec<HashMap<String, super::Declared>>;
 
 pub(super) fn ty_of(m: &str) -> Option<Ty> {
     Some(match m {

@@ -9,6 +9,7 @@ mod cooperative_groups;
 mod diagnostics;
 mod figures;
 mod halves;
+mod hostile;
 mod kernels;
 mod limits;
 mod model;
