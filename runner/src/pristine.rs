@@ -9,6 +9,7 @@
 use crate::compile::cache::write_atomically;
 use crate::course::{Course, Exercise, METADATA};
 use anyhow::Context;
+use colored::Colorize;
 use runner::kernel_file::{kind_of, open_nonblocking};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,19 @@ fn shipped(course: &Course, exercise: &Exercise) -> Option<&'static [u8]> {
         .iter()
         .find(|(file, _)| *file == exercise.file)
         .map(|(_, bytes)| *bytes)
+}
+
+/// `snapshot` for a check: a course whose `.runner/` cannot be written (read-only, a full disk)
+/// is still checked, and the verdict printed, with a warning.
+pub fn snapshot_or_warn(course: &Course) {
+    if let Err(e) = snapshot(course) {
+        eprintln!(
+            "{} the exercises' originals were not kept ({e:#}); the check goes on, but `runner reset` \
+             may not restore a file this runner does not ship: make the course's .runner/ folder \
+             writable, or free disk space",
+            "Warning:".yellow().bold()
+        );
+    }
 }
 
 /// Keeps a copy of every exercise file not yet kept: the shipped original where the binary knows

@@ -39,10 +39,11 @@ pub struct DoneRecord {
     pub backend: String,
 }
 
-/// A chapter's quiz as last taken: how many of its questions the student had, by their own word.
+/// A chapter's quiz as last taken: how many of its checked questions `runner quiz` judged right.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuizScore {
     pub right: usize,
+    /// The quiz's checked questions (those the book gives a key); the others are not scored.
     pub questions: usize,
     /// The most right in any finished try.
     pub best: usize,
@@ -84,6 +85,24 @@ impl Progress {
         // lock only keeps two runners from moving a damaged file aside at once.
         let _lock = Lock::take(course_root).ok();
         Progress::read(course_root)
+    }
+
+    /// The progress for a check's verdict: where it cannot be read (`.runner/` unreadable, or not
+    /// a folder), none, with a warning, for the verdict is printed whatever becomes of the progress.
+    pub fn load_or_none(course_root: &Path) -> (Progress, Option<String>) {
+        Progress::load(course_root).unwrap_or_else(|e| {
+            let none = Progress {
+                path: Progress::path_in(course_root),
+                ..Default::default()
+            };
+            (none, Some(not_saved(&e)))
+        })
+    }
+
+    /// `save`, with a failure (a read-only `.runner/`, a full disk) turned into a warning: the
+    /// check's verdict still stands and is printed.
+    pub fn save_or_warn(&mut self) -> Option<String> {
+        self.save().err().map(|e| not_saved(&e))
     }
 
     /// Applies `change` to the progress as it is on disk, under the lock, and saves it.
@@ -196,6 +215,14 @@ impl Progress {
         self.quizzes.insert(chapter.to_string(), score.clone());
         score
     }
+}
+
+/// What a check says when its outcome cannot be recorded.
+fn not_saved(e: &anyhow::Error) -> String {
+    format!(
+        "progress was not saved ({e:#}); the verdict stands, but `runner list` will not show it: \
+         make the course's .runner/ folder writable, or free disk space, and check again"
+    )
 }
 
 fn now() -> u64 {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{repo_root, TestCourse};
+use common::{file_of, repo_root, TestCourse};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -19,21 +19,6 @@ fn done(course: &TestCourse) -> Vec<String> {
         .as_object()
         .map(|done| done.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-/// The kernel file of exercise `id`, relative to exercises/.
-fn file_of(id: &str) -> String {
-    let text = std::fs::read_to_string(repo_root().join("exercises/exercises.toml")).unwrap();
-    let metadata: toml::Value = toml::from_str(&text).unwrap();
-    metadata["exercise"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["id"].as_str() == Some(id))
-        .unwrap()["file"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 /// Waits for `child`, killing it and failing the test if it runs past `limit`.

@@ -50,7 +50,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         backend,
     } = args;
     let course = find_course()?;
-    pristine::snapshot(&course)?;
+    pristine::snapshot_or_warn(&course);
     trace::mark("course found, originals snapshotted");
     let exercise = course.exercise(&id)?.clone();
     if exercise.is_host() {
@@ -278,18 +278,20 @@ fn record_outcome(
     own_file: bool,
     summary: &mut String,
 ) -> anyhow::Result<(usize, usize)> {
-    let (mut progress, warning) = Progress::load(&course.root)?;
-    if let Some(warning) = warning {
-        eprintln!("{} {warning}", "Warning:".yellow().bold());
-    }
+    // The verdict is printed whatever becomes of the progress: a failure to record it is a warning.
+    let (mut progress, warning) = Progress::load_or_none(&course.root);
+    let mut warnings: Vec<String> = warning.into_iter().collect();
     if let (Some(backend), true) = (passed, own_file) {
         progress.mark_done(&exercise.id, backend);
-        progress.save()?;
+        warnings.extend(progress.save_or_warn());
         let next = course.exercises.iter().find(|e| !progress.is_done(&e.id));
         summary.push_str(&match next {
             Some(next) => format!(" Next: `runner check {}` ({}).", next.id, next.title),
             None => " That was the last one: the course is done!".into(),
         });
+    }
+    for warning in warnings {
+        eprintln!("{} {warning}", "Warning:".yellow().bold());
     }
     let done = course
         .exercises

@@ -38,7 +38,7 @@ fn watch(
     choice: Option<BackendChoice>,
 ) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
-    pristine::snapshot(&course)?;
+    pristine::snapshot_or_warn(&course);
     let named = id.is_some();
     let mut current = match id {
         Some(id) => course.exercise(&id)?.id.clone(),

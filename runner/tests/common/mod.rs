@@ -19,6 +19,21 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Exercise `id`'s kernel file, relative to exercises/.
+pub fn file_of(id: &str) -> String {
+    let text = std::fs::read_to_string(repo_root().join("exercises/exercises.toml")).unwrap();
+    let metadata: toml::Value = toml::from_str(&text).unwrap();
+    metadata["exercise"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"].as_str() == Some(id))
+        .unwrap()["file"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 pub struct TestCourse {
     pub dir: tempfile::TempDir,
     cache: tempfile::TempDir,
