@@ -4,7 +4,7 @@
 
 use super::execute::{Exit, Run};
 use super::record::{Direction, Launch, Record};
-use crate::backend::sim::{describe, verdict_of};
+use crate::backend::sim::{describe, relative_to_current_dir, verdict_of};
 use crate::course::Exercise;
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
@@ -95,9 +95,14 @@ fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
     let Some(diagnostic) = deciding else {
         return (Verdict::Crashed, format!("kernel {kernel} was stopped"));
     };
-    let what = describe(diagnostic);
+    // Numba's line information names the script by its absolute path.
+    let mut diagnostic = diagnostic.clone();
+    if let Some(place) = diagnostic.location.as_mut() {
+        relative_to_current_dir(&mut place.file);
+    }
+    let what = describe(&diagnostic);
     let what = if python { in_numba_words(&what) } else { what };
-    (verdict_of(diagnostic), format!("kernel {kernel}: {what}"))
+    (verdict_of(&diagnostic), format!("kernel {kernel}: {what}"))
 }
 
 /// Whether the program's output says an allocation failed (Rust's abort, Python's MemoryError).
@@ -368,6 +373,7 @@ mod tests {
                     thread: [1, 0, 0],
                     location: None,
                     message: "race on global memory: x".into(),
+                    race: None,
                 }],
                 aborted: false,
                 start_us: 0.0,
