@@ -145,12 +145,7 @@ fn each_typical_host_mistake_fails_and_is_named() {
             // The line comes from Numba's line information, which the course turns on.
             "py04_plain_increment.py:30: race on global memory",
         ),
-        (
-            "py05",
-            "py05_one_state.py",
-            "race",
-            "race on global memory",
-        ),
+        ("py05", "py05_one_state.py", "race", "race on global memory"),
         (
             "py06",
             "py06_rows_short.py",

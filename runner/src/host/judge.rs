@@ -131,8 +131,7 @@ fn output_without_diagnostics(run: &Run) -> String {
     run.output
         .lines()
         .filter(|line| {
-            !(line.starts_with("simcuda: ")
-                && diagnostics.iter().any(|d| line.ends_with(d)))
+            !(line.starts_with("simcuda: ") && diagnostics.iter().any(|d| line.ends_with(d)))
         })
         .map(|line| format!("{line}\n"))
         .collect()
