@@ -424,3 +424,158 @@ fn a_stopped_run_says_partial_in_every_format_and_a_killed_runs_scratch_goes_nex
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(!html.contains("id=\"partial\""));
 }
+
+/// `scripts/install-cuda-python --packages-for VERSION`: the packages pinned for that Python.
+fn python_packages_for(version: &str) -> common::Run {
+    common::Run::from(
+        std::process::Command::new("bash")
+            .arg(repo_root().join("scripts/install-cuda-python"))
+            .args(["--packages-for", version])
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Whether pip can reach the package index from here (the dry runs below need it).
+fn pypi_reachable(scratch: &Path) -> bool {
+    std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+        ])
+        .arg("--dest")
+        .arg(scratch)
+        .arg("packaging==26.3")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_python_track_pins_for_each_images_python_what_that_python_can_install() {
+    // Ubuntu 22.04 has Python 3.10, for which numpy 2.4 and cuda-pathfinder 1.9 have no wheel.
+    let jammy = python_packages_for("3.10");
+    assert_eq!(jammy.code, 0, "{}", jammy.all());
+    assert!(
+        jammy.stdout.contains("numpy==2.2.6") && jammy.stdout.contains("cuda-pathfinder==1.8.3"),
+        "{}",
+        jammy.stdout
+    );
+    let noble = python_packages_for("3.12");
+    assert!(noble.stdout.contains("numpy==2.4.6"), "{}", noble.stdout);
+    let old = python_packages_for("3.8");
+    assert_ne!(old.code, 0);
+    assert!(
+        old.stderr.contains("Python 3.8 is too old"),
+        "{}",
+        old.stderr
+    );
+    // Each set resolves for its Python, dependencies included, as pip would on the image.
+    let scratch = tempfile::tempdir().unwrap();
+    if !pypi_reachable(scratch.path()) {
+        eprintln!("PyPI cannot be reached from here: the dry runs of pip are left out");
+        return;
+    }
+    for (python, packages) in [("3.10", &jammy.stdout), ("3.12", &noble.stdout)] {
+        let resolved = std::process::Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--dry-run",
+                "--quiet",
+                "--ignore-installed",
+            ])
+            .args([
+                "--only-binary=:all:",
+                "--python-version",
+                python,
+                "--target",
+            ])
+            .arg(scratch.path().join(python))
+            .args(packages.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(
+            resolved.status.success(),
+            "Python {python}: {}",
+            String::from_utf8_lossy(&resolved.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_gradescope_setup_stops_on_a_program_that_does_not_build_and_hides_no_failure() {
+    let course = TestCourse::new();
+    std::fs::write(course.path("grading.toml"), "exercises = \"02,25,py01\"\n").unwrap();
+    // The zip carries the course's installer of the Python track.
+    std::fs::create_dir(course.path("scripts")).unwrap();
+    std::fs::copy(
+        repo_root().join("scripts/install-cuda-python"),
+        course.path("scripts/install-cuda-python"),
+    )
+    .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        "--gradescope-autograder",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let mut zip =
+        zip::ZipArchive::new(std::fs::File::open(out.join("autograder.zip")).unwrap()).unwrap();
+    let mut setup = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("setup.sh").unwrap(), &mut setup).unwrap();
+    assert!(!setup.contains("|| true"), "{setup}");
+    assert!(setup.contains("verdict"), "{setup}");
+    // The script is valid shell, and its build step stops the image on a failed build: run it
+    // with a runner that reports a compile error, and with one that reports a failed check.
+    let script = work.path().join("setup.sh");
+    std::fs::write(&script, &setup).unwrap();
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        syntax.status.success(),
+        "{}",
+        String::from_utf8_lossy(&syntax.stderr)
+    );
+    let start = setup.find("code=0").unwrap();
+    let end = setup[start..].find("\nfi\n").unwrap() + start + 4;
+    let step = &setup[start..end];
+    for (verdict, code, stops) in [
+        ("compile_error", 1, true),
+        ("not_done", 1, false),
+        ("", 2, true),
+    ] {
+        let source = tempfile::tempdir().unwrap();
+        std::fs::create_dir(source.path().join("course")).unwrap();
+        let runner = source.path().join("runner");
+        std::fs::write(
+            &runner,
+            format!("#!/bin/sh\necho '{{\"verdict\": \"{verdict}\"}}'\nexit {code}\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&runner, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let ran = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -euo pipefail\nsource={}\n{step}echo built\n",
+                source.path().display()
+            ))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&ran.stdout).to_string()
+            + &String::from_utf8_lossy(&ran.stderr);
+        assert_eq!(!ran.status.success(), stops, "{verdict} {code}: {said}");
+        assert_eq!(said.contains("built"), !stops, "{said}");
+    }
+}

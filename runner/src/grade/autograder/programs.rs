@@ -81,11 +81,22 @@ impl Programs {
         if let Some(first) = self.rust.first() {
             lines.push_str(&format!(
                 "# The host exercises are Rust programs: cargo from rustup, then cudarc built once\n\
-                 # (checking exercise {first} as handed out builds it; its verdict does not matter).\n\
+                 # (checking exercise {first} as handed out builds it). The check may fail, as a file\n\
+                 # handed out does, but the program must build: else no Rust exercise could be\n\
+                 # graded, and the image's build stops here with the compiler's words.\n\
                  apt-get install -y --no-install-recommends curl ca-certificates build-essential\n\
                  curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal\n\
                  export PATH=\"$HOME/.cargo/bin:$PATH\"\n\
-                 (cd \"$source/course\" && \"$source/runner\" check {first} --backend sim > /dev/null 2>&1 || true)\n"
+                 code=0\n\
+                 (cd \"$source/course\" && \"$source/runner\" check {first} --backend sim --json) \\\n\
+                 \x20 > \"$source/first-build.json\" 2> \"$source/first-build.log\" || code=$?\n\
+                 verdict=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(\"verdict\", \"\"))' \\\n\
+                 \x20 \"$source/first-build.json\" 2>> \"$source/first-build.log\") || verdict=\n\
+                 if [ \"$code\" -gt 1 ] || [ -z \"$verdict\" ] || [ \"$verdict\" = compile_error ]; then\n\
+                 \x20 echo \"setup.sh: exercise {first}'s program does not build on this image (exit code $code, verdict '$verdict'):\" >&2\n\
+                 \x20 cat \"$source/first-build.log\" \"$source/first-build.json\" >&2\n\
+                 \x20 exit 1\n\
+                 fi\n"
             ));
         }
         lines
