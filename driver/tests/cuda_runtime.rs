@@ -4,7 +4,8 @@
 //! launches, events and streams reach the simulator and its record.
 //!
 //! Needs the course's nvcc (`scripts/install-nvcc`: about 100 MB from PyPI, 250 MB installed)
-//! and g++; without them each test says so and passes without checking anything.
+//! and g++; without them each test says so and passes without checking anything. CUDA 12's
+//! runtime comes from the course's CUDA Python environment (`scripts/install-cuda-python`).
 
 mod common;
 
@@ -34,11 +35,32 @@ fn nvcc() -> Option<PathBuf> {
 /// Builds `driver/tests/cuda_runtime/NAME.cu` for PTX (`compute_80`, or `gencode` if given)
 /// with cudart `static` or `shared`.
 fn build(nvcc: &Path, dir: &Path, name: &str, cudart: &str, gencode: &str) -> PathBuf {
+    build_with(
+        nvcc,
+        dir,
+        name,
+        &format!("{cudart}_13"),
+        gencode,
+        &["-cudart", cudart],
+    )
+}
+
+/// Builds `driver/tests/cuda_runtime/NAME.cu` as `NAME_LABEL` with nvcc's `options`.
+fn build_with(
+    nvcc: &Path,
+    dir: &Path,
+    name: &str,
+    label: &str,
+    gencode: &str,
+    options: &[&str],
+) -> PathBuf {
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cuda_runtime/{name}.cu"));
-    let exe = dir.join(format!("{name}_{cudart}"));
+    let exe = dir.join(format!("{name}_{label}"));
     let output = Command::new(nvcc)
-        .args(["-gencode", gencode, "-cudart", cudart, "-o"])
+        .args(["-gencode", gencode])
+        .args(options)
+        .arg("-o")
         .arg(&exe)
         .arg(&source)
         .output()
@@ -51,21 +73,35 @@ fn build(nvcc: &Path, dir: &Path, name: &str, cudart: &str, gencode: &str) -> Pa
     exe
 }
 
+/// CUDA 12.9's runtime, from the course's CUDA Python environment, if installed.
+fn cudart_12() -> Option<PathBuf> {
+    let site = course_root().join(".cuda-python/lib");
+    let found = std::fs::read_dir(&site).ok()?.flatten().find_map(|python| {
+        let lib = python.path().join("site-packages/nvidia/cuda_runtime/lib");
+        lib.join("libcudart_static.a").exists().then_some(lib)
+    });
+    if found.is_none() {
+        eprintln!("skipped: no CUDA 12 runtime (scripts/install-cuda-python installs one)");
+    }
+    found
+}
+
 const PTX_80: &str = "arch=compute_80,code=compute_80";
 
 /// Runs `exe` with the simulator's driver as libcuda (and the course's libcudart.so.13 for a
 /// shared build); returns its output and the driver's record.
 fn run(dir: &Path, exe: &Path) -> (Output, Value) {
+    run_with(dir, exe, &course_root().join(".nvcc/lib"))
+}
+
+/// As [`run`], with the shared runtime found in `cudart`.
+fn run_with(dir: &Path, exe: &Path, cudart: &Path) -> (Output, Value) {
     let lib = dir.join("lib");
     std::fs::create_dir_all(&lib).unwrap();
     for name in ["libcuda.so", "libcuda.so.1"] {
         let _ = std::os::unix::fs::symlink(driver_library(), lib.join(name));
     }
-    let search = format!(
-        "{}:{}",
-        lib.display(),
-        course_root().join(".nvcc/lib").display()
-    );
+    let search = format!("{}:{}", lib.display(), cudart.display());
     let report = dir.join(format!(
         "{}.json",
         exe.file_name().unwrap().to_string_lossy()
@@ -120,6 +156,46 @@ fn a_vector_add_runs_with_static_and_shared_cudart() {
         assert_eq!(launch["grid"][0], 4);
         // 1000 threads in 4 blocks of 256: 32 warps load a and b.
         assert_eq!(launch["figures"]["global_load_requests"], 2 * 32, "{shown}");
+    }
+}
+
+#[test]
+fn a_vector_add_runs_with_cuda_12s_runtime_static_and_shared() {
+    let Some(nvcc) = nvcc() else { return };
+    let Some(cudart) = cudart_12() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let static_archive = cudart.join("libcudart_static.a");
+    let search = format!("-L{}", cudart.display());
+    let builds: [(&str, Vec<&str>); 2] = [
+        (
+            "static_12",
+            vec![
+                "-cudart",
+                "none",
+                static_archive.to_str().unwrap(),
+                "-ldl",
+                "-lrt",
+            ],
+        ),
+        (
+            "shared_12",
+            vec!["-cudart", "none", &search, "-l:libcudart.so.12"],
+        ),
+    ];
+    for (label, options) in builds {
+        let exe = build_with(&nvcc, dir.path(), "vector_add", label, PTX_80, &options);
+        let (output, record) = run_with(dir.path(), &exe, &cudart);
+        let shown = format!(
+            "{label}: {}{}",
+            stdout(&output),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(stdout(&output), "ok\n", "{shown}");
+        assert_eq!(failed_calls(&record), Vec::<String>::new(), "{shown}");
+        assert_eq!(
+            record["launches"][0]["kernel"], "_Z3addPKfS0_Pfi",
+            "{shown}"
+        );
     }
 }
 
@@ -204,4 +280,38 @@ fn machine_code_without_ptx_is_refused_with_how_to_build_for_the_simulator() {
             && stderr.contains("-gencode arch=compute_80,code=compute_80"),
         "{stderr}"
     );
+}
+
+#[test]
+fn device_symbols_dynamic_shared_memory_and_atomics_work_as_in_cuda_samples() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "symbols", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    let shown = stdout(&output);
+    assert_eq!(shown, "total 3000, blocks done 8: cudaSuccess\nok\n");
+    let calls = &record["calls"];
+    assert_eq!(calls["cuModuleGetGlobal_v2"], 4, "{calls}");
+    assert_eq!(record["launches"][0]["shared_bytes"], 128 * 4);
+    assert_eq!(failed_calls(&record), Vec::<String>::new());
+}
+
+#[test]
+fn an_out_of_bounds_store_is_named_with_its_source_line_and_reported_at_synchronize() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let options = ["-lineinfo", "-cudart", "static"];
+    let exe = build_with(&nvcc, dir.path(), "fault", "static_13", PTX_80, &options);
+    let (output, record) = run(dir.path(), &exe);
+    let shown = stdout(&output);
+    assert_eq!(
+        shown,
+        "launch: cudaSuccess\nsynchronize: cudaErrorIllegalAddress\n\
+         copy after: cudaErrorIllegalAddress\n"
+    );
+    let diagnostic = &record["launches"][0]["diagnostics"][0];
+    assert_eq!(diagnostic["kind"], "out_of_bounds", "{diagnostic}");
+    assert_eq!(diagnostic["location"]["line"], 6, "{diagnostic}");
+    let file = diagnostic["location"]["file"].as_str().unwrap();
+    assert!(file.ends_with("cuda_runtime/fault.cu"), "{file}");
 }
