@@ -11,8 +11,8 @@
 //! direction and the compute engine each do one thing at a time; operations of one stream run in
 //! order; the default stream waits for every stream; a synchronous call makes the host wait.
 
-use cudarc::driver::sys::CUresult;
 use contract::DriverRecord;
+use cudarc::driver::sys::CUresult;
 
 /// Measured on an H100 (PCIe 5.0 x16): 256 MiB pinned in 4866 µs either way, 64 MiB pageable
 /// in 6742 µs to the device and 6371 µs back.
@@ -55,6 +55,11 @@ struct Timeline {
     streams: Vec<f64>,
     /// Streams created with CU_STREAM_NON_BLOCKING, which do not wait for the default stream.
     non_blocking: Vec<bool>,
+    /// The latest end of any stream, and of any blocking stream (the default stream's too):
+    /// kept as ends are set (an end only grows), so that waiting for every stream costs the
+    /// same however many streams a program has created and destroyed.
+    any_end: f64,
+    blocking_end: f64,
     /// When each engine is next free: copies in, copies out, kernels.
     engines: [f64; 3],
     /// When the last copy over the bus or kernel queued so far ends (memsets and copies on the
@@ -85,23 +90,20 @@ impl Record {
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
         }
-        let mut start = self.data.host_us.max(t.streams[stream]).max(t.engines[engine]);
+        let mut start = self
+            .data
+            .host_us
+            .max(t.streams[stream])
+            .max(t.engines[engine]);
         if stream == 0 {
             // The (legacy) default stream waits for every blocking stream's work...
-            let blocking = t
-                .streams
-                .iter()
-                .zip(t.non_blocking.iter().chain(std::iter::repeat(&false)));
-            start = blocking
-                .filter(|(_, &non_blocking)| !non_blocking)
-                .map(|(&end, _)| end)
-                .fold(start, f64::max);
+            start = start.max(t.blocking_end);
         } else if !t.non_blocking.get(stream).copied().unwrap_or(false) {
             // ... and a blocking stream's work waits for the default stream's.
             start = start.max(t.streams[0]);
         }
         let end = start + us;
-        t.streams[stream] = end;
+        t.set_end(stream, end);
         t.engines[engine] = end;
         if synchronous {
             self.data.host_us = end;
@@ -172,7 +174,7 @@ impl Record {
         let t = &self.model;
         let until = match stream {
             Some(s) => t.streams.get(s).copied().unwrap_or(0.0),
-            None => t.streams.iter().copied().fold(0.0, f64::max),
+            None => t.any_end,
         };
         self.data.host_us = self.data.host_us.max(until);
     }
@@ -183,7 +185,7 @@ impl Record {
     /// memory between its chunks run them one after another. Modelled as the host waiting for
     /// every stream, which is not one of the program's own synchronisations.
     pub(crate) fn implicit_barrier(&mut self) {
-        let until = self.model.streams.iter().copied().fold(0.0, f64::max);
+        let until = self.model.any_end;
         if self.model.heavy_work_ends > self.data.host_us {
             self.data.allocation_waits += 1;
         }
@@ -203,7 +205,18 @@ impl Record {
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
         }
-        t.streams[stream] = t.streams[stream].max(at);
+        t.set_end(stream, t.streams[stream].max(at));
+    }
+}
+
+impl Timeline {
+    /// `stream`'s work now ends at `end` (never earlier than before), which `stream` has room for.
+    fn set_end(&mut self, stream: usize, end: f64) {
+        self.streams[stream] = end;
+        self.any_end = self.any_end.max(end);
+        if !self.non_blocking.get(stream).copied().unwrap_or(false) {
+            self.blocking_end = self.blocking_end.max(end);
+        }
     }
 }
 
