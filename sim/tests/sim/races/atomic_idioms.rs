@@ -351,3 +351,77 @@ fn racy_variants_are_reported_at_their_plain_access() {
         );
     }
 }
+
+// ---- Numba's own PTX ----
+
+/// A 1D Numba array as its kernel parameters: meminfo, parent, nitems, itemsize, data, shape,
+/// stride.
+fn numba_array(data: u64, n: usize, itemsize: usize) -> [Arg; 7] {
+    let (n, size) = (n as u64, itemsize as u64);
+    [
+        Arg::Ptr(0),
+        Arg::Ptr(0),
+        Arg::Ptr(n),
+        Arg::Ptr(size),
+        Arg::Ptr(data),
+        Arg::Ptr(n),
+        Arg::Ptr(size),
+    ]
+}
+
+/// Runs the one kernel of `fixture` (Numba's mangled name) on `result` and `values`.
+fn run_numba(
+    gpu: &mut Machine,
+    fixture: &str,
+    result: u64,
+    values: u64,
+    itemsize: usize,
+) -> LaunchReport {
+    let module = module(fixture);
+    let kernels = module.kernels();
+    let [kernel] = kernels.as_slice() else {
+        panic!("{fixture}: one kernel, not {}", kernels.len());
+    };
+    let mut args: Vec<Arg> = numba_array(result, 1, itemsize).into();
+    args.extend(numba_array(values, N, itemsize));
+    launch_with(
+        gpu,
+        &module,
+        &kernel.name,
+        [GRID, 1, 1],
+        [256, 1, 1],
+        0,
+        &args,
+        Limits {
+            threads: 2,
+            ..Limits::default()
+        },
+    )
+}
+
+#[test]
+fn numbas_cuda_atomic_max_and_min_on_floats_are_no_race() {
+    let mut gpu = Machine::new();
+    let (din, v) = inputs_f32(&mut gpu, 11);
+    let m = upload(&mut gpu, &[-10.0f32]);
+    let r = run_numba(&mut gpu, "numba_atomic_max_f32", m, din, 4);
+    no_races("numba_atomic_max_f32", &r);
+    assert_eq!(
+        download_f32(&gpu, m, 1)[0],
+        v.iter().copied().fold(-10.0, f32::max)
+    );
+
+    let mut gpu = Machine::new();
+    let v: Vec<f64> = random_f32(N, 12, -1.0, 1.0)
+        .iter()
+        .map(|&x| x as f64)
+        .collect();
+    let din = upload(&mut gpu, &v);
+    let m = upload(&mut gpu, &[10.0f64]);
+    let r = run_numba(&mut gpu, "numba_atomic_min_f64", m, din, 8);
+    no_races("numba_atomic_min_f64", &r);
+    assert_eq!(
+        download_f64(&gpu, m, 1)[0],
+        v.iter().copied().fold(10.0, f64::min)
+    );
+}
