@@ -101,8 +101,8 @@ fn against_reference(
             sectors(m),
             sectors(r),
             "global-memory sectors",
-            "each sector should be fetched once: neighbouring threads on neighbouring addresses, and \
-             data that several threads need read once, into shared memory or registers",
+            "each sector fetched once: neighbouring threads on neighbouring addresses, and what \
+             several threads need read once",
         ));
     }
     if let Some(limit) = targets.max_shared_wavefronts_vs_reference {
@@ -165,8 +165,7 @@ fn modelled_time(
         let judged = if validated {
             ""
         } else {
-            "; shown, not judged: the model is not validated on a GPU for this exercise, so a \
-             GPU's measured time decides"
+            "; shown, not judged: the model is not validated on a GPU for this exercise"
         };
         format!(
             "the kernel's modelled time on {} is {mine_us:.2} µs where the reference solution's is \
