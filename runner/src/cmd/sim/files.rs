@@ -87,7 +87,18 @@ fn npy_data(bytes: &[u8], ty: ElemType) -> anyhow::Result<&[u8]> {
     if matches!(header.order(), npyz::Order::Fortran) && wide_dims > 1 {
         bail!("is in Fortran order; save np.ascontiguousarray(a) instead");
     }
-    let expected = header.shape().iter().product::<u64>() * ty.scalar.bytes() as u64;
+    let shape = header.shape();
+    let expected = shape
+        .iter()
+        .try_fold(ty.scalar.bytes() as u64, |bytes, &d| bytes.checked_mul(d))
+        .filter(|&bytes| bytes <= MAX_BUFFER_BYTES)
+        .with_context(|| {
+            format!(
+                "has shape {shape:?}: more than the simulator's 4 GiB of device memory in {}s; \
+                 the header is damaged or the array too large",
+                ty.scalar
+            )
+        })?;
     if (rest.len() as u64) < expected {
         bail!(
             "is cut short: its header promises {expected} bytes of data, it has {}",
@@ -129,6 +140,42 @@ mod tests {
 
     fn ty(name: &str) -> ElemType {
         ElemType::parse(name).unwrap()
+    }
+
+    /// A `.npy` file of `f32` with `shape` written in its header and 16 bytes of data.
+    fn npy_with_shape(dir: &Path, shape: &str) -> std::path::PathBuf {
+        let path = dir.join("lies.npy");
+        let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+        header.push_str(&" ".repeat(117 - header.len()));
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(&[0; 16]);
+        std::fs::write(&path, out).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_shape_whose_size_overflows_is_refused_naming_the_file_and_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        for (shape, shown) in [
+            ("(4611686018427387904,)", "[4611686018427387904]"),
+            (
+                "(4294967296, 4294967296, 16)",
+                "[4294967296, 4294967296, 16]",
+            ),
+            ("(1073741824, 2)", "[1073741824, 2]"),
+        ] {
+            let path = npy_with_shape(dir.path(), shape);
+            let err = format!("{:#}", read(&path, ty("f32"), None).unwrap_err());
+            assert!(
+                err.contains("lies.npy") && err.contains(&format!("has shape {shown}")),
+                "{shape}: {err}"
+            );
+        }
+        let path = npy_with_shape(dir.path(), "(2, 2)");
+        assert_eq!(read(&path, ty("f32"), None).unwrap().len(), 16);
     }
 
     #[test]

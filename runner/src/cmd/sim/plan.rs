@@ -7,6 +7,7 @@ use crate::compile::UserOptions;
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub struct Plan {
@@ -173,20 +174,57 @@ impl Dims {
     }
 }
 
+/// Launches one plan may hold. Each keeps its report (figures per source line, diagnostics, up to
+/// 1 MiB of printf) for the output: 200,000 launches took 6.6 GB with `--json`. A plan chains a
+/// few kernels; repeated work belongs in a loop inside a kernel.
+pub const MAX_LAUNCHES: usize = 1000;
+
+/// Bytes of a plan file: far past a plan of `MAX_LAUNCHES` launches, and short of what a file
+/// that never ends (a FIFO, `/dev/zero`) would fill memory with.
+const MAX_PLAN_BYTES: u64 = 4 << 20;
+
 /// Reads a plan file; the paths in it are taken relative to its folder.
 pub fn from_file(path: &Path) -> anyhow::Result<Plan> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the plan {shown}: check the path"))?;
+    let text = read_plan_text(path)?;
     let file: PlanFile =
         toml::from_str(&text).with_context(|| format!("{shown} is not a plan runner sim reads"))?;
     let base = path.parent().unwrap_or(Path::new(""));
     from_parts(file, base).with_context(|| format!("in the plan {shown}"))
 }
 
+/// The plan's text, refused when it is not a regular file or is larger than any plan.
+fn read_plan_text(path: &Path) -> anyhow::Result<String> {
+    let shown = path.display();
+    let file = runner::kernel_file::open_nonblocking(path)
+        .with_context(|| format!("cannot read the plan {shown}: check the path"))?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        bail!(
+            "the plan {shown} is {}, not a file",
+            runner::kernel_file::kind_of(&metadata)
+        );
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_PLAN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read the plan {shown}"))?;
+    if bytes.len() as u64 > MAX_PLAN_BYTES {
+        bail!("the plan {shown} is larger than 4 MiB; a plan names buffers and a few launches");
+    }
+    String::from_utf8(bytes).with_context(|| format!("the plan {shown} is not UTF-8 text"))
+}
+
 fn from_parts(file: PlanFile, base: &Path) -> anyhow::Result<Plan> {
     if file.launch.is_empty() {
         bail!("no [[launch]]: add one with kernel, grid, block and args");
+    }
+    if file.launch.len() > MAX_LAUNCHES {
+        bail!(
+            "{} launches: a plan runs at most {MAX_LAUNCHES}; repeat the work in a loop inside the \
+             kernel, or split the plan",
+            file.launch.len()
+        );
     }
     let mut buffers = Vec::new();
     for (name, text) in &file.buffers {
@@ -333,6 +371,32 @@ mod tests {
         shared_bytes = 64
         args = ["y", "y+4", "i32=4"]
     "#;
+
+    #[test]
+    fn a_plan_of_more_launches_than_the_bound_is_refused_before_anything_runs() {
+        let launch = "[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 1\n";
+        let at_bound = format!("[buffers]\n{}", launch.repeat(MAX_LAUNCHES));
+        assert_eq!(plan(&at_bound).unwrap().launches.len(), MAX_LAUNCHES);
+        let past = plan(&launch.repeat(MAX_LAUNCHES + 1))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            past.contains("1001 launches: a plan runs at most 1000"),
+            "{past}"
+        );
+    }
+
+    #[test]
+    fn a_plan_that_is_not_a_file_or_too_large_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = format!("{:#}", from_file(dir.path()).err().unwrap());
+        assert!(err.contains("is a folder, not a file"), "{err}");
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, vec![b'#'; MAX_PLAN_BYTES as usize + 1]).unwrap();
+        let err = format!("{:#}", from_file(&big).err().unwrap());
+        assert!(err.contains("larger than 4 MiB"), "{err}");
+    }
 
     #[test]
     fn a_plan_chains_launches_over_named_buffers_with_offsets_and_aliases() {
