@@ -73,6 +73,7 @@ fn alloc_host(d: &mut Driver, bytes: usize) -> Result<*mut c_void> {
         return Err(E::CUDA_ERROR_OUT_OF_MEMORY);
     }
     d.pinned.insert(ptr as u64, bytes as u64);
+    d.allocated_host.insert(ptr as u64);
     Ok(ptr)
 }
 
@@ -110,6 +111,10 @@ pub unsafe extern "C" fn cuMemHostAlloc(
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     pass_through!(cuMemFreeHost(p));
     call("cuMemFreeHost", |d| {
+        // Registered memory is the program's, not the driver's to free.
+        if !d.allocated_host.remove(&(p as u64)) {
+            return Err(E::CUDA_ERROR_INVALID_VALUE);
+        }
         let len = d
             .pinned
             .remove(p as u64)
@@ -148,6 +153,10 @@ pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_ui
 pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     pass_through!(cuMemHostUnregister(p));
     call("cuMemHostUnregister", |d| {
+        // Memory from cuMemAllocHost was never registered: it is freed, not unregistered.
+        if d.allocated_host.contains(&(p as u64)) {
+            return Err(E::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+        }
         let len = d
             .pinned
             .remove(p as u64)

@@ -46,6 +46,9 @@ pub(crate) struct Driver {
     pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
     pub pinned: Ranges,
+    /// The starts of the page-locked blocks this driver allocated (the rest of `pinned` is the
+    /// program's memory, registered): only these are the driver's to free.
+    pub allocated_host: std::collections::HashSet<u64>,
     /// Contexts created; the primary context is index 0.
     pub contexts: Vec<bool>,
     /// The context stack (`cuCtxPushCurrent`, `cuCtxPopCurrent`): its top is the current context.
@@ -80,6 +83,7 @@ impl Driver {
             links: Table::default(),
             allocations: Ranges::default(),
             pinned: Ranges::default(),
+            allocated_host: Default::default(),
             contexts: vec![true],
             context_stack: Vec::new(),
             primary_retains: 0,

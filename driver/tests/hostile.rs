@@ -53,6 +53,17 @@ api! {
     cuMemcpyDtoD_v2: fn(u64, u64, usize);
     cuMemHostRegister_v2: fn(Ptr, usize, u32);
     cuMemHostUnregister: fn(Ptr);
+    cuMemAllocHost_v2: fn(*mut Ptr, usize);
+    cuMemFreeHost: fn(Ptr);
+    cuMemGetInfo_v2: fn(*mut usize, *mut usize);
+    cuMemcpy: fn(u64, u64, usize);
+    cuMemcpyHtoDAsync_v2: fn(u64, *const c_void, usize, Ptr);
+    cuMemcpyDtoHAsync_v2: fn(Ptr, u64, usize, Ptr);
+    cuMemcpyDtoDAsync_v2: fn(u64, u64, usize, Ptr);
+    cuStreamCreate: fn(*mut Ptr, u32);
+    cuStreamDestroy_v2: fn(Ptr);
+    cuStreamSynchronize: fn(Ptr);
+    cuEventSynchronize: fn(Ptr);
     cuModuleLoad: fn(*mut Ptr, *const c_char);
     cuModuleLoadData: fn(*mut Ptr, *const c_void);
     cuModuleGetFunction: fn(*mut Ptr, Ptr, *const c_char);
@@ -256,7 +267,7 @@ fn contexts_form_a_stack_and_destroying_the_current_one_brings_back_the_one_befo
 }
 
 #[test]
-fn registering_host_memory_that_wraps_around_the_address_space_is_refused() {
+fn registering_host_memory_that_wraps_is_refused_and_registered_memory_is_never_freed() {
     let (api, _) = Api::with_context();
     let near_the_top = std::ptr::without_provenance_mut(usize::MAX - 4095);
     let mut buffer = vec![0u8; 8192];
@@ -278,8 +289,18 @@ fn registering_host_memory_that_wraps_around_the_address_space_is_refused() {
             (api.cuMemHostRegister_v2)(inside, 16, 0),
             E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
         );
+        // Registered memory is the program's: cuMemFreeHost refuses it (it freed it once).
+        assert_eq!((api.cuMemFreeHost)(start), E::CUDA_ERROR_INVALID_VALUE);
         assert_eq!((api.cuMemHostUnregister)(start), E::CUDA_SUCCESS);
         assert_eq!((api.cuMemHostRegister_v2)(inside, 16, 0), E::CUDA_SUCCESS);
+        // And memory from cuMemAllocHost is freed, never unregistered.
+        let mut pinned = std::ptr::null_mut();
+        assert_eq!((api.cuMemAllocHost_v2)(&mut pinned, 64), E::CUDA_SUCCESS);
+        assert_eq!(
+            (api.cuMemHostUnregister)(pinned),
+            E::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+        );
+        assert_eq!((api.cuMemFreeHost)(pinned), E::CUDA_SUCCESS);
     }
 }
 
@@ -414,4 +435,259 @@ fn a_destroyed_event_stays_refused_however_many_are_created_after_it() {
             E::CUDA_ERROR_INVALID_HANDLE
         );
     }
+}
+
+/// Sizes and counts a careless or hostile program passes: around an allocation's end, past
+/// 4 GiB, and near the top of `size_t`, where arithmetic overflows.
+const HOSTILE_SIZES: [usize; 16] = [
+    0,
+    1,
+    3,
+    63,
+    64,
+    65,
+    255,
+    4095,
+    4096,
+    4097,
+    1 << 33,
+    1 << 36,
+    usize::MAX / 4 + 1,
+    usize::MAX / 2 + 1,
+    usize::MAX - 1,
+    usize::MAX,
+];
+
+/// SplitMix64: a seeded sequence, so a failure is replayed by its seed.
+struct Sequence(u64);
+
+impl Sequence {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.next() as usize % from.len()]
+    }
+}
+
+/// What the random calls work on: device allocations (live and freed), streams, events,
+/// page-locked blocks and contexts, and host memory every accepted copy stays inside.
+struct Handles {
+    device: Vec<u64>,
+    streams: Vec<Ptr>,
+    events: Vec<Ptr>,
+    pinned: Vec<Ptr>,
+    contexts: Vec<Ptr>,
+    host: &'static mut [u8],
+}
+
+impl Handles {
+    /// A device address: an allocation, a byte inside or just past one, null, or one that wraps.
+    fn device(&self, s: &mut Sequence) -> u64 {
+        let base = s.pick(&self.device);
+        s.pick(&[base, base + 1, base + 64, base + 4096, 0, u64::MAX - 8])
+    }
+
+    /// A host address: the start of the host memory, a place in it, or null. (Never a wild
+    /// host pointer: the driver reads and writes the program's memory as NVIDIA's does.)
+    fn host(&mut self, s: &mut Sequence) -> Ptr {
+        let offset = s.pick(&[0, 1, 4096, 8192]);
+        if s.next().is_multiple_of(8) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: every offset is inside the host memory (64 KiB).
+        unsafe { self.host.as_mut_ptr().add(offset).cast() }
+    }
+}
+
+/// One random call with hostile arguments; its answer.
+///
+/// # Safety
+/// `api` is a fresh driver; `h` holds what earlier calls made.
+unsafe fn random_call(api: &Api, h: &mut Handles, s: &mut Sequence) -> (&'static str, E) {
+    let size = s.pick(&HOSTILE_SIZES);
+    let stream = s.pick(&h.streams);
+    let mut out = std::ptr::null_mut();
+    // SAFETY: valid out-pointers; device and host addresses as `Handles` gives them: every host
+    // range an accepted call touches lies in the host memory, as the sizes it accepts are at most
+    // an allocation's (4097 bytes).
+    unsafe {
+        match s.next() % 20 {
+            0 => {
+                let bytes = s.pick(&[1, 64, 4097, 1 << 33, usize::MAX]);
+                let mut at = 0;
+                let result = (api.cuMemAlloc_v2)(&mut at, bytes);
+                if result == E::CUDA_SUCCESS {
+                    h.device.push(at);
+                }
+                ("cuMemAlloc", result)
+            }
+            1 => ("cuMemFree", (api.cuMemFree_v2)(h.device(s))),
+            2 => {
+                let value = s.next() as u32;
+                (
+                    "cuMemsetD32",
+                    (api.cuMemsetD32_v2)(h.device(s), value, size),
+                )
+            }
+            3 => (
+                "cuMemsetD16Async",
+                (api.cuMemsetD16Async)(h.device(s), 7, size, stream),
+            ),
+            4 => ("cuMemsetD8", (api.cuMemsetD8_v2)(h.device(s), 7, size)),
+            5 => {
+                let src = h.host(s);
+                (
+                    "cuMemcpyHtoD",
+                    (api.cuMemcpyHtoD_v2)(h.device(s), src, size),
+                )
+            }
+            6 => {
+                let dst = h.host(s);
+                (
+                    "cuMemcpyDtoH",
+                    (api.cuMemcpyDtoH_v2)(dst, h.device(s), size),
+                )
+            }
+            7 => {
+                let (dst, src) = (h.device(s), h.device(s));
+                (
+                    "cuMemcpyDtoDAsync",
+                    (api.cuMemcpyDtoDAsync_v2)(dst, src, size, stream),
+                )
+            }
+            8 => {
+                let src = h.host(s);
+                let at = h.device(s);
+                (
+                    "cuMemcpyHtoDAsync",
+                    (api.cuMemcpyHtoDAsync_v2)(at, src, size, stream),
+                )
+            }
+            9 => {
+                let dst = h.host(s);
+                let at = h.device(s);
+                (
+                    "cuMemcpyDtoHAsync",
+                    (api.cuMemcpyDtoHAsync_v2)(dst, at, size, stream),
+                )
+            }
+            10 => {
+                // Unified addressing: a device address and host memory, either way round.
+                let (device, host) = (h.device(s), h.host(s) as u64);
+                let (dst, src) = if s.next().is_multiple_of(2) {
+                    (device, host)
+                } else {
+                    (host, device)
+                };
+                ("cuMemcpy", (api.cuMemcpy)(dst, src, size))
+            }
+            11 => {
+                let host = h.host(s);
+                let at = s.pick(&[host, std::ptr::without_provenance_mut(usize::MAX - 64)]);
+                ("cuMemHostRegister", (api.cuMemHostRegister_v2)(at, size, 0))
+            }
+            12 => ("cuMemHostUnregister", (api.cuMemHostUnregister)(h.host(s))),
+            13 => {
+                let bytes = s.pick(&[0, 64, 1 << 20, usize::MAX]);
+                let result = (api.cuMemAllocHost_v2)(&mut out, bytes);
+                if result == E::CUDA_SUCCESS {
+                    h.pinned.push(out);
+                }
+                ("cuMemAllocHost", result)
+            }
+            14 => match h.pinned.pop() {
+                Some(p) => ("cuMemFreeHost", (api.cuMemFreeHost)(p)),
+                None => ("cuMemFreeHost", (api.cuMemFreeHost)(h.host(s))),
+            },
+            15 => {
+                let result = (api.cuStreamCreate)(&mut out, (s.next() % 2) as u32);
+                if result == E::CUDA_SUCCESS {
+                    h.streams.push(out);
+                }
+                ("cuStreamCreate", result)
+            }
+            16 => match s.next() % 4 {
+                0 => ("cuStreamDestroy", (api.cuStreamDestroy_v2)(stream)),
+                1 => ("cuStreamSynchronize", (api.cuStreamSynchronize)(stream)),
+                2 => ("cuCtxSynchronize", (api.cuCtxSynchronize)()),
+                _ => {
+                    let (mut free, mut total) = (0, 0);
+                    let total_out = s.pick(&[&raw mut total, std::ptr::null_mut()]);
+                    ("cuMemGetInfo", (api.cuMemGetInfo_v2)(&mut free, total_out))
+                }
+            },
+            17 => {
+                let result = (api.cuEventCreate)(&mut out, 0);
+                if result == E::CUDA_SUCCESS {
+                    h.events.push(out);
+                }
+                ("cuEventCreate", result)
+            }
+            18 => {
+                let event = s.pick(&h.events);
+                match s.next() % 3 {
+                    0 => ("cuEventRecord", (api.cuEventRecord)(event, stream)),
+                    1 => ("cuEventSynchronize", (api.cuEventSynchronize)(event)),
+                    _ => ("cuEventDestroy", (api.cuEventDestroy_v2)(event)),
+                }
+            }
+            _ => match s.next() % 4 {
+                0 => {
+                    let result = (api.cuCtxCreate_v2)(&mut out, 0, 0);
+                    if result == E::CUDA_SUCCESS {
+                        h.contexts.push(out);
+                    }
+                    ("cuCtxCreate", result)
+                }
+                1 => ("cuCtxDestroy", (api.cuCtxDestroy_v2)(s.pick(&h.contexts))),
+                2 => (
+                    "cuCtxPushCurrent",
+                    (api.cuCtxPushCurrent_v2)(s.pick(&h.contexts)),
+                ),
+                _ => ("cuCtxPopCurrent", (api.cuCtxPopCurrent_v2)(&mut out)),
+            },
+        }
+    }
+}
+
+#[test]
+fn random_calls_with_hostile_sizes_are_each_answered_with_an_error_never_a_panic() {
+    let seed = std::env::var("HOSTILE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(25);
+    let (api, primary) = Api::with_context();
+    let mut s = Sequence(seed);
+    let mut h = Handles {
+        device: vec![api.alloc(64), api.alloc(4097)],
+        streams: vec![std::ptr::null_mut()],
+        events: vec![std::ptr::null_mut()],
+        pinned: Vec::new(),
+        contexts: vec![primary],
+        // Kept for the process: copies in flight may land in it at any later wait.
+        host: Box::leak(vec![0u8; 64 << 10].into_boxed_slice()),
+    };
+    let mut answers = std::collections::BTreeMap::<(&str, E), u32>::new();
+    for step in 0..20_000 {
+        // SAFETY: a fresh driver and what earlier calls made.
+        let (call, answer) = unsafe { random_call(&api, &mut h, &mut s) };
+        assert_ne!(
+            answer,
+            E::CUDA_ERROR_UNKNOWN,
+            "step {step} of seed {seed}: {call} panicked inside the driver"
+        );
+        *answers.entry((call, answer)).or_default() += 1;
+    }
+    // The sequence reached the calls' successes and their refusals alike.
+    let succeeded = |call| answers.contains_key(&(call, E::CUDA_SUCCESS));
+    let refused = |call, error| answers.contains_key(&(call, error));
+    assert!(succeeded("cuMemsetD32") && refused("cuMemsetD32", E::CUDA_ERROR_INVALID_VALUE));
+    assert!(succeeded("cuMemcpyDtoH") && refused("cuMemcpyDtoH", E::CUDA_ERROR_INVALID_VALUE));
+    assert!(succeeded("cuMemHostRegister"), "{answers:?}");
 }
