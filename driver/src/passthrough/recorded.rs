@@ -240,11 +240,25 @@ pub(crate) unsafe fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CUresul
 }
 
 pub(crate) unsafe fn cuMemsetD16_v2(dst: u64, value: u16, count: usize) -> CUresult {
-    unsafe { memset("cuMemsetD16_v2", (dst, value, count), 2 * count, None) }
+    unsafe {
+        memset(
+            "cuMemsetD16_v2",
+            (dst, value, count),
+            count.saturating_mul(2),
+            None,
+        )
+    }
 }
 
 pub(crate) unsafe fn cuMemsetD32_v2(dst: u64, value: u32, count: usize) -> CUresult {
-    unsafe { memset("cuMemsetD32_v2", (dst, value, count), 4 * count, None) }
+    unsafe {
+        memset(
+            "cuMemsetD32_v2",
+            (dst, value, count),
+            count.saturating_mul(4),
+            None,
+        )
+    }
 }
 
 pub(crate) unsafe fn cuMemsetD8Async(dst: u64, value: u8, count: usize, s: CUstream) -> CUresult {
@@ -256,7 +270,7 @@ pub(crate) unsafe fn cuMemsetD16Async(dst: u64, value: u16, count: usize, s: CUs
         memset(
             "cuMemsetD16Async",
             (dst, value, count, s),
-            2 * count,
+            count.saturating_mul(2),
             Some(s),
         )
     }
@@ -267,7 +281,7 @@ pub(crate) unsafe fn cuMemsetD32Async(dst: u64, value: u32, count: usize, s: CUs
         memset(
             "cuMemsetD32Async",
             (dst, value, count, s),
-            4 * count,
+            count.saturating_mul(4),
             Some(s),
         )
     }
