@@ -77,7 +77,7 @@ def draw_grid_2d() -> str:
     gx = -(-width_el // tile_x)
     gy = -(-height_el // tile_y)
     scale = 6
-    x0, y0 = 40, 96
+    x0, y0 = 56, 96
     grid_w, grid_h = gx * tile_x * scale, gy * tile_y * scale
     W = x0 + grid_w + 40
     svg = Svg(W, 600, f"A 2D grid of {tile_x} x {tile_y} blocks over a {width_el} x {height_el} matrix",
@@ -89,8 +89,10 @@ def draw_grid_2d() -> str:
     svg.paragraph(16, y, f"A matrix {width_el} wide (columns, x) and {height_el} tall (rows, y), in "
                   f"blocks of {tile_x} × {tile_y} threads; each block is labelled with its blockIdx.")
     svg.text(x0, y0 - 8, "x (columns) →", size=12, fill="#555")
-    svg.text(x0 - 10, y0, "y (rows) →", size=12, fill="#555",
-             extra=f" transform='rotate(90 {x0 - 10} {y0})'")
+    # Turned a quarter clockwise, the label's glyphs rise to the right of its baseline: the
+    # baseline sits far enough left of the matrix that they stop short of its edge.
+    svg.text(x0 - 22, y0, "y (rows) →", size=12, fill="#555",
+             extra=f" transform='rotate(90 {x0 - 22} {y0})'")
     svg.rect(x0, y0, grid_w, grid_h, fill="#eeeeee", stroke="none")
     svg.rect(x0, y0, width_el * scale, height_el * scale, fill="#dce9f7", stroke="#2b5d9b", width=2)
     for bx in range(gx):
@@ -98,7 +100,11 @@ def draw_grid_2d() -> str:
             x = x0 + bx * tile_x * scale
             y = y0 + by * tile_y * scale
             svg.rect(x, y, tile_x * scale, tile_y * scale, stroke="#555", width=1)
-            svg.text(x + 5, y + 16, f"({bx}, {by})", size=12, fill="#234")
+            # A block that overhangs the matrix with only a sliver inside it is labelled in its
+            # grey part, so the label does not cross the matrix's edge.
+            inside = min(tile_x, width_el - bx * tile_x) * scale
+            label_x = x + 5 if inside >= 48 else x0 + width_el * scale + 5
+            svg.text(label_x, y + 16, f"({bx}, {by})", size=12, fill="#234")
     col, row = 37, 21
     px, py = x0 + col * scale, y0 + row * scale
     svg.rect(px - 1, py - 1, scale + 2, scale + 2, fill="#d9534f", stroke="none")

@@ -441,8 +441,9 @@ def draw_matmul(runner: list[str]) -> str:
 # Reduction trees and their banks
 
 
-REDUCE_DRAWN, REDUCE_BIG = 64, 256
+REDUCE_SIZE = 256  # exercise 19's block
 BANKS = 32
+WARP = 32
 
 
 def step_lines(report: dict, macro: str) -> dict[int, dict]:
@@ -462,48 +463,54 @@ def per_request(figures: dict, kind: str) -> float:
 
 
 def draw_reduction(addressing: str, runner: list[str]) -> str:
+    """Exercise 19's tree over a block of 256, one step per band: the words the block's first
+    warp (one request) adds into and adds, on the rows of 32 words where it touches any, so that a
+    column is a bank and a bank asked for several words at once shows as a column with several."""
     macro = f"{addressing.upper()}_STEP"
-    drawn = sim_report(KERNEL_FILE, f"reduce_{addressing}_{REDUCE_DRAWN}", "1", str(REDUCE_DRAWN),
-                       [f"f32[{REDUCE_DRAWN}]", "f32[1]"], runner)
-    big = sim_report(KERNEL_FILE, f"reduce_{addressing}_{REDUCE_BIG}", "1", str(REDUCE_BIG),
-                     [f"f32[{REDUCE_BIG}]", "f32[1]"], runner)
-    figures = step_lines(drawn, macro)
-    big_figures = step_lines(big, macro)
+    kernel = f"reduce_{addressing}_{REDUCE_SIZE}"
+    report = sim_report(KERNEL_FILE, kernel, "1", str(REDUCE_SIZE),
+                        [f"f32[{REDUCE_SIZE}]", "f32[1]"], runner)
+    figures = step_lines(report, macro)
     by_stride: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    for stride, thread, to, source in traces(drawn):
-        by_stride[stride].append((thread, to, source))
+    for stride, thread, to, source in traces(report):
+        if thread < WARP:
+            by_stride[stride].append((thread, to, source))
     strides = list(by_stride)  # in the order the tree ran them
     if sorted(strides) != sorted(figures):
         raise FigureError(f"traced strides {strides} but the simulator measured {sorted(figures)}")
 
-    cell, row_h = 19, 22
+    def rows_of(stride: int) -> list[int]:
+        words = {w for _, to, source in by_stride[stride] for w in (to, source)}
+        return sorted({word // BANKS for word in words})
+
+    cell, row_h = 19, 18
     x0 = 78
-    step_h = 2 * row_h + 58
+    band_gap = 54
     top = 112
-    height = top + len(strides) * step_h + 150
+    height = top + sum(len(rows_of(s)) * row_h + band_gap for s in strides) + 120
     rule = ("thread t adds word 2st + s into word 2st" if addressing == "interleaved"
             else "thread t adds word t + s into word t")
-    svg = Svg(WIDTH, height, f"A reduction tree of {REDUCE_DRAWN} values, {addressing} addressing, "
-              "with the banks each step reads",
-              f"Each step of a block's sum of {REDUCE_DRAWN} values in shared memory ({rule}), the "
-              f"{REDUCE_DRAWN} words drawn as two rows of 32 so that a column is a bank, with the "
-              f"simulator's wavefronts per request. Drawn from runner sim {FIGURE_KERNELS} "
-              f"--kernel reduce_{addressing}_{REDUCE_DRAWN}.")
+    svg = Svg(WIDTH, height, f"A reduction tree of {REDUCE_SIZE} values, {addressing} addressing, "
+              "with the banks each step's first warp reads",
+              f"Each step of a block's sum of {REDUCE_SIZE} values in shared memory ({rule}): the "
+              f"words that the block's first warp, one request, adds into and adds, on rows of 32 so "
+              f"that a column is a bank, with the simulator's wavefronts per request. Drawn from "
+              f"runner sim {FIGURE_KERNELS} --kernel {kernel}.")
     svg.text(20, 26, f"{addressing.capitalize()} addressing: {rule}", size=15, weight="bold")
-    svg.text(20, 46, f"{REDUCE_DRAWN} values, one warp of active threads at each step. A column is a bank: "
-             "words w and w + 32 share bank w mod 32.", size=12, fill=NOTE)
+    svg.text(20, 46, f"{REDUCE_SIZE} values; each step shows the first warp's 32 threads (or fewer), one "
+             "request. A column is a bank.", size=12, fill=NOTE)
     svg.rect(20, 58, 16, 16, fill=lane_colour(5), stroke="none")
     svg.text(42, 71, "word t adds into (read, then written)", size=12)
     svg.rect(300, 58, 16, 16, fill="#ffffff", stroke=lane_colour(5), width=2.5)
     svg.text(322, 71, "word it adds (read)", size=12)
-    svg.text(478, 71, "×2", size=12, anchor="middle", weight="bold", fill="#c62828")
-    svg.text(496, 71, "bank asked for 2 words at once", size=12)
+    svg.text(478, 71, "×n", size=12, anchor="middle", weight="bold", fill="#c62828")
+    svg.text(496, 71, "bank asked for n words at once", size=12)
     svg.text(x0 - 8, top - 8, "bank", size=12, anchor="end", fill=NOTE)
     for bank in range(0, BANKS, 4):
         svg.text(x0 + bank * cell + cell / 2, top - 8, bank, size=12, anchor="middle", fill=NOTE)
 
-    for index, stride in enumerate(strides):
-        y0 = top + 12 + index * step_h
+    y0 = top + 12
+    for stride in strides:
         work = sorted(by_stride[stride])
         threads = [thread for thread, _, _ in work]
         to_words = {to: thread for thread, to, _ in work}
@@ -523,43 +530,41 @@ def draw_reduction(addressing: str, runner: list[str]) -> str:
             for bank, count in Counter(word % BANKS for word in words).items():
                 if count > 1:
                     busy[bank] = max(busy.get(bank, 0), count)
-        for half in range(2):
-            y = grid_y + half * row_h
-            svg.text(x0 - 8, y + 16, f"{half * 32}–{half * 32 + 31}", size=12, anchor="end", fill=NOTE)
+        rows = rows_of(stride)
+        for index, row in enumerate(rows):
+            y = grid_y + index * row_h
+            svg.text(x0 - 8, y + 14, f"{row * BANKS}–{row * BANKS + BANKS - 1}", size=12, anchor="end",
+                     fill=NOTE)
             for bank in range(BANKS):
-                word = half * BANKS + bank
+                word = row * BANKS + bank
                 x = x0 + bank * cell
                 colour = lane_colour(bank)
                 if word in to_words:
                     svg.rect(x, y, cell, row_h, fill=colour, stroke="#ffffff", width=1)
-                    svg.text(x + cell / 2, y + 16, to_words[word], size=12, anchor="middle", fill=ink_on(colour),
+                    svg.text(x + cell / 2, y + 14, to_words[word], size=12, anchor="middle", fill=ink_on(colour),
                              weight="bold")
                 elif word in from_words:
                     svg.rect(x + 1.5, y + 1.5, cell - 3, row_h - 3, fill="#ffffff", stroke=colour, width=2.5)
-                    svg.text(x + cell / 2, y + 16, from_words[word], size=12, anchor="middle", fill="#222222")
+                    svg.text(x + cell / 2, y + 14, from_words[word], size=12, anchor="middle", fill="#222222")
                 else:
                     svg.rect(x, y, cell, row_h, fill=EMPTY, stroke="#ffffff", width=1)
+        bottom = grid_y + len(rows) * row_h
         for bank, count in sorted(busy.items()):
-            svg.text(x0 + bank * cell + cell / 2, grid_y + 2 * row_h + 15, f"×{count}", size=12, anchor="middle",
+            svg.text(x0 + bank * cell + cell / 2, bottom + 15, f"×{count}", size=12, anchor="middle",
                      weight="bold", fill="#c62828")
-        svg.rect(x0, grid_y, BANKS * cell, 2 * row_h, stroke="#222222", width=1)
+        svg.rect(x0, grid_y, BANKS * cell, len(rows) * row_h, stroke="#222222", width=1)
+        y0 = bottom + band_gap - 14
 
-    y = top + len(strides) * step_h + 22
-    big_strides = sorted(big_figures, reverse=addressing == "sequential")
-    y = notes(svg, y, [
-        f"Exercise 19's block of {REDUCE_BIG}, loads' wavefronts per request at each step:",
-        "   " + ",  ".join(f"s = {stride}: {per_request(big_figures[stride], 'load'):g}"
-                           for stride in big_strides),
-    ], fill="#222222", weight="bold")
-    big_conflicts = sum(f["shared_load_bank_conflicts"] + f["shared_store_bank_conflicts"]
-                        for f in big_figures.values())
-    lines = [f"{big_conflicts} bank conflicts in all, loads and stores, in the tree of {REDUCE_BIG}."]
+    y = y0 + 8
+    total = sum(f["shared_load_bank_conflicts"] + f["shared_store_bank_conflicts"] for f in figures.values())
+    lines = [f"{total} bank conflicts in all, loads and stores, over the block's {REDUCE_SIZE // WARP} warps.",
+             "Rows of 32 words that the first warp does not touch at a step are left out."]
     if addressing == "interleaved":
         lines.append("At s = 1 the compiler reads words 2t and 2t + 1 with one 8-byte load: 2 wavefronts "
                      "is its best.")
-    lines += [f"Drawn from runner sim {FIGURE_KERNELS} --kernel reduce_{addressing}_{REDUCE_DRAWN}",
-              f"--grid 1 --block {REDUCE_DRAWN}; the block of {REDUCE_BIG} from reduce_{addressing}_{REDUCE_BIG}."]
-    y = notes(svg, y + 4, lines)
+    lines += [f"Drawn from runner sim {FIGURE_KERNELS} --kernel {kernel}",
+              f"--grid 1 --block {REDUCE_SIZE}."]
+    y = notes(svg, y, lines)
     return finish(svg, y)
 
 

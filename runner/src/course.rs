@@ -52,6 +52,26 @@ impl Exercise {
             .as_ref()
             .is_some_and(|h| h.language == Language::Python)
     }
+
+    /// The track the exercise belongs to: what the student writes, and so what they do next.
+    pub fn track(&self) -> Track {
+        match &self.host {
+            None => Track::Kernels,
+            Some(_) if self.is_python() => Track::Python,
+            Some(_) => Track::RustHost,
+        }
+    }
+}
+
+/// The course's tracks: a student works one at a time, so the next exercise comes from the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Track {
+    /// CUDA C kernels (01-24).
+    Kernels,
+    /// Whole programs in Rust on cudarc (25-28).
+    RustHost,
+    /// Whole programs in Python: Numba, cuda.core (pyNN).
+    Python,
 }
 
 /// The language a host exercise's program is written in.
@@ -196,6 +216,29 @@ impl Course {
     pub fn tuned_path(&self, exercise: &Exercise) -> Option<PathBuf> {
         let file = exercise.tuned.as_ref()?;
         Some(self.root.join("solutions").join(file))
+    }
+
+    /// What to do after `current`: the first exercise not done that follows it in its own
+    /// track (after py03, py04; after 25, 26), coming round to the track's start; once the track
+    /// is done, the first exercise not done in the syllabus. `None` when every one is done.
+    pub fn next_after(
+        &self,
+        current: &Exercise,
+        is_done: impl Fn(&str) -> bool,
+    ) -> Option<&Exercise> {
+        let pending = |e: &&Exercise| e.id != current.id && !is_done(&e.id);
+        let at = self
+            .exercises
+            .iter()
+            .position(|e| e.id == current.id)
+            .unwrap_or(0);
+        let (before, after) = self.exercises.split_at(at);
+        after
+            .iter()
+            .chain(before)
+            .filter(|e| e.track() == current.track())
+            .find(pending)
+            .or_else(|| self.exercises.iter().find(pending))
     }
 
     /// The name NVRTC and reports use for a file: its path inside the course.

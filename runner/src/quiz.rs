@@ -9,6 +9,12 @@
 //!
 //! Parsing is strict, so a section written in another shape is an error that names its line, not
 //! a quiz that silently lost a question: every question needs its answer, in the same order.
+//!
+//! An answer that starts with a bold key is checked by `runner quiz`, not marked by the student:
+//! `**(b)**` for a question that lists its options as `(a) ... (b) ...`, or `**389**`,
+//! `**2.7 ± 0.1**`, `**4, 5, 8, 32**` for one that asks for numbers, in order. A checked answer
+//! links the section of its page to reread after a miss (`[Sectors](#sectors)`); the link must
+//! name a heading of the page. An answer without a key is shown, not scored.
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -16,10 +22,105 @@ use std::path::{Path, PathBuf};
 const HEADING: &str = "## Check yourself";
 
 /// One question and the book's answer, as plain text (paragraphs joined, Markdown escapes gone).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Question {
+    /// The question; for a multiple-choice one, without its options.
     pub ask: String,
     pub answer: String,
+    /// How the runner checks a reply; `None` for a question the student thinks through.
+    pub key: Option<Key>,
+    /// The section of the page that teaches the answer.
+    pub section: Option<Section>,
+}
+
+/// The right answer of a checked question.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Key {
+    /// One of the options, by letter: `options[n]` is lettered `a` + n.
+    Choice { options: Vec<String>, right: char },
+    /// Numbers, in the order the question asks for them.
+    Numbers(Vec<Number>),
+}
+
+/// What a reply to a checked question is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judged {
+    Right,
+    Wrong,
+    /// Not an answer to this question; what to type instead.
+    Unreadable(String),
+}
+
+impl Key {
+    /// Judges a student's reply: a letter (`b`, `(b)`, `B`) for a choice, numbers in order.
+    pub fn judge(&self, reply: &str) -> Judged {
+        match self {
+            Key::Choice { options, right } => {
+                let letter = reply
+                    .trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches([')', '.'])
+                    .to_ascii_lowercase();
+                let last = (b'a' + options.len() as u8 - 1) as char;
+                match letter.chars().collect::<Vec<_>>().as_slice() {
+                    [c] if ('a'..=last).contains(c) => {
+                        if c == right {
+                            Judged::Right
+                        } else {
+                            Judged::Wrong
+                        }
+                    }
+                    _ => Judged::Unreadable(format!("Answer with a letter from a to {last}.")),
+                }
+            }
+            Key::Numbers(expected) => {
+                let given = numbers_in(reply);
+                if given.len() != expected.len() {
+                    return Judged::Unreadable(match expected.len() {
+                        1 => "Answer with one number.".to_string(),
+                        n => format!("Answer with {n} numbers, in the order asked."),
+                    });
+                }
+                let all_close = given
+                    .iter()
+                    .zip(expected)
+                    .all(|(g, e)| (g - e.value).abs() <= e.tolerance);
+                if all_close {
+                    Judged::Right
+                } else {
+                    Judged::Wrong
+                }
+            }
+        }
+    }
+
+    /// The right answer in a line: `(b) only integer types`, `389`, `4, 5, 8, 32`.
+    pub fn display(&self) -> String {
+        match self {
+            Key::Choice { options, right } => {
+                format!("({right}) {}", options[*right as usize - 'a' as usize])
+            }
+            Key::Numbers(numbers) => numbers
+                .iter()
+                .map(|n| n.value.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+/// A number of an answer and how far a reply may be from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Number {
+    pub value: f64,
+    pub tolerance: f64,
+}
+
+/// A heading of a chapter's page: its text and the anchor mdBook gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub title: String,
+    pub anchor: String,
 }
 
 /// A chapter's quiz.
@@ -101,12 +202,296 @@ pub fn parse(page: &str) -> Result<Option<Vec<Question>>, ParseError> {
             format!("{} questions but {} answers", asks.len(), answers.len()),
         ));
     }
-    Ok(Some(
-        asks.into_iter()
-            .zip(answers)
-            .map(|(ask, answer)| Question { ask, answer })
-            .collect(),
-    ))
+    let sections = sections_of(&lines);
+    asks.into_iter()
+        .zip(answers)
+        .map(|(ask, answer)| question(ask, answer, &sections))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// A question from its item and its answer's item, with the key and section the answer gives.
+fn question(ask: Item, answer: Item, sections: &[Section]) -> Result<Question, ParseError> {
+    let (key_text, rest) = match answer.text.strip_prefix("**") {
+        Some(after) => {
+            let (key, rest) = after.split_once("**").ok_or_else(|| {
+                error(
+                    answer.line,
+                    "an answer's bold key is never closed (`**...**`)",
+                )
+            })?;
+            (Some(key.trim().trim_end_matches('.')), rest)
+        }
+        None => (None, answer.text.as_str()),
+    };
+    let section = match link_anchor(rest) {
+        Some(anchor) => Some(
+            sections
+                .iter()
+                .find(|s| s.anchor == anchor)
+                .cloned()
+                .ok_or_else(|| {
+                    error(
+                        answer.line,
+                        format!("the answer links #{anchor}, which is no heading of this page"),
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    let ask_text = plain(&ask.text);
+    let Some(key_text) = key_text else {
+        return Ok(Question {
+            ask: ask_text,
+            answer: plain(&answer.text),
+            key: None,
+            section,
+        });
+    };
+    if section.is_none() {
+        return Err(error(
+            answer.line,
+            "a checked answer links the section to reread after a miss: add [Heading](#anchor)",
+        ));
+    }
+    let (ask, key) = match choice_letter(key_text) {
+        Some(right) => {
+            let (stem, options) = split_options(&ask_text).ok_or_else(|| {
+                error(
+                    ask.line,
+                    format!("the answer's key is ({right}), but the question lists no options `(a) ... (b) ...`"),
+                )
+            })?;
+            if right as usize - 'a' as usize >= options.len() {
+                return Err(error(
+                    answer.line,
+                    format!(
+                        "the key ({right}) is not one of the question's {} options",
+                        options.len()
+                    ),
+                ));
+            }
+            (stem, Key::Choice { options, right })
+        }
+        None => {
+            let numbers = key_numbers(key_text).ok_or_else(|| {
+                error(
+                    answer.line,
+                    format!(
+                        "the bold key {key_text:?} is neither an option such as **(b)** nor \
+                         numbers such as **389**, **2.7 ± 0.1** or **4, 5, 8, 32**"
+                    ),
+                )
+            })?;
+            (ask_text, Key::Numbers(numbers))
+        }
+    };
+    Ok(Question {
+        ask,
+        answer: plain(&answer.text),
+        key: Some(key),
+        section,
+    })
+}
+
+/// `b` from the key `(b)`.
+fn choice_letter(key: &str) -> Option<char> {
+    let inner = key.strip_prefix('(')?.strip_suffix(')')?;
+    let mut chars = inner.chars();
+    let letter = chars.next().filter(|c| c.is_ascii_lowercase())?;
+    chars.next().is_none().then_some(letter)
+}
+
+/// A multiple-choice question's stem and its options, `(a) ...`, `(b) ...` in order.
+fn split_options(ask: &str) -> Option<(String, Vec<String>)> {
+    let marker = |letter: char| format!("({letter}) ");
+    let first = find_marker(ask, &marker('a'), 0)?;
+    let mut starts = vec![first];
+    let mut letter = 'b';
+    while let Some(at) = find_marker(ask, &marker(letter), starts[starts.len() - 1]) {
+        starts.push(at);
+        letter = (letter as u8 + 1) as char;
+    }
+    if starts.len() < 2 {
+        return None;
+    }
+    let options = starts
+        .iter()
+        .enumerate()
+        .map(|(n, &at)| {
+            let end = starts.get(n + 1).copied().unwrap_or(ask.len());
+            let option = ask[at + 4..end].trim();
+            let option = option.strip_suffix(" or").unwrap_or(option);
+            option.trim_end_matches([',', ';']).trim().to_string()
+        })
+        .collect();
+    Some((ask[..first].trim().to_string(), options))
+}
+
+/// Where `marker` starts in `text` at or after `from`, at the start or after a space.
+fn find_marker(text: &str, marker: &str, from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(found) = text[at..].find(marker) {
+        let pos = at + found;
+        if pos == 0 || text[..pos].ends_with(char::is_whitespace) {
+            return Some(pos);
+        }
+        at = pos + marker.len();
+    }
+    None
+}
+
+/// The numbers of a key: `389`, `2.7 ± 0.1`, `4, 5, 8, 32`. A number without `±` must be met
+/// exactly (to a part in a million, for decimals).
+fn key_numbers(key: &str) -> Option<Vec<Number>> {
+    key.split(", ")
+        .map(|part| {
+            let (value, tolerance) = match part.split_once('±') {
+                Some((value, tolerance)) => (value, Some(tolerance)),
+                None => (part, None),
+            };
+            let value = single_number(value)?;
+            let tolerance = match tolerance {
+                Some(t) => single_number(t)?,
+                None => value.abs() * 1e-6,
+            };
+            Some(Number { value, tolerance })
+        })
+        .collect()
+}
+
+fn single_number(text: &str) -> Option<f64> {
+    match numbers_in(text).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// The numbers written in a reply, in order: `4, 5, 8 and 32`, `2.7 TB/s`, `270,336`, `1.7e6`,
+/// `−3`, `25%`. A comma followed by exactly three digits groups thousands; any other comma
+/// separates numbers.
+pub fn numbers_in(text: &str) -> Vec<f64> {
+    let text = text.replace('−', "-");
+    let chars: Vec<char> = text.chars().collect();
+    let mut numbers = Vec::new();
+    let mut n = 0;
+    while n < chars.len() {
+        let negative = chars[n] == '-' && chars.get(n + 1).is_some_and(char::is_ascii_digit);
+        let starts = chars[n].is_ascii_digit() || negative;
+        let after_word =
+            n > 0 && (chars[n - 1].is_alphanumeric() || matches!(chars[n - 1], '.' | '_'));
+        if !starts || after_word {
+            n += 1;
+            continue;
+        }
+        let mut digits = String::new();
+        if negative {
+            digits.push('-');
+            n += 1;
+        }
+        while n < chars.len() {
+            let c = chars[n];
+            let grouped = c == ','
+                && (1..=3).all(|k| chars.get(n + k).is_some_and(char::is_ascii_digit))
+                && !chars.get(n + 4).is_some_and(char::is_ascii_digit);
+            if c.is_ascii_digit() {
+                digits.push(c);
+            } else if grouped {
+                // A thousands separator: skipped.
+            } else if c == '.' && chars.get(n + 1).is_some_and(char::is_ascii_digit) {
+                digits.push(c);
+            } else if (c == 'e' || c == 'E')
+                && chars
+                    .get(n + 1)
+                    .is_some_and(|d| d.is_ascii_digit() || *d == '-' || *d == '+')
+            {
+                digits.push(c);
+                if let Some(sign) = chars.get(n + 1).filter(|d| !d.is_ascii_digit()) {
+                    digits.push(*sign);
+                    n += 1;
+                }
+            } else {
+                break;
+            }
+            n += 1;
+        }
+        if let Ok(value) = digits.parse() {
+            numbers.push(value);
+        }
+    }
+    numbers
+}
+
+/// The anchor of the first same-page link, `[text](#anchor)`, in an answer's Markdown.
+fn link_anchor(markdown: &str) -> Option<&str> {
+    let start = markdown.find("](#")? + 3;
+    let len = markdown[start..].find(')')?;
+    Some(&markdown[start..start + len])
+}
+
+/// The headings of a page with the anchors mdBook gives them: a `{#id}` written after the
+/// heading, else its text in lower case, spaces as `-`, other punctuation dropped, and `-1`,
+/// `-2` after a repeat. Lines inside code fences are code, not headings.
+fn sections_of(lines: &[&str]) -> Vec<Section> {
+    let mut sections: Vec<Section> = Vec::new();
+    let mut in_fence = false;
+    for line in lines {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if in_fence || !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let heading = line[hashes..].trim();
+        let (title, anchor) = match heading.rsplit_once("{#") {
+            Some((title, id)) if id.ends_with('}') => {
+                (title.trim(), id.trim_end_matches('}').to_string())
+            }
+            _ => {
+                let title = plain(heading);
+                let base = normalize_id(&title);
+                let repeats = sections
+                    .iter()
+                    .filter(|s| normalize_id(&s.title) == base)
+                    .count();
+                let anchor = if repeats == 0 {
+                    base
+                } else {
+                    format!("{base}-{repeats}")
+                };
+                sections.push(Section { title, anchor });
+                continue;
+            }
+        };
+        sections.push(Section {
+            title: plain(title),
+            anchor,
+        });
+    }
+    sections
+}
+
+/// mdBook's id for a heading's text.
+fn normalize_id(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
+                Some(c.to_ascii_lowercase())
+            } else if c.is_whitespace() {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// An item of a numbered list: its Markdown, items' lines joined, and its first line (from 1).
+struct Item {
+    line: usize,
+    text: String,
 }
 
 /// The items of the list `1. ...`, `2. ...` in `lines[from..to]`: each item's first line and the
@@ -116,8 +501,8 @@ fn numbered_list(
     from: usize,
     to: usize,
     what: &str,
-) -> Result<Vec<String>, ParseError> {
-    let mut items: Vec<String> = Vec::new();
+) -> Result<Vec<Item>, ParseError> {
+    let mut items: Vec<Item> = Vec::new();
     let mut blank_before = false;
     for (n, line) in lines.iter().enumerate().take(to).skip(from) {
         if line.trim().is_empty() {
@@ -134,9 +519,12 @@ fn numbered_list(
                     ),
                 ));
             }
-            items.push(text.trim().to_string());
+            items.push(Item {
+                line: n + 1,
+                text: text.trim().to_string(),
+            });
         } else if line.starts_with(' ') && !items.is_empty() {
-            let item = items.last_mut().expect("not empty");
+            let item = &mut items.last_mut().expect("not empty").text;
             item.push_str(if blank_before { "\n\n" } else { " " });
             item.push_str(line.trim());
         } else {
@@ -147,7 +535,7 @@ fn numbered_list(
         }
         blank_before = false;
     }
-    Ok(items.into_iter().map(|item| plain(&item)).collect())
+    Ok(items)
 }
 
 /// `12. text` as (12, "text").
@@ -159,15 +547,20 @@ fn item_start(line: &str) -> Option<(usize, &str)> {
     Some((digits.parse().ok()?, rest))
 }
 
-/// Markdown as the terminal should show it: backslash escapes and the common HTML entities
-/// undone, and no control characters (an escape sequence in a page is never sent to a terminal).
+/// Markdown as the terminal should show it: backslash escapes, bold and the common HTML
+/// entities undone, a link as its text, and no control characters (an escape sequence in a page
+/// is never sent to a terminal).
 fn plain(markdown: &str) -> String {
+    let markdown = links_as_text(markdown);
     let mut text = String::with_capacity(markdown.len());
     let mut chars = markdown.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\\' if chars.peek().is_some_and(|next| next.is_ascii_punctuation()) => {
                 text.extend(chars.next());
+            }
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
             }
             '\n' => text.push('\n'),
             c if c.is_control() => text.push(' '),
@@ -177,6 +570,32 @@ fn plain(markdown: &str) -> String {
     text.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
+}
+
+/// `[text](target)` as `text`.
+fn links_as_text(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let mut rest = markdown;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let link = after.find("](").and_then(|close| {
+            let target = &after[close + 2..];
+            target.find(')').map(|end| (close, close + 2 + end + 1))
+        });
+        match link {
+            Some((close, end)) if !after[..close].contains('[') => {
+                out.push_str(&rest[..open]);
+                out.push_str(&after[..close]);
+                rest = &after[end..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The book of a course: `book/src/` under its root.
@@ -339,7 +758,7 @@ mod tests {
         let quizzes = book().quizzes().unwrap();
         let coalescing = quizzes.iter().find(|q| q.chapter == "coalescing").unwrap();
         assert_eq!(coalescing.title, "Memory coalescing");
-        assert_eq!(coalescing.questions.len(), 4);
+        assert_eq!(coalescing.questions.len(), 5);
         let first = &coalescing.questions[0];
         // The continuation line is joined to its item with one space.
         assert!(
@@ -350,11 +769,40 @@ mod tests {
             first.ask
         );
         assert!(
-            first.answer.starts_with("4 (128 aligned bytes), 5"),
+            first
+                .answer
+                .starts_with("4, 5, 8, 32: 4 (128 aligned bytes), 5"),
             "{}",
             first.answer
         );
-        assert!(coalescing.questions[1].answer.starts_with("4 / 16 = 25%"));
+        assert_eq!(
+            first.key.as_ref().unwrap().judge("4, 5, 8 and 32"),
+            Judged::Right
+        );
+        assert_eq!(
+            first.key.as_ref().unwrap().judge("4, 4, 8 and 32"),
+            Judged::Wrong
+        );
+        assert_eq!(
+            first.section.as_ref().unwrap().title,
+            "What breaks coalescing"
+        );
+        assert!(coalescing.questions[1]
+            .answer
+            .starts_with("25: 4 / 16 = 25%"));
+    }
+
+    #[test]
+    fn every_quiz_of_the_book_checks_most_of_its_questions() {
+        for quiz in book().quizzes().unwrap() {
+            let checked = quiz.questions.iter().filter(|q| q.key.is_some()).count();
+            assert!(
+                2 * checked >= quiz.questions.len(),
+                "{}: only {checked} of {} questions are checked",
+                quiz.chapter,
+                quiz.questions.len()
+            );
+        }
     }
 
     const SECTION: &str = "# Title\n\nText.\n\n## Check yourself\n\n1. Why?\n2. How many\n   lanes?\n\n<details>\n<summary>Answers</summary>\n\n1. Because \\*this\\*.\n2. 32,\n   all.\n\n   A second paragraph.\n\n</details>\n";
@@ -367,15 +815,122 @@ mod tests {
             vec![
                 Question {
                     ask: "Why?".into(),
-                    answer: "Because *this*.".into()
+                    answer: "Because *this*.".into(),
+                    key: None,
+                    section: None,
                 },
                 Question {
                     ask: "How many lanes?".into(),
-                    answer: "32, all.\n\nA second paragraph.".into()
+                    answer: "32, all.\n\nA second paragraph.".into(),
+                    key: None,
+                    section: None,
                 },
             ]
         );
         assert_eq!(parse("# A page\n\nNo quiz.\n").unwrap(), None);
+    }
+
+    const CHECKED: &str = "# Title\n\n## Sectors and requests\n\n```python\n# not a heading\n```\n\n## Check yourself\n\n1. Which?\n   (a) one, (b) two, or\n   (c) three\n2. How many lanes and warps?\n\n<details>\n<summary>Answers</summary>\n\n1. **(b)** Two ([Sectors](#sectors-and-requests)).\n2. **32, 1.5 ± 0.5**. See [the title](#title).\n\n</details>\n";
+
+    #[test]
+    fn a_bold_key_makes_a_question_checked_with_its_section() {
+        let questions = parse(CHECKED).unwrap().unwrap();
+        let choice = &questions[0];
+        assert_eq!(choice.ask, "Which?");
+        assert_eq!(
+            choice.key,
+            Some(Key::Choice {
+                options: vec!["one".into(), "two".into(), "three".into()],
+                right: 'b'
+            })
+        );
+        assert_eq!(choice.answer, "(b) Two (Sectors).");
+        assert_eq!(
+            choice.section,
+            Some(Section {
+                title: "Sectors and requests".into(),
+                anchor: "sectors-and-requests".into()
+            })
+        );
+        assert_eq!(choice.key.as_ref().unwrap().judge("B"), Judged::Right);
+        assert_eq!(choice.key.as_ref().unwrap().judge("(a)"), Judged::Wrong);
+        assert!(matches!(
+            choice.key.as_ref().unwrap().judge("d"),
+            Judged::Unreadable(_)
+        ));
+        let numbers = questions[1].key.as_ref().unwrap();
+        assert_eq!(numbers.judge("32 lanes, 2 warps"), Judged::Right);
+        assert_eq!(numbers.judge("32 and 1"), Judged::Right);
+        assert_eq!(numbers.judge("32, 2.6"), Judged::Wrong);
+        assert_eq!(numbers.judge("31, 1.5"), Judged::Wrong);
+        assert!(matches!(numbers.judge("32"), Judged::Unreadable(_)));
+        assert_eq!(questions[1].section.as_ref().unwrap().anchor, "title");
+    }
+
+    #[test]
+    fn a_key_that_cannot_be_checked_is_refused_with_its_line() {
+        let cases = [
+            (
+                CHECKED.replace("**(b)**", "**(d)**"),
+                "line 19: the key (d) is not one of the question's 3 options",
+            ),
+            (
+                CHECKED.replace("**(b)**", "**two**"),
+                "line 19: the bold key \"two\"",
+            ),
+            (
+                CHECKED.replace("(a) one, (b) two, or", "one, two, or"),
+                "line 11: the answer's key is (b), but the question lists no options",
+            ),
+            (
+                CHECKED.replace("(#title)", "(#titel)"),
+                "line 20: the answer links #titel, which is no heading",
+            ),
+            (
+                CHECKED.replace(" See [the title](#title).", ""),
+                "line 20: a checked answer links the section to reread",
+            ),
+            (
+                CHECKED.replace("0.5**.", "0.5."),
+                "line 20: an answer's bold key is never closed",
+            ),
+        ];
+        assert_refused(&cases);
+    }
+
+    /// Each page is refused with a message that says the text beside it.
+    fn assert_refused(cases: &[(String, &str)]) {
+        for (page, says) in cases {
+            let err = parse(page).unwrap_err().to_string();
+            assert!(err.contains(says), "{says}: {err}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_read_as_a_student_writes_them() {
+        assert_eq!(numbers_in("4, 5, 8 and 32"), [4.0, 5.0, 8.0, 32.0]);
+        assert_eq!(numbers_in("270,336 threads"), [270336.0]);
+        assert_eq!(numbers_in("1,000,000"), [1e6]);
+        assert_eq!(numbers_in("4,5,8"), [4.0, 5.0, 8.0]);
+        assert_eq!(numbers_in("about 2.7 TB/s"), [2.7]);
+        assert_eq!(numbers_in("1.7e6 B, −3 and 25%"), [1.7e6, -3.0, 25.0]);
+        // Digits inside a word are not a number: sm_90, float4, x2.
+        assert_eq!(numbers_in("sm_90 float4 x2"), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn headings_get_mdbooks_anchors() {
+        let lines = [
+            "# The `const` keyword, again!",
+            "## Exercise 07: Fix it {#exercise-07}",
+            "## Notes",
+            "## Notes",
+        ];
+        let anchors: Vec<String> = sections_of(&lines).into_iter().map(|s| s.anchor).collect();
+        assert_eq!(
+            anchors,
+            ["the-const-keyword-again", "exercise-07", "notes", "notes-1"]
+        );
     }
 
     #[test]
@@ -408,10 +963,7 @@ mod tests {
                 "line 7: a {{#...}} directive",
             ),
         ];
-        for (page, says) in cases {
-            let err = parse(&page).unwrap_err().to_string();
-            assert!(err.contains(says), "{says}: {err}");
-        }
+        assert_refused(&cases);
     }
 
     #[test]

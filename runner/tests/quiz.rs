@@ -54,45 +54,56 @@ fn progress(course: &TestCourse) -> serde_json::Value {
 }
 
 #[test]
-fn piped_answers_are_scored_and_kept_with_the_progress() {
+fn piped_answers_are_checked_and_a_miss_names_the_section_to_reread() {
     let course = course_with_book();
-    // Coalescing has four questions: had, missed (after one reply that is neither), had, had.
-    let answers = "4, 5, 8 and 32\ny\n\nmaybe\nn\none warp per row\nyes\n\nY\n";
+    // Coalescing asks for numbers five times: right, wrong (after one reply that is no number),
+    // right, right, right.
+    let answers = "4, 5, 8 and 32\nmaybe\n50%\n32 sectors\n32 and 4\n8, 3.3\n";
     let run = run_with_input(&course, &["quiz", "coalescing"], answers);
     assert_eq!(run.code, 0, "{}", run.all());
-    assert!(run.stdout.contains("Question 4 of 4"), "{}", run.stdout);
-    // The book's own answer, shown after the question.
+    assert!(run.stdout.contains("Question 5 of 5"), "{}", run.stdout);
+    // The book's own answer, shown after the verdict on the reply.
     let asked = run
         .stdout
         .find("How many sectors does the request touch")
         .unwrap();
+    let right = run.stdout[asked..].find("Right.").unwrap() + asked;
     let shown = run.stdout.find("4 (128 aligned bytes)").unwrap();
-    assert!(asked < shown, "{}", run.stdout);
+    assert!(asked < right && right < shown, "{}", run.stdout);
     assert!(
-        run.stdout.contains("Please answer y or n."),
+        run.stdout.contains("Answer with one number."),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("Score: 3 of 4 for Memory coalescing."),
+        run.stdout.contains("Not right: the answer is 25.")
+            && run
+                .stdout
+                .contains("Reread \"Strides\" (coalescing.md#strides)."),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Score: 4 of 5 checked questions right, for Memory coalescing."),
         "{}",
         run.stdout
     );
     let score = &progress(&course)["quizzes"]["coalescing"];
     assert_eq!(
         (score["right"].as_u64(), score["questions"].as_u64()),
-        (Some(3), Some(4))
+        (Some(4), Some(5))
     );
 
     let list = course.run(&["list"]);
     assert!(
-        list.stdout.contains("Quizzes: coalescing 3/4"),
+        list.stdout.contains("Quizzes: coalescing 4/5"),
         "{}",
         list.stdout
     );
     let json: serde_json::Value =
         serde_json::from_str(&course.run(&["list", "--json"]).stdout).unwrap();
-    assert_eq!(json["quizzes"]["coalescing"]["right"], 3);
+    assert_eq!(json["quizzes"]["coalescing"]["right"], 4);
     let listing = course.run(&["quiz"]);
     assert_eq!(listing.code, 0, "{}", listing.all());
     let line = listing
@@ -100,7 +111,10 @@ fn piped_answers_are_scored_and_kept_with_the_progress() {
         .lines()
         .find(|l| l.trim_start().starts_with("coalescing "))
         .unwrap();
-    assert!(line.contains("4 questions  last 3 of 4"), "{line}");
+    assert!(
+        line.contains("5 questions,  5 checked  last 4 of 5"),
+        "{line}"
+    );
     assert!(
         listing
             .stdout
@@ -112,17 +126,83 @@ fn piped_answers_are_scored_and_kept_with_the_progress() {
 
     // An exercise's id names its chapter: 13 is taught in coalescing.md. Input that ends halfway
     // stops the quiz with a message and keeps the score above.
-    let cut = run_with_input(&course, &["quiz", "13"], "x\ny\nx\n");
+    let cut = run_with_input(&course, &["quiz", "13"], "4 5 8 32\nx\n");
     assert_eq!(cut.code, 2, "{}", cut.all());
     assert!(cut.stdout.contains("Memory coalescing"), "{}", cut.stdout);
     assert!(
         cut.stderr
-            .contains("the input ended after 1 of the 4 questions")
-            && cut.stderr.contains("your last score, 3 of 4, is kept"),
+            .contains("the input ended after 1 of the 5 questions")
+            && cut.stderr.contains("your last score, 4 of 5, is kept"),
         "{}",
         cut.stderr
     );
-    assert_eq!(progress(&course)["quizzes"]["coalescing"]["right"], 3);
+    assert_eq!(progress(&course)["quizzes"]["coalescing"]["right"], 4);
+}
+
+#[test]
+fn wrong_answers_score_nothing_whatever_the_student_claims() {
+    let course = course_with_book();
+    // Replies that marking by the student would have counted ("y", "yes") are not answers here,
+    // and numbers that are wrong score nothing.
+    let answers = "y\n5, 5, 5, 5\nyes\n100\n1\n1, 1\n1, 1\n";
+    let run = run_with_input(&course, &["quiz", "coalescing"], answers);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("Score: 0 of 5 checked questions right"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.matches("Not right: the answer is").count(), 5);
+    for section in [
+        "What breaks coalescing",
+        "Strides",
+        "Rows and columns",
+        "Arrays of structs and structs of arrays",
+        "What strides cost on a real GPU",
+    ] {
+        assert!(
+            run.stdout.contains(&format!("\"{section}\"")),
+            "{section}: {}",
+            run.stdout
+        );
+    }
+    assert_eq!(progress(&course)["quizzes"]["coalescing"]["right"], 0);
+
+    // A multiple-choice question takes a letter, and only the right one scores.
+    let first_kernel = run_with_input(
+        &course,
+        &["quiz", "first-kernel"],
+        "389\n4, 24\na\n4, 28\n0, 1\n",
+    );
+    assert_eq!(first_kernel.code, 0, "{}", first_kernel.all());
+    assert!(
+        first_kernel
+            .stdout
+            .contains("Not right: the answer is (b) no: blocks run in any order")
+            && first_kernel
+                .stdout
+                .contains("Score: 4 of 5 checked questions right"),
+        "{}",
+        first_kernel.stdout
+    );
+}
+
+#[test]
+fn q_stops_the_quiz_and_records_nothing() {
+    let course = course_with_book();
+    let run = run_with_input(&course, &["quiz", "coalescing"], "4, 5, 8, 32\nq\n");
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains(
+            "Stopped after 1 of 5 questions: the quiz is not finished, and nothing was recorded."
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Question 3 of 5"), "{}", run.stdout);
+    let progress =
+        std::fs::read_to_string(course.path(".runner/progress.json")).unwrap_or_default();
+    assert!(!progress.contains("coalescing"), "{progress}");
 }
 
 #[test]
@@ -132,7 +212,7 @@ fn no_input_at_all_ends_at_once_and_records_nothing() {
     assert_eq!(run.code, 2, "{}", run.all());
     assert!(
         run.stderr
-            .contains("the input ended after 0 of the 5 questions")
+            .contains("the input ended after 0 of the 7 questions")
             && run.stderr.contains("nothing was recorded")
             && run.stderr.contains("run it in one"),
         "{}",

@@ -34,9 +34,10 @@ device = Device()
 device.set_current()
 stream = device.create_stream()
 
-# TODO 1: compile KERNEL with Program(KERNEL, code_type="c++", options=ProgramOptions(arch="compute_90"))
-# to PTX (.compile("ptx")) and take the kernel "saxpy" from the module (.get_kernel).
-options = ProgramOptions(arch="compute_90")
+# TODO 1: compile KERNEL to PTX for this device's compute capability, Program(KERNEL,
+# code_type="c++", options=ProgramOptions(arch=f"compute_{device.arch}")).compile("ptx"), and take
+# the kernel "saxpy" from the module (.get_kernel).
+options = ProgramOptions(arch=f"compute_{device.arch}")
 kernel = Program(KERNEL, code_type="c++", options=options).compile("ptx").get_kernel("saxpy")
 
 # TODO 2: allocate x and y on the device (device.allocate(bytes, stream=stream)) and copy them in:

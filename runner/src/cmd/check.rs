@@ -49,6 +49,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         program,
         backend,
     } = args;
+    crate::ending::on_signal_end_everything();
     let course = find_course()?;
     pristine::snapshot_or_warn(&course);
     trace::mark("course found, originals snapshotted");
@@ -284,7 +285,7 @@ fn record_outcome(
     if let (Some(backend), true) = (passed, own_file) {
         progress.mark_done(&exercise.id, backend);
         warnings.extend(progress.save_or_warn());
-        let next = course.exercises.iter().find(|e| !progress.is_done(&e.id));
+        let next = course.next_after(exercise, |id| progress.is_done(id));
         summary.push_str(&match next {
             Some(next) => format!(" Next: `runner check {}` ({}).", next.id, next.title),
             None => " That was the last one: the course is done!".into(),
@@ -303,8 +304,46 @@ fn record_outcome(
 
 #[cfg(test)]
 mod tests {
-    use super::runs_simulator_ptx;
+    use super::{record_outcome, runs_simulator_ptx};
     use crate::compile::Target;
+    use crate::course::Course;
+
+    /// The "Next:" a pass of each exercise prints, passed in this order by a student with no
+    /// progress yet.
+    fn next_after_passing(ids: &[&str]) -> Vec<String> {
+        // The course's own exercises, with the progress kept in a folder of the test's own.
+        let dir = tempfile::tempdir().unwrap();
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let course = Course {
+            root: dir.path().to_path_buf(),
+            exercises: Course::load(&repo).unwrap().exercises,
+        };
+        ids.iter()
+            .map(|id| {
+                let mut summary = String::new();
+                let exercise = course.exercise(id).unwrap();
+                record_outcome(&course, exercise, Some("sim"), true, &mut summary).unwrap();
+                summary
+            })
+            .collect()
+    }
+
+    #[test]
+    fn next_follows_the_track_of_the_exercise_just_passed() {
+        let next = next_after_passing(&["py03", "25", "26", "05", "24"]);
+        assert!(next[0].contains("Next: `runner check py04`"), "{}", next[0]);
+        assert!(next[1].contains("Next: `runner check 26`"), "{}", next[1]);
+        assert!(next[2].contains("Next: `runner check 27`"), "{}", next[2]);
+        assert!(next[3].contains("Next: `runner check 06`"), "{}", next[3]);
+        // The end of a track comes round to the first one skipped in it.
+        assert!(next[4].contains("Next: `runner check 01`"), "{}", next[4]);
+    }
+
+    #[test]
+    fn a_finished_track_hands_over_to_the_first_exercise_not_done() {
+        let next = next_after_passing(&["25", "26", "27", "28"]);
+        assert!(next[3].contains("Next: `runner check 01`"), "{}", next[3]);
+    }
 
     #[test]
     fn only_a_gpu_as_new_as_the_simulators_ptx_shares_its_compile() {

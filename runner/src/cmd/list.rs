@@ -1,5 +1,6 @@
 //! `runner list`: the exercises and the student's progress.
 
+use crate::course::{Course, Exercise};
 use crate::output;
 use crate::progress::{Progress, QuizScore};
 use crate::quiz::Book;
@@ -84,11 +85,25 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     if let Some(line) = quizzes_line(&progress.quizzes, Book::of_course(&course.root).exists()) {
         writeln!(text, "{line}")?;
     }
-    if let Some(next) = rows.iter().find(|r| !r.done) {
+    if let Some(next) = next_exercise(&course, &progress) {
         writeln!(text, "Next: runner check {}", next.id)?;
     }
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to do next: the exercise after the one passed last, in its track (after py03, py04), as a
+/// pass of it said; before any pass, the first exercise not done.
+fn next_exercise<'c>(course: &'c Course, progress: &Progress) -> Option<&'c Exercise> {
+    let last = progress
+        .done
+        .iter()
+        .max_by_key(|(_, record)| record.at)
+        .and_then(|(id, _)| course.exercises.iter().find(|e| &e.id == id));
+    match last {
+        Some(last) => course.next_after(last, |id| progress.is_done(id)),
+        None => course.exercises.iter().find(|e| !progress.is_done(&e.id)),
+    }
 }
 
 /// The chapters' quizzes taken, with their last scores; where none is taken yet and the course
@@ -133,6 +148,7 @@ fn fit(title: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::DoneRecord;
 
     #[test]
     fn quizzes_taken_are_listed_with_their_scores() {
@@ -154,6 +170,24 @@ mod tests {
             quizzes_line(&scores, true).unwrap(),
             "Quizzes: coalescing 3/5, warps 5/5 (`runner quiz` lists them all)."
         );
+    }
+
+    #[test]
+    fn next_follows_the_track_of_the_exercise_passed_last() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let course = Course::load(&repo).unwrap();
+        let mut progress = Progress::default();
+        assert_eq!(next_exercise(&course, &progress).unwrap().id, "01");
+        for (id, at) in [("01", 1), ("py01", 2), ("py02", 3), ("py03", 4)] {
+            let record = DoneRecord {
+                at,
+                backend: "sim".into(),
+            };
+            progress.done.insert(id.into(), record);
+        }
+        assert_eq!(next_exercise(&course, &progress).unwrap().id, "py04");
+        progress.done.get_mut("01").unwrap().at = 5;
+        assert_eq!(next_exercise(&course, &progress).unwrap().id, "02");
     }
 
     #[test]

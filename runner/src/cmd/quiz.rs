@@ -5,7 +5,7 @@
 use crate::course::Course;
 use crate::output;
 use crate::progress::{Progress, QuizScore};
-use crate::quiz::{wrap, Book, Quiz};
+use crate::quiz::{wrap, Book, Judged, Key, Quiz, Section};
 use crate::session::find_course;
 use anyhow::bail;
 use colored::Colorize;
@@ -41,45 +41,76 @@ fn quiz(chapter: Option<&str>) -> anyhow::Result<ExitCode> {
     // the transcript reads the same.
     let echo = !stdin.is_terminal();
     let mut stdout = std::io::stdout();
+    let kept = || match progress.quizzes.get(&quiz.chapter) {
+        Some(before) => format!(
+            "your last score, {} of {}, is kept",
+            before.right, before.questions
+        ),
+        None => "nothing was recorded".to_string(),
+    };
     match ask(quiz, &mut stdin.lock(), &mut stdout, echo)? {
-        Finished::All { right } => {
+        Finished::All {
+            right,
+            checked,
+            reread,
+        } => {
             let (score, warning) = Progress::update(&course.root, |p| {
-                p.record_quiz(&quiz.chapter, right, quiz.questions.len())
+                p.record_quiz(&quiz.chapter, right, checked)
             })?;
             if let Some(warning) = warning {
                 eprintln!("{} {warning}", "Warning:".yellow().bold());
             }
-            output::print(&closing(quiz, &score))?;
+            output::print(&closing(quiz, &score, &reread))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Finished::Quit { answered } => {
+            output::print(&format!(
+                "Stopped after {answered} of {} questions: the quiz is not finished, and {}.\n",
+                quiz.questions.len(),
+                kept()
+            ))?;
             Ok(ExitCode::SUCCESS)
         }
         Finished::InputEnded { answered } => {
-            let kept = match progress.quizzes.get(&quiz.chapter) {
-                Some(before) => format!(
-                    "your last score, {} of {}, is kept",
-                    before.right, before.questions
-                ),
-                None => "nothing was recorded".to_string(),
-            };
             bail!(
                 "the input ended after {answered} of the {} questions, so the quiz is not finished \
-                 and {kept}. `runner quiz` reads your answers from the terminal: run it in one, \
-                 or pipe two lines per question (your answer, then y or n).",
-                quiz.questions.len()
+                 and {}. `runner quiz` reads your answers from the terminal: run it in one, \
+                 or pipe one line per question (a letter, numbers, or an empty line where the \
+                 question is not checked).",
+                quiz.questions.len(),
+                kept()
             )
         }
     }
 }
 
-/// How the questions ended: all asked, or the input ran out first (a pipe, or stdin closed).
+/// How the questions ended: all asked, the student quit (`q`), or the input ran out first (a
+/// pipe, or stdin closed).
 #[derive(Debug, PartialEq, Eq)]
 enum Finished {
-    All { right: usize },
-    InputEnded { answered: usize },
+    All {
+        right: usize,
+        checked: usize,
+        reread: Vec<Section>,
+    },
+    Quit {
+        answered: usize,
+    },
+    InputEnded {
+        answered: usize,
+    },
 }
 
-/// Asks every question of `quiz` on `out`, reading the student's lines from `input`: an answer
-/// (or just Enter, for one thought through), then whether the book's answer matched it. With
-/// `echo`, each line read is written out after its prompt.
+/// A reply that is not an answer: the student stops, or the input ended.
+enum Stop {
+    Quit,
+    InputEnded,
+}
+
+/// Asks every question of `quiz` on `out`, reading the student's replies from `input`: a
+/// checked question's reply is judged (a letter, or numbers), and a miss names the section to
+/// reread; a question without a key is thought through, and Enter shows the book's answer. `q`
+/// quits. With `echo`, each line read is written out after its prompt.
 fn ask(
     quiz: &Quiz,
     input: &mut impl BufRead,
@@ -87,44 +118,138 @@ fn ask(
     echo: bool,
 ) -> anyhow::Result<Finished> {
     let total = quiz.questions.len();
+    let checked = quiz.questions.iter().filter(|q| q.key.is_some()).count();
     writeln!(
         out,
-        "{} {}, {total} questions.\nThink of an answer, or type one, and press Enter to see the \
-         book's. Then say whether you had it.\n",
+        "{} {}, {total} questions, {checked} of them checked.\nType your answer and press Enter; \
+         `q` quits.\n",
         "Check yourself:".bold(),
         quiz.title
     )?;
     let mut right = 0;
+    let mut reread: Vec<Section> = Vec::new();
     for (n, question) in quiz.questions.iter().enumerate() {
         writeln!(out, "{}", format!("Question {} of {total}", n + 1).bold())?;
         write!(out, "{}", wrap(&question.ask, "  ", WIDTH))?;
-        write!(out, "{} ", "Your answer:".dimmed())?;
-        out.flush()?;
-        if read_line(input, out, echo)?.is_none() {
-            writeln!(out)?;
-            return Ok(Finished::InputEnded { answered: n });
+        let judged = match &question.key {
+            Some(key) => ask_checked(key, input, out, echo),
+            None => ask_open(input, out, echo),
+        };
+        let judged = match judged? {
+            Ok(judged) => judged,
+            Err(stop) => {
+                writeln!(out)?;
+                return Ok(match stop {
+                    Stop::Quit => Finished::Quit { answered: n },
+                    Stop::InputEnded => Finished::InputEnded { answered: n },
+                });
+            }
+        };
+        match (judged, &question.key) {
+            (Some(true), _) => {
+                right += 1;
+                writeln!(out, "{}", "Right.".green().bold())?;
+            }
+            (Some(false), Some(key)) => {
+                let verdict = wrap(
+                    &format!("Not right: the answer is {}.", key.display()),
+                    "",
+                    WIDTH,
+                );
+                let marked = "Not right:".red().bold().to_string();
+                write!(out, "{}", verdict.replacen("Not right:", &marked, 1))?;
+            }
+            _ => {}
         }
         writeln!(out, "{}", "The book's answer:".cyan())?;
         write!(out, "{}", wrap(&question.answer, "  ", WIDTH))?;
-        loop {
-            write!(out, "Did you have it? [y/n] ")?;
-            out.flush()?;
-            let Some(reply) = read_line(input, out, echo)? else {
-                writeln!(out)?;
-                return Ok(Finished::InputEnded { answered: n });
-            };
-            match reply.trim().to_ascii_lowercase().as_str() {
-                "y" | "yes" => {
-                    right += 1;
-                    break;
+        if judged == Some(false) {
+            if let Some(section) = &question.section {
+                writeln!(
+                    out,
+                    "{} \"{}\" ({}.md#{}).",
+                    "Reread".yellow(),
+                    section.title,
+                    quiz.chapter,
+                    section.anchor
+                )?;
+                if !reread.contains(section) {
+                    reread.push(section.clone());
                 }
-                "n" | "no" => break,
-                _ => writeln!(out, "Please answer y or n.")?,
             }
         }
         writeln!(out)?;
     }
-    Ok(Finished::All { right })
+    Ok(Finished::All {
+        right,
+        checked,
+        reread,
+    })
+}
+
+/// Reads replies to a checked question until one is an answer: `Some(true)` when right.
+fn ask_checked(
+    key: &Key,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> anyhow::Result<Result<Option<bool>, Stop>> {
+    let prompt = match key {
+        Key::Choice { options, .. } => {
+            for (n, option) in options.iter().enumerate() {
+                let letter = (b'a' + n as u8) as char;
+                write!(
+                    out,
+                    "{}",
+                    wrap(&format!("({letter}) {option}"), "    ", WIDTH)
+                )?;
+            }
+            format!(
+                "Your answer (a to {}):",
+                (b'a' + options.len() as u8 - 1) as char
+            )
+        }
+        Key::Numbers(numbers) if numbers.len() == 1 => "Your answer (a number):".to_string(),
+        Key::Numbers(numbers) => format!("Your answer ({} numbers):", numbers.len()),
+    };
+    loop {
+        write!(out, "{} ", prompt.dimmed())?;
+        out.flush()?;
+        let Some(reply) = read_line(input, out, echo)? else {
+            return Ok(Err(Stop::InputEnded));
+        };
+        if is_quit(&reply) {
+            return Ok(Err(Stop::Quit));
+        }
+        match key.judge(&reply) {
+            Judged::Right => return Ok(Ok(Some(true))),
+            Judged::Wrong => return Ok(Ok(Some(false))),
+            Judged::Unreadable(what) => writeln!(out, "{what} (`q` quits.)")?,
+        }
+    }
+}
+
+/// Waits for Enter on a question that is thought through, not checked.
+fn ask_open(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> anyhow::Result<Result<Option<bool>, Stop>> {
+    write!(
+        out,
+        "{} ",
+        "Not checked: think it through, then press Enter for the book's answer.".dimmed()
+    )?;
+    out.flush()?;
+    match read_line(input, out, echo)? {
+        None => Ok(Err(Stop::InputEnded)),
+        Some(reply) if is_quit(&reply) => Ok(Err(Stop::Quit)),
+        Some(_) => Ok(Ok(None)),
+    }
+}
+
+fn is_quit(reply: &str) -> bool {
+    matches!(reply.trim().to_ascii_lowercase().as_str(), "q" | "quit")
 }
 
 /// One line of input without its line ending, or `None` at the end of the input.
@@ -145,9 +270,9 @@ fn read_line(
     Ok(Some(line))
 }
 
-fn closing(quiz: &Quiz, score: &QuizScore) -> String {
+fn closing(quiz: &Quiz, score: &QuizScore, reread: &[Section]) -> String {
     let mut text = format!(
-        "{} {} of {} for {}",
+        "{} {} of {} checked questions right, for {}",
         "Score:".bold(),
         score.right,
         score.questions,
@@ -161,9 +286,12 @@ fn closing(quiz: &Quiz, score: &QuizScore) -> String {
     }
     text.push_str(".\n");
     let mut next = "Saved with your progress: `runner list` shows it".to_string();
-    if score.right < score.questions {
+    if !reread.is_empty() {
+        let titles: Vec<String> = reread.iter().map(|s| format!("\"{}\"", s.title)).collect();
         next.push_str(&format!(
-            "; read the chapter again where you missed, and take the quiz again with `runner quiz {}`",
+            "; reread {} in {}.md, and take the quiz again with `runner quiz {}`",
+            titles.join(", "),
+            quiz.chapter,
             quiz.chapter
         ));
     }
@@ -208,12 +336,14 @@ fn listing(quizzes: &[Quiz], scores: &BTreeMap<String, QuizScore>) -> String {
                 .to_string(),
             None => "not taken".yellow().to_string(),
         };
+        let checked = quiz.questions.iter().filter(|q| q.key.is_some()).count();
         let _ = writeln!(
             text,
-            "  {}  {:<title_width$}  {:>2} questions  {last}",
+            "  {}  {:<title_width$}  {:>2} questions, {:>2} checked  {last}",
             format!("{:<name_width$}", quiz.chapter).bold(),
             quiz.title,
             quiz.questions.len(),
+            checked,
         );
     }
     let taken = quizzes
@@ -227,7 +357,14 @@ fn listing(quizzes: &[Quiz], scores: &BTreeMap<String, QuizScore>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quiz::Question;
+    use crate::quiz::{Number, Question};
+
+    fn section(title: &str) -> Option<Section> {
+        Some(Section {
+            title: title.into(),
+            anchor: title.to_ascii_lowercase(),
+        })
+    }
 
     fn quiz() -> Quiz {
         Quiz {
@@ -235,12 +372,28 @@ mod tests {
             title: "Warps".into(),
             questions: vec![
                 Question {
-                    ask: "Which lane?".into(),
-                    answer: "Lane 0.".into(),
+                    ask: "Which lane holds the sum?".into(),
+                    answer: "(a) Lane 0.".into(),
+                    key: Some(Key::Choice {
+                        options: vec!["lane 0".into(), "lane 31".into(), "every lane".into()],
+                        right: 'a',
+                    }),
+                    section: section("Shuffles"),
                 },
                 Question {
-                    ask: "How many?".into(),
-                    answer: "One.".into(),
+                    ask: "How many warps in 100 threads?".into(),
+                    answer: "4. Rounded up.".into(),
+                    key: Some(Key::Numbers(vec![Number {
+                        value: 4.0,
+                        tolerance: 0.0,
+                    }])),
+                    section: section("Warps"),
+                },
+                Question {
+                    ask: "Why?".into(),
+                    answer: "Because.".into(),
+                    key: None,
+                    section: None,
                 },
             ],
         }
@@ -254,29 +407,89 @@ mod tests {
     }
 
     #[test]
-    fn each_question_then_its_answer_then_the_verdict() {
-        let (finished, out) = answer("lane 0\ny\n\nwhat\nno\n");
-        assert_eq!(finished, Finished::All { right: 1 });
+    fn replies_are_judged_and_a_miss_names_its_section() {
+        let (finished, out) = answer("a\n5\n\n");
+        assert_eq!(
+            finished,
+            Finished::All {
+                right: 1,
+                checked: 2,
+                reread: vec![section("Warps").unwrap()],
+            }
+        );
         let order = [
-            "Which lane?",
-            "Lane 0.",
-            "Did you have it?",
-            "How many?",
-            "One.",
+            "Which lane holds the sum?",
+            "(b) lane 31",
+            "Your answer (a to c): a\n",
+            "Right.",
+            "(a) Lane 0.",
+            "How many warps",
+            "Not right: the answer is 4.",
+            "Reread \"Warps\" (warps.md#warps).",
+            "Not checked",
+            "Because.",
         ];
-        let at: Vec<usize> = order.iter().map(|s| out.find(s).unwrap()).collect();
-        assert!(at.windows(2).all(|w| w[0] < w[1]), "{out}");
-        assert!(out.contains("Please answer y or n."), "{out}");
-        // Piped answers are shown after their prompts.
-        assert!(out.contains("Your answer: lane 0\n"), "{out}");
+        let mut at = 0;
+        for s in order {
+            at += out[at..]
+                .find(s)
+                .unwrap_or_else(|| panic!("{s:?} after {at}: {out}"));
+        }
+        // The right choice names no section to reread.
+        assert!(!out.contains("Reread \"Shuffles\""), "{out}");
     }
 
     #[test]
-    fn the_end_of_the_input_stops_the_quiz_wherever_it_comes() {
+    fn a_reply_that_is_no_answer_is_asked_again_not_scored() {
+        let (finished, out) = answer("lane 0\n(A)\nfour\n4 warps\n\n");
+        assert!(out.contains("Answer with a letter from a to c."), "{out}");
+        assert!(out.contains("Answer with one number."), "{out}");
+        assert_eq!(
+            finished,
+            Finished::All {
+                right: 2,
+                checked: 2,
+                reread: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn q_quits_and_the_end_of_the_input_stops_the_quiz_wherever_it_comes() {
         assert_eq!(answer("").0, Finished::InputEnded { answered: 0 });
         assert_eq!(answer("x\n").0, Finished::InputEnded { answered: 0 });
-        assert_eq!(answer("x\nY\nx\n").0, Finished::InputEnded { answered: 1 });
-        assert_eq!(answer("x\nYes\n\r\nn\r\n").0, Finished::All { right: 1 });
+        assert_eq!(answer("b\n4\n").0, Finished::InputEnded { answered: 2 });
+        assert_eq!(answer("q\n").0, Finished::Quit { answered: 0 });
+        assert_eq!(answer("b\nQ\n").0, Finished::Quit { answered: 1 });
+        assert_eq!(answer("a\n4\nq\n").0, Finished::Quit { answered: 2 });
+        assert!(matches!(
+            answer("c\r\n4\r\n\r\n").0,
+            Finished::All { right: 1, .. }
+        ));
+    }
+
+    #[test]
+    fn the_closing_names_every_section_missed() {
+        colored::control::set_override(false);
+        let score = QuizScore {
+            right: 0,
+            questions: 2,
+            best: 1,
+            at: 0,
+        };
+        let text = closing(
+            &quiz(),
+            &score,
+            &[section("Shuffles").unwrap(), section("Warps").unwrap()],
+        );
+        assert!(
+            text.contains("Score: 0 of 2 checked questions right, for Warps (your best: 1 of 2)."),
+            "{text}"
+        );
+        assert!(
+            text.contains("reread \"Shuffles\", \"Warps\" in warps.md"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -297,11 +510,11 @@ mod tests {
         other.title = "Atomics".into();
         let text = listing(&[other, quiz()], &scores);
         assert!(
-            text.contains("atomics  Atomics   2 questions  not taken"),
+            text.contains("atomics  Atomics   3 questions,  2 checked  not taken"),
             "{text}"
         );
         assert!(
-            text.contains("warps    Warps     2 questions  last 1 of 2"),
+            text.contains("warps    Warps     3 questions,  2 checked  last 1 of 2"),
             "{text}"
         );
         assert!(text.contains("Taken: 1 of 2 chapters."), "{text}");
