@@ -20,7 +20,7 @@
 //! is one between two critical sections of one spin lock (`locks`).
 //!
 //! Memory is bounded: a block tracks at most `MAX_PAGES` pages (4 MiB of the data it touches, about
-//! 60 MiB of records) and a CPU thread keeps at most `MAX_RANGES` ranges for the launch. Past
+//! 124 MiB of records, allocated as the block touches them) and a CPU thread keeps at most `MAX_RANGES` ranges for the launch. Past
 //! either cap, accesses go unchecked: a race there may be missed, never invented.
 
 use super::locks::Locks;
@@ -32,7 +32,7 @@ use std::collections::HashMap;
 const PAGE_WORDS: usize = 256;
 /// Pages one block may track (4 MiB of touched data).
 const MAX_PAGES: usize = 4096;
-/// Ranges one CPU thread keeps for the cross-block pass (40 bytes each: 80 MiB).
+/// Ranges one CPU thread keeps for the cross-block pass (48 bytes each: 96 MiB).
 const MAX_RANGES: usize = 1 << 21;
 /// Active ranges of the cross-block sweep before they are thinned (see `thin`).
 const MAX_ACTIVE: usize = 256;
@@ -44,6 +44,9 @@ struct Word {
     block: u32,
     /// Per kind of access (`Kind as usize`), the first thread and line of the block that did it.
     first: [Toucher; 4],
+    /// The critical section all of the block's plain writes of the word were in
+    /// (`Locks::section`; 0: none).
+    w_section: u32,
     /// Bytes the block wrote with plain stores, with atomics, read plainly, and read as a
     /// compare-and-swap's expected value; and of the plain writes, those made after the block's
     /// first global atomic.
@@ -58,9 +61,6 @@ struct Word {
 #[derive(Clone, Copy, Default)]
 struct Toucher {
     site: u32,
-    /// For plain writes: the critical section all of the block's writes of the word were in
-    /// (`Locks::section`; 0: none).
-    section: u32,
     tid: u16,
     size: u8,
 }
@@ -207,17 +207,20 @@ impl GlobalShadow {
                 Kind::Read => &mut g.read,
                 Kind::CasRead => &mut g.cas_read,
             };
-            let section = self.locks.section(acc.tid);
-            let first = &mut g.first[acc.kind as usize];
             if *seen == 0 {
-                *first = Toucher {
+                g.first[acc.kind as usize] = Toucher {
                     site: acc.site,
-                    section,
                     tid: acc.tid,
                     size: len as u8,
                 };
-            } else if first.section != section {
-                first.section = 0;
+            }
+            if acc.kind == Kind::Write {
+                let section = self.locks.section(acc.tid);
+                if *seen == 0 {
+                    g.w_section = section;
+                } else if g.w_section != section {
+                    g.w_section = 0;
+                }
             }
             *seen |= mask;
             let c = if g.rec.split == WHOLE && !g.rec.needs_split(epoch, mask, acc.tid) {
@@ -263,14 +266,9 @@ impl GlobalShadow {
                     if mask == 0 {
                         continue;
                     }
-                    let Toucher {
-                        site,
-                        section,
-                        tid,
-                        size,
-                    } = g.first[kind as usize];
+                    let Toucher { site, tid, size } = g.first[kind as usize];
                     let lock = if kind == Kind::Write {
-                        self.locks.lock_of(section)
+                        self.locks.lock_of(g.w_section)
                     } else {
                         0
                     };
@@ -562,4 +560,24 @@ pub(crate) fn describe_global(l: &LaunchCx, addr: u64, size: u64) -> String {
         alloc.size,
         alloc.base
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_words_record_stays_small() {
+        // What the comments on MAX_PAGES and MAX_RANGES promise.
+        assert!(
+            std::mem::size_of::<Word>() <= 124,
+            "{}",
+            std::mem::size_of::<Word>()
+        );
+        assert!(
+            std::mem::size_of::<Range>() <= 48,
+            "{}",
+            std::mem::size_of::<Range>()
+        );
+    }
 }
