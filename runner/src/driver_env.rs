@@ -56,6 +56,15 @@ impl DriverEnv {
             search.push(":");
             search.push(old);
         }
+        // Programs built with the course's nvcc and `-cudart shared` find its libcudart.so.13
+        // (after the caller's own, a toolkit's).
+        if let Some(cudart) = course
+            .map(|c| c.root.join(".nvcc/lib"))
+            .filter(|lib| lib.is_dir())
+        {
+            search.push(":");
+            search.push(cudart);
+        }
         let mut variables = vec![
             ("LD_LIBRARY_PATH", search),
             ("SIMCUDA_REPORT", dir.path().join("record.json").into()),
@@ -110,6 +119,23 @@ fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
     let nvrtc = crate::compile::nvrtc::Nvrtc::find(course.map(|c| c.root.as_path())).ok()?;
     let path = PathBuf::from(&nvrtc.path);
     path.is_file().then_some(path)
+}
+
+/// The CUDA C++ compiler for programs on the runtime API: the course's (`.nvcc/`, made by
+/// `scripts/install-nvcc`), else a toolkit's (`CUDA_HOME`, `/usr/local/cuda`, then `PATH`), as on
+/// a GPU machine.
+pub fn course_nvcc(course: Option<&Course>) -> Option<PathBuf> {
+    let own = course.map(|c| c.root.join(".nvcc/bin/nvcc"));
+    let toolkits = [
+        std::env::var_os("CUDA_HOME").map(|home| PathBuf::from(home).join("bin/nvcc")),
+        Some(PathBuf::from("/usr/local/cuda/bin/nvcc")),
+    ];
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let on_path = std::env::split_paths(&path).map(|dir| dir.join("nvcc"));
+    own.into_iter()
+        .chain(toolkits.into_iter().flatten())
+        .chain(on_path)
+        .find(|nvcc| nvcc.is_file())
 }
 
 /// The Python of the course's CUDA Python environment (`.cuda-python/`, made by

@@ -43,11 +43,43 @@ fn host_programs(course: Option<&crate::course::Course>) {
             "not found: the host exercises (25-28) are Rust programs; install Rust from https://rustup.rs",
         ),
     }
+    nvcc(course);
     match crate::driver_env::course_python(course) {
         Some(python) => ok("CUDA Python", python.display()),
         None => absent(
             "CUDA Python",
             "not installed: scripts/install-cuda-python (for the Python track and `runner run -- python prog.py`)",
+        ),
+    }
+}
+
+/// The CUDA C++ compiler, its release, and the host compiler it needs.
+fn nvcc(course: Option<&crate::course::Course>) {
+    let Some(nvcc) = crate::driver_env::course_nvcc(course) else {
+        return absent(
+            "nvcc",
+            "not installed: scripts/install-nvcc (for CUDA C++ programs: `runner run ./a.out`)",
+        );
+    };
+    let release = std::process::Command::new(&nvcc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let line = text.lines().find(|l| l.contains("release"))?;
+            Some(line.trim().to_string())
+        });
+    let host = std::process::Command::new("g++").arg("--version").output();
+    match (release, host) {
+        (Some(release), Ok(_)) => ok("nvcc", format!("{} ({release})", nvcc.display())),
+        (None, _) => bad("nvcc", format!("{} does not run", nvcc.display())),
+        (Some(_), Err(_)) => bad(
+            "nvcc",
+            format!(
+                "{}: its host compiler g++ is missing (apt install g++)",
+                nvcc.display()
+            ),
         ),
     }
 }
