@@ -58,3 +58,89 @@ class _PatchingLoader(importlib.abc.Loader):
 
 
 sys.meta_path.insert(0, _LineInfoFinder())
+
+
+# What a program that stops on an exception leaves at the end of its output, which is what a
+# check shows: Python's traceback ends in Numba's compiler, far from the student's code, and
+# Numba's message does not always say which line it could not compile.
+_LIBRARIES = ("site-packages", "dist-packages", "/hostkit/python/", "<frozen ")
+
+
+def _own_frame(tb):
+    """The innermost frame of the traceback in the student's own code, not a library's."""
+    own = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if _is_own(filename):
+            own = (filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return own
+
+
+def _is_own(filename):
+    return bool(filename) and not any(part in filename for part in _LIBRARIES)
+
+
+def _compiled_line(value, tb):
+    """The line of the student's kernel Numba was compiling when it failed: the error's own
+    location where it kept one, else the location of the statement one of Numba's frames was
+    typing or lowering (its `inst`, `expr` or `loc`), innermost first."""
+    loc = getattr(value, "loc", None)
+    if _is_own(getattr(loc, "filename", None)) and getattr(loc, "line", None):
+        return loc.filename, loc.line
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for name in ("inst", "expr", "stmt", "loc"):
+            held = frame.f_locals.get(name)
+            loc = held if name == "loc" else getattr(held, "loc", None)
+            filename = getattr(loc, "filename", None)
+            line = getattr(loc, "line", None)
+            if _is_own(filename) and isinstance(line, int):
+                return filename, line
+    return None
+
+
+def _where(filename, line):
+    import linecache
+    import os
+
+    text = linecache.getline(filename, line).strip()
+    # The course's path of the file where the program runs inside the course.
+    shown = os.path.relpath(filename) if filename.startswith(os.getcwd() + os.sep) else filename
+    return f"{shown}, line {line}" + (f": {text}" if text else "")
+
+
+def _what(value):
+    """The exception's message without Numba's pipeline lines, in at most three lines."""
+    lines = [
+        l.strip()
+        for l in str(value).splitlines()
+        if l.strip() and not l.startswith(("Failed in ", "During: "))
+    ]
+    return f"{type(value).__name__}: " + " / ".join(lines[:3])
+
+
+def _from_numba(kind):
+    return any(k.__module__.startswith(("numba.", "numba_cuda.")) for k in kind.__mro__)
+
+
+def _summing_up_hook(kind, value, tb):
+    _python_hook(kind, value, tb)
+    if kind is KeyboardInterrupt:
+        return
+    compiled = _compiled_line(value, tb) if _from_numba(kind) else None
+    if compiled is not None:
+        said = f"Numba could not compile the kernel at {_where(*compiled)}"
+    else:
+        own = _own_frame(tb)
+        if own is None:
+            return
+        said = f"the program stopped at {_where(*own)}"
+    print(f"\n{said}\n  {_what(value)}", file=sys.stderr)
+
+
+_python_hook = sys.excepthook
+sys.excepthook = _summing_up_hook

@@ -183,6 +183,24 @@ fn each_typical_host_mistake_fails_and_is_named() {
 }
 
 #[test]
+fn a_numba_kernel_that_does_not_compile_is_shown_at_its_line() {
+    let course = TestCourse::new();
+    let report = check(&course, "py03", "py03_undefined_name.py");
+    assert_eq!(report["verdict"], "crashed", "{report:#}");
+    let output = report["cases"][0]["output"].as_str().unwrap_or_default();
+    // Numba's own message names no line; its traceback ends in its compiler.
+    assert!(
+        output.contains("Numba could not compile the kernel at ")
+            && output.contains("py03_undefined_name.py, line 23: out[i] = math.hypot(x[i], y[j])"),
+        "{output}"
+    );
+    assert!(
+        output.contains("NameError: name 'j' is not defined"),
+        "{output}"
+    );
+}
+
+#[test]
 fn a_host_program_that_does_not_compile_shows_the_compiler_at_the_students_file() {
     let course = TestCourse::new();
     let main = course.path("exercises/25_first_program/src/main.rs");
