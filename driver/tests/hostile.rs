@@ -691,3 +691,56 @@ fn random_calls_with_hostile_sizes_are_each_answered_with_an_error_never_a_panic
     assert!(succeeded("cuMemcpyDtoH") && refused("cuMemcpyDtoH", E::CUDA_ERROR_INVALID_VALUE));
     assert!(succeeded("cuMemHostRegister"), "{answers:?}");
 }
+
+#[test]
+fn launch_configurations_past_the_gpus_limits_are_refused_before_anything_runs() {
+    let (api, _) = Api::with_context();
+    let function = api.kernel(
+        include_str!("../../sim/tests/fixtures/vector_add.ptx"),
+        c"vector_add",
+    );
+    let (mut a, mut n) = (api.alloc(4 * 64), 64i32);
+    let mut args = [
+        (&raw mut a).cast(),
+        (&raw mut a).cast(),
+        (&raw mut a).cast(),
+        (&raw mut n).cast(),
+    ];
+    let (stream, extra) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let params = args.as_mut_ptr();
+    let max = u32::MAX;
+    // (grid, block, dynamic shared bytes): an H100's limits are 2^31-1 x 65535 x 65535 blocks,
+    // 1024 x 1024 x 64 threads and 1024 in all, 227 KiB of shared memory.
+    for (grid, block, shared) in [
+        ([0, 1, 1], [32, 1, 1], 0),
+        ([1, 1, 1], [0, 1, 1], 0),
+        ([1, 0, 1], [32, 1, 1], 0),
+        ([1, 1, 1], [1025, 1, 1], 0),
+        ([1, 1, 1], [32, 32, 2], 0),
+        ([1, 1, 1], [1, 1, 65], 0),
+        ([1, 65536, 1], [32, 1, 1], 0),
+        ([1, 1, 65536], [32, 1, 1], 0),
+        ([max, 1, 1], [32, 1, 1], 0),
+        ([max, max, max], [max, max, max], max),
+        ([1, 1, 1], [32, 1, 1], 228 * 1024),
+        ([1, 1, 1], [32, 1, 1], max),
+    ] {
+        let [gx, gy, gz] = grid;
+        let [bx, by, bz] = block;
+        // SAFETY: one pointer per kernel parameter, each to its bytes.
+        let answer = unsafe {
+            (api.cuLaunchKernel)(
+                function, gx, gy, gz, bx, by, bz, shared, stream, params, extra,
+            )
+        };
+        assert_eq!(
+            answer,
+            E::CUDA_ERROR_INVALID_VALUE,
+            "grid {grid:?}, block {block:?}, {shared} shared bytes"
+        );
+    }
+    // The driver still works, and no launch ran.
+    assert_eq!(api.launch(function, &mut args), E::CUDA_SUCCESS);
+    // SAFETY: a driver API call.
+    assert_eq!(unsafe { (api.cuCtxSynchronize)() }, E::CUDA_SUCCESS);
+}

@@ -367,7 +367,10 @@ fn check_dims(launch: &Launch) -> Result<(u32, u64), SimError> {
             "grid ({gx},{gy},{gz}) and block ({bx},{by},{bz}) must be at least 1 in every dimension; {BAD_CONFIGURATION}"
         )));
     }
-    let threads = bx as u64 * by as u64 * bz as u64;
+    // Saturating: three u32 dimensions multiply past u64 (a hostile launch gives u32::MAX each).
+    let threads = (bx as u64)
+        .saturating_mul(by as u64)
+        .saturating_mul(bz as u64);
     if threads > 1024 || bx > 1024 || by > 1024 || bz > 64 {
         return Err(SimError::InvalidLaunch(format!(
             "a block of ({bx},{by},{bz}) = {threads} threads is too large: at most 1024 threads (x, y <= 1024, z <= 64); \
