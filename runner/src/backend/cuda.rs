@@ -262,9 +262,11 @@ fn launch_error(err: DriverError) -> BackendError {
         CUDA_ERROR_ILLEGAL_ADDRESS => BackendError::OutOfBounds(
             "the kernel accessed memory outside any buffer (illegal address): an index went out of bounds".into(),
         ),
-        CUDA_ERROR_MISALIGNED_ADDRESS => BackendError::Fault(
-            "the kernel accessed memory at a misaligned address: a pointer was cast to a wider type at an offset that is not a multiple of its size".into(),
-        ),
+        CUDA_ERROR_MISALIGNED_ADDRESS => BackendError::Stopped {
+            verdict: super::verdict_of_fault(CUDA_ERROR_MISALIGNED_ADDRESS as u32)
+                .expect("a misaligned address is a verdict of its own"),
+            text: "the kernel accessed memory at a misaligned address: a pointer was cast to a wider type at an offset that is not a multiple of its size".into(),
+        },
         CUDA_ERROR_ASSERT => BackendError::Fault("an assert() in the kernel failed".into()),
         CUDA_ERROR_ILLEGAL_INSTRUCTION => BackendError::Fault("the kernel ran an illegal instruction (a trap, or a warp operation with a bad mask)".into()),
         _ => BackendError::Fault(format!("the kernel failed: {}", driver_message(err))),

@@ -73,13 +73,23 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
             format!("the program stopped with exit code {code}"),
         )),
         Exit::Code(_) => Some((
-            Verdict::Crashed,
+            fault_verdict(run).unwrap_or(Verdict::Crashed),
             format!(
                 "the program stopped on an error from the driver: {}",
                 failures.join(", ")
             ),
         )),
     }
+}
+
+/// On a GPU (pass-through) a kernel's fault reaches the program only as an error code: the
+/// verdict it gives is the one the simulator gives the same bug (an illegal address is
+/// `out_of_bounds`), so a program is judged alike on both.
+fn fault_verdict(run: &Run) -> Option<Verdict> {
+    let record = run.record.as_ref()?;
+    record
+        .program_failures()
+        .find_map(|f| crate::backend::verdict_of_fault(f.error))
 }
 
 /// The verdict a launch's diagnostics give, as a kernel exercise's check gives it (a race is
@@ -352,6 +362,35 @@ mod tests {
              arrays, and thread (0,0,0) reads it: a cuda.syncthreads() is missing, or an update \
              like `x += v` needs an atomic such as cuda.atomic.add"
         );
+    }
+
+    #[test]
+    fn a_kernels_fault_on_a_gpu_gives_the_verdict_the_simulator_gives_the_same_bug() {
+        for (error, name, verdict) in [
+            (700, "CUDA_ERROR_ILLEGAL_ADDRESS", Verdict::OutOfBounds),
+            (716, "CUDA_ERROR_MISALIGNED_ADDRESS", Verdict::Misaligned),
+            (719, "CUDA_ERROR_LAUNCH_FAILED", Verdict::Crashed),
+        ] {
+            let record = Record {
+                failures: vec![contract::Failure {
+                    call: "cuCtxSynchronize".into(),
+                    error,
+                    name: name.into(),
+                }],
+                ..Record::default()
+            };
+            let run = Run {
+                exit: Exit::Code(1),
+                seconds: 0.1,
+                output: String::new(),
+                record: Some(record),
+                outputs: Vec::new(),
+                read_in_flight: Vec::new(),
+            };
+            let (got, said) = run_failure(&run, false).unwrap();
+            assert_eq!(got, verdict, "{name}");
+            assert!(said.contains(name), "{said}");
+        }
     }
 
     #[test]
