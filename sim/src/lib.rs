@@ -49,5 +49,5 @@ pub use model::{
 pub use module::{KernelInfo, Module, ParamInfo};
 pub use report::{
     AccessKind, Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures,
-    RaceAccess, SourceLocation,
+    Race, RaceAccess, RacePlace, SourceLocation,
 };

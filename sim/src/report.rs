@@ -162,10 +162,40 @@ pub struct Diagnostic {
     pub location: Option<SourceLocation>,
     /// One sentence with the details: address, allocation, size, lanes.
     pub message: String,
-    /// For a race: the access reported (the diagnostic's own block, thread and line) and the
-    /// other access it conflicts with.
+    /// For a race: both accesses and the memory they touched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub race: Option<Box<[RaceAccess; 2]>>,
+    pub race: Option<Box<Race>>,
+}
+
+/// A race's facts, for readers that name things in their own words (a buffer's name for an
+/// argument, Numba's for a barrier).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Race {
+    /// The access reported (the diagnostic's own block, thread and line), then the other one.
+    pub accesses: [RaceAccess; 2],
+    pub place: RacePlace,
+}
+
+/// The memory two racing accesses share.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "memory", rename_all = "snake_case")]
+pub enum RacePlace {
+    Global {
+        /// The kernel parameter (0-based, as the PTX declares them) whose pointer reaches the
+        /// element: the closest below it in the same allocation.
+        argument: Option<u32>,
+        /// The `__device__` variable holding the element, where no argument points into it.
+        variable: Option<String>,
+        /// The element's index from that pointer or variable, in elements of the access's size.
+        element: Option<u64>,
+        address: u64,
+    },
+    Shared {
+        /// The `__shared__` variable, as the source names it (`None`: dynamic shared memory).
+        variable: Option<String>,
+        /// The byte offset within the variable, or else within the block's shared memory.
+        byte: u64,
+    },
 }
 
 /// One access of a racing pair.

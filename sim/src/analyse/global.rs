@@ -26,7 +26,7 @@
 use super::locks::Locks;
 use super::{word_mask, Access, Conflict, Kind, Rec, Split, WHOLE};
 use crate::exec::block::{DiagKey, LaunchCx, WorkerOut};
-use crate::report::{Diagnostic, DiagnosticKind, RaceAccess};
+use crate::report::{Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
 use std::collections::HashMap;
 
 const PAGE_WORDS: usize = 256;
@@ -458,7 +458,8 @@ fn line_text(l: &LaunchCx, site: u32) -> String {
 }
 
 fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> Diagnostic {
-    let what = describe_global(l, at, me.size.max(1) as u64);
+    let place = global_place(l, at, me.size.max(1) as u64);
+    let what = describe_global(l, &place);
     let (who, them) = (
         thread_text(l, me.block, me.tid),
         thread_text(l, other.block, other.tid),
@@ -510,17 +511,25 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
         thread: first.thread,
         location: first.location.clone(),
         message,
-        race: Some(Box::new([first, second])),
+        race: Some(Box::new(Race {
+            accesses: [first, second],
+            place,
+        })),
     }
 }
 
-/// "element 5 of the array passed as argument 2": the kernel argument (or `__device__` variable)
-/// that holds `addr`, for an access of `size` bytes.
-pub(crate) fn describe_global(l: &LaunchCx, addr: u64, size: u64) -> String {
-    let Some(alloc) = l.mem.find(addr, 1) else {
-        return format!("global memory at address {addr:#x}");
+/// Where `addr` is, for an access of `size` bytes: an element of the array of the kernel argument
+/// pointing closest below it into the same allocation, else of a `__device__` variable.
+pub(crate) fn global_place(l: &LaunchCx, addr: u64, size: u64) -> RacePlace {
+    let unnamed = RacePlace::Global {
+        argument: None,
+        variable: None,
+        element: None,
+        address: addr,
     };
-    // The argument pointing closest below `addr` into the same allocation.
+    let Some(alloc) = l.mem.find(addr, 1) else {
+        return unnamed;
+    };
     let mut best: Option<(usize, u64)> = None;
     for (i, p) in l.prog.params.iter().enumerate() {
         if p.size_bytes != 8 {
@@ -536,30 +545,54 @@ pub(crate) fn describe_global(l: &LaunchCx, addr: u64, size: u64) -> String {
         }
     }
     if let Some((i, ptr)) = best {
-        return format!(
-            "element {} of the array passed as argument {}",
-            (addr - ptr) / size,
-            i + 1
-        );
+        return RacePlace::Global {
+            argument: Some(i as u32),
+            variable: None,
+            element: Some((addr - ptr) / size),
+            address: addr,
+        };
     }
-    if let Some((base, name)) = l
+    let variable = l
         .global_names
         .iter()
         .filter(|(b, _)| *b >= alloc.base && *b <= addr)
-        .max_by_key(|(b, _)| *b)
-    {
-        return if alloc.size <= size {
-            format!("`{name}`")
-        } else {
-            format!("element {} of `{name}`", (addr - base) / size)
-        };
+        .max_by_key(|(b, _)| *b);
+    match variable {
+        Some((base, name)) => RacePlace::Global {
+            argument: None,
+            variable: Some(name.clone()),
+            element: (alloc.size > size).then(|| (addr - base) / size),
+            address: addr,
+        },
+        None => unnamed,
     }
-    format!(
-        "byte {} of the {}-byte allocation at {:#x}",
-        addr - alloc.base,
-        alloc.size,
-        alloc.base
-    )
+}
+
+/// "element 5 of the array passed as argument 2": `global_place` in words.
+pub(crate) fn describe_global(l: &LaunchCx, place: &RacePlace) -> String {
+    let RacePlace::Global {
+        argument,
+        variable,
+        element,
+        address,
+    } = place
+    else {
+        return "shared memory".to_string();
+    };
+    match (argument, variable, element) {
+        (Some(i), _, Some(e)) => format!("element {e} of the array passed as argument {}", i + 1),
+        (_, Some(name), None) => format!("`{name}`"),
+        (_, Some(name), Some(e)) => format!("element {e} of `{name}`"),
+        _ => match l.mem.find(*address, 1) {
+            Some(alloc) => format!(
+                "byte {} of the {}-byte allocation at {:#x}",
+                address - alloc.base,
+                alloc.size,
+                alloc.base
+            ),
+            None => format!("global memory at address {address:#x}"),
+        },
+    }
 }
 
 #[cfg(test)]

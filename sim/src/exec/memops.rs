@@ -12,7 +12,7 @@ use crate::ir::*;
 use crate::lower::merge::MergeRole;
 use crate::memory::figures::{count_distinct, shared_wavefronts};
 use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
-use crate::report::{Diagnostic, DiagnosticKind};
+use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
 
 mod races;
 
@@ -642,13 +642,15 @@ fn track_global(w: &Warp, cx: &mut BlockCx, inst: &Inst, req: &Req, exec: u32, a
             kind,
         };
         if let Some(conflict) = cx.global_shadow.check(cx.epoch, addrs[l], len, &acc) {
-            let what = crate::analyse::global::describe_global(cx.l, addrs[l], len as u64);
+            let place = crate::analyse::global::global_place(cx.l, addrs[l], len as u64);
+            let what = crate::analyse::global::describe_global(cx.l, &place);
             let space = DiagnosticKind::GlobalRace;
             races::report(
                 cx,
                 races::Found {
                     space,
                     what,
+                    place,
                     acc: &acc,
                     conflict,
                 },
@@ -690,6 +692,25 @@ fn track_lock(w: &Warp, cx: &mut BlockCx, req: &Req, lane: usize, addr: u64, tid
         new,
         swaps,
     });
+}
+
+/// The `__shared__` variable holding byte `off` of the block's shared memory, and the byte in it.
+fn shared_place(cx: &BlockCx, off: u64) -> RacePlace {
+    let variable =
+        cx.l.prog
+            .shared_vars
+            .iter()
+            .find(|v| off >= v.offset as u64 && off < (v.offset + v.size) as u64);
+    match variable {
+        Some(v) => RacePlace::Shared {
+            variable: Some(demangle_shared(&v.name)),
+            byte: off - v.offset as u64,
+        },
+        None => RacePlace::Shared {
+            variable: None,
+            byte: off,
+        },
+    }
 }
 
 fn shared_var_name(cx: &BlockCx, off: u64) -> String {
@@ -816,12 +837,14 @@ fn shared(
         };
         if let Some(conflict) = cx.shadow.check(cx.epoch, a, len as usize, &acc) {
             let what = shared_var_name(cx, a as u64);
+            let place = shared_place(cx, a as u64);
             let space = DiagnosticKind::SharedRace;
             races::report(
                 cx,
                 races::Found {
                     space,
                     what,
+                    place,
                     acc: &acc,
                     conflict,
                 },

@@ -7,7 +7,7 @@
 
 use super::super::block::{BlockCx, DiagKey};
 use crate::analyse::{Access, Conflict, Kind};
-use crate::report::{Diagnostic, DiagnosticKind, RaceAccess};
+use crate::report::{Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
 
 /// One access of a racing pair.
 #[derive(Clone, Copy)]
@@ -22,6 +22,8 @@ pub(super) struct Found<'a> {
     pub space: DiagnosticKind,
     /// The element, in the student's words ("element 0 of the array passed as argument 2").
     pub what: String,
+    /// The same as a fact.
+    pub place: RacePlace,
     pub acc: &'a Access,
     pub conflict: Conflict,
 }
@@ -31,6 +33,7 @@ pub(super) fn report(cx: &mut BlockCx, found: Found) {
     let Found {
         space,
         what,
+        place,
         acc,
         conflict: c,
     } = found;
@@ -74,7 +77,10 @@ pub(super) fn report(cx: &mut BlockCx, found: Found) {
         thread: cx.l.thread_index(first.tid as u32),
         location: cx.location(first.site),
         message,
-        race: Some(Box::new([side(first), side(second)])),
+        race: Some(Box::new(Race {
+            accesses: [side(first), side(second)],
+            place,
+        })),
     };
     if cx.out.race_reads.remove(&key) {
         if let Some(entry) = cx.out.diags.iter_mut().find(|(_, k, _)| *k == key) {

@@ -3,7 +3,7 @@
 //! racy variants are reported at the plain access, with its thread.
 
 use super::super::common::*;
-use sim::{AccessKind, Diagnostic, DiagnosticKind, LaunchReport, Limits, Machine};
+use sim::{AccessKind, Diagnostic, DiagnosticKind, LaunchReport, Limits, Machine, RacePlace};
 
 const N: usize = 1000;
 const GRID: u32 = 4;
@@ -266,7 +266,18 @@ fn zeroing_the_counter_in_the_kernel_is_reported_at_the_store_by_thread_0() {
         d.message
     );
     // Both accesses as fields: the store first, then the atomic it races with.
-    let pair = d.race.as_deref().expect("a race names both accesses");
+    let race = d.race.as_deref().expect("a race names both accesses");
+    let pair = &race.accesses;
+    // `count` is the kernel's second parameter; the element its first.
+    assert_eq!(
+        race.place,
+        RacePlace::Global {
+            argument: Some(1),
+            variable: None,
+            element: Some(0),
+            address: count,
+        }
+    );
     assert_eq!(pair[0].access, AccessKind::Write);
     assert_eq!((pair[0].thread, pair[0].block), (d.thread, d.block));
     assert_eq!(pair[0].location, d.location);
@@ -344,11 +355,23 @@ fn racy_variants_are_reported_at_their_plain_access() {
             "{kernel}: {}",
             d.message
         );
-        let pair = d.race.as_deref().expect("a race names both accesses");
+        let pair = &d
+            .race
+            .as_deref()
+            .expect("a race names both accesses")
+            .accesses;
         assert!(
             pair[0].access.is_plain() && pair[0].access.races_with(pair[1].access),
             "{kernel}: {pair:?}"
         );
+        if kind == DiagnosticKind::SharedRace {
+            let place = &d.race.as_deref().expect("a race").place;
+            let want = RacePlace::Shared {
+                variable: Some("best".into()),
+                byte: 0,
+            };
+            assert_eq!(place, &want, "{kernel}");
+        }
     }
 }
 
