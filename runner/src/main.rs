@@ -7,6 +7,7 @@ mod cli;
 mod cmd;
 mod course;
 mod driver_env;
+mod ending;
 mod execute;
 mod grade;
 mod host;
@@ -40,7 +41,9 @@ fn main() -> ExitCode {
     trace::start();
     let cli = cli::Cli::parse();
     style::apply(cli.color);
-    match cmd::run(cli.command) {
+    let outcome = cmd::run(cli.command);
+    ending::wait_if_ending();
+    match outcome {
         Ok(code) => {
             trace::mark("done");
             code

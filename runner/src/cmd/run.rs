@@ -43,6 +43,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             args.time_limit
         );
     }
+    crate::ending::on_signal_end_everything();
     // The course the runner was started in, if any: its NVRTC and its CUDA Python environment.
     let course = crate::session::find_course().ok();
     let driver = DriverEnv::prepare(

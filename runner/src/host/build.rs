@@ -184,7 +184,7 @@ fn rust(
     }
     // The program is copied out before the lock is let go: the next check may build over the
     // original while this one runs its cases.
-    let own_copy = tempfile::tempdir()
+    let own_copy = crate::ending::tempdir()
         .context("cannot make a folder for the built program")
         .map_err(BuildFailure::Setup)?;
     let program = own_copy.path().join(&package);

@@ -46,7 +46,7 @@ pub fn run_case(
     driver: &DriverEnv,
     limit: Duration,
 ) -> anyhow::Result<Run> {
-    let dir = tempfile::tempdir().context("cannot make a folder for the case")?;
+    let dir = crate::ending::tempdir().context("cannot make a folder for the case")?;
     write_case(dir.path(), case)?;
     let (out_path, err_path) = (dir.path().join("stdout.txt"), dir.path().join("stderr.txt"));
     let (program, arguments) = built.command.split_first().context("no program to run")?;
