@@ -1258,7 +1258,6 @@ not_supported!(
     fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx);
     fn cuStreamGetId(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong);
     fn cuStreamGetPriority(hStream: CUstream, priority: *mut ::core::ffi::c_int);
-    fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus);
     fn cuStreamSetAttribute(
         hStream: CUstream,
         attr: CUstreamAttrID,
@@ -1793,7 +1792,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuStreamGetGreenCtx",
     "cuStreamGetId",
     "cuStreamGetPriority",
-    "cuStreamIsCapturing",
     "cuStreamSetAttribute",
     "cuStreamUpdateCaptureDependencies",
     "cuStreamUpdateCaptureDependencies_v2",

@@ -239,13 +239,14 @@ fn events_time_a_kernel_and_the_device_is_the_simulated_one() {
 }
 
 #[test]
-fn two_streams_copy_and_launch_in_their_own_order() {
+fn two_streams_copy_and_launch_in_their_own_order_and_capture_nothing() {
     let Some(nvcc) = nvcc() else { return };
     let dir = tempfile::tempdir().unwrap();
     let exe = build(&nvcc, dir.path(), "streams", "static", PTX_80);
     let (output, record) = run(dir.path(), &exe);
     let shown = stdout(&output);
     assert!(output.status.success(), "{shown}");
+    assert!(shown.contains("capturing: cudaSuccess, 0\n"), "{shown}");
     assert!(shown.contains("0 wrong\nok\n"), "{shown}");
     let launches = record["launches"].as_array().unwrap();
     let streams: Vec<_> = launches.iter().map(|l| &l["stream"]).collect();

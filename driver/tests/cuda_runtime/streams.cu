@@ -1,5 +1,6 @@
 // Two streams, each copying its half in from page-locked memory, running a kernel and copying
-// back, as cuda-samples' simpleStreams does; the host waits with cudaStreamSynchronize.
+// back, as cuda-samples' simpleStreams does; the host waits with cudaStreamSynchronize. No
+// stream is being captured into a graph (CuPy asks before every copy).
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -16,6 +17,9 @@ int main() {
     for (int i = 0; i < n; i++) h[i] = i;
     cudaStream_t streams[2];
     for (int s = 0; s < 2; s++) cudaStreamCreate(&streams[s]);
+    cudaStreamCaptureStatus capture;
+    cudaError_t asked = cudaStreamIsCapturing(streams[1], &capture);
+    printf("capturing: %s, %d\n", cudaGetErrorName(asked), (int)capture);
     for (int s = 0; s < 2; s++) {
         int *hp = h + s * half, *dp = d + s * half;
         cudaMemcpyAsync(dp, hp, half * sizeof(int), cudaMemcpyHostToDevice, streams[s]);
