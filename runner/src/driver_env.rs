@@ -76,6 +76,10 @@ impl DriverEnv {
             let real = real_driver::find(&library)?;
             variables.push(("SIMCUDA_BACKEND", "gpu".into()));
             variables.push(("SIMCUDA_REAL_LIBCUDA", real.into()));
+        } else if std::env::var_os("CUPY_COMPILE_WITH_PTX").is_none() {
+            // CuPy compiles its kernels to machine code for the device's architecture unless
+            // told to keep the PTX, which is what the simulator runs.
+            variables.push(("CUPY_COMPILE_WITH_PTX", "1".into()));
         }
         Ok(DriverEnv { dir, variables })
     }

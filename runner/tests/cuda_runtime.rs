@@ -71,3 +71,51 @@ fn doctor_shows_the_courses_nvcc_and_its_release() {
         "{line}"
     );
 }
+
+/// A CuPy program: arrays, elementwise arithmetic, a reduction (CUB's kernel, compiled by NVRTC
+/// at run time) and a RawKernel, through CuPy's own statically linked CUDA runtime. Needs CuPy in
+/// the course's CUDA Python environment (`pip install cupy-cuda12x`, about 140 MB: not installed
+/// by `scripts/install-cuda-python`).
+#[test]
+fn a_cupy_program_runs_on_the_simulators_driver() {
+    let python = repo_root().join(".cuda-python/bin/python");
+    let has_cupy = Command::new(&python)
+        .args(["-c", "import cupy"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_cupy {
+        eprintln!("skipped: CuPy is not installed in .cuda-python (pip install cupy-cuda12x)");
+        return;
+    }
+    let course = TestCourse::new();
+    let program = course.path("cupy_program.py");
+    std::fs::write(
+        &program,
+        r#"import cupy as cp
+x = cp.arange(10, dtype=cp.float32)
+y = x * 2 + 1
+print("elementwise", cp.asnumpy(y)[:4])
+print("sum", float(y.sum()))
+twice = cp.RawKernel(r'''extern "C" __global__ void twice(float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] *= 2;
+}''', "twice")
+twice((1,), (32,), (x, cp.int32(10)))
+print("raw", cp.asnumpy(x)[:4])
+"#,
+    )
+    .unwrap();
+    let mut command = course.command(&["run", "--", "python", &program.display().to_string()]);
+    // CuPy's own kernel cache, in the test's course: a cubin cached by another run is not PTX.
+    command.env("CUPY_CACHE_DIR", course.path("cupy-cache"));
+    let run = common::Run::from(command.output().unwrap());
+    assert_eq!(run.code, 0, "{}", run.all());
+    for part in [
+        "elementwise [1. 3. 5. 7.]\n",
+        "sum 100.0\n",
+        "raw [0. 2. 4. 6.]\n",
+        "launch twice <<<1, 32>>>",
+    ] {
+        assert!(run.stdout.contains(part), "{part}: {}", run.all());
+    }
+}
