@@ -263,7 +263,7 @@ fn every_common_archive_is_read_and_build_folders_count_against_no_limit() {
     let (status, message) = cell(&cells, "fay", "02");
     assert_eq!(status, "refused", "{message}");
     assert!(
-        message.contains("outside build folders (a zip bomb?)"),
+        message.contains("fay.zip expands to more than 1.0 MiB (a zip bomb?), build folders aside"),
         "{message}"
     );
     let (status, message) = cell(&cells, "gus", "02");
@@ -578,4 +578,98 @@ fn the_gradescope_setup_stops_on_a_program_that_does_not_build_and_hides_no_fail
         assert_eq!(!ran.status.success(), stops, "{verdict} {code}: {said}");
         assert_eq!(said.contains("built"), !stops, "{said}");
     }
+}
+
+/// Exercise 02's kernel with `body` in place of its TODOs.
+fn vector_add_with(body: &str) -> String {
+    let exercise = String::from_utf8(exercise(K02)).unwrap();
+    let start = exercise.find("    // TODO: compute").unwrap();
+    let end = exercise.find("}\n// ANCHOR_END").unwrap();
+    format!("{}{body}{}", &exercise[..start], &exercise[end..])
+}
+
+#[test]
+fn similarity_subtracts_the_course_text_leaves_standard_kernels_alone_and_ranks_by_rarity() {
+    let course = TestCourse::new();
+    // A last hint with a whole loop in it, which students paste.
+    let metadata = course.path("exercises/exercises.toml");
+    let text = std::fs::read_to_string(&metadata).unwrap().replace(
+        "    \"if (i < n) c[i] = a[i] + b[i];\",\n",
+        "    \"if (i < n) c[i] = a[i] + b[i];\",\n    \"Or a loop: const int stride = gridDim.x * blockDim.x; \
+         for (int k = threadIdx.x + blockDim.x * blockIdx.x; k < n; k += stride) { float left = a[k]; \
+         float right = b[k]; c[k] = left + right; }\",\n",
+    );
+    std::fs::write(&metadata, text).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let hand_in =
+        |who: &str, body: &str| put(&class.join(who).join(K02), vector_add_with(body).as_bytes());
+    // Six write the same standard grid-stride loop: common, so no group.
+    let standard = "    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {\n        \
+                    c[k] = a[k] + b[k];\n    }\n";
+    for who in ["s1", "s2", "s3", "s4", "s5", "s6"] {
+        hand_in(who, standard);
+    }
+    // Three paste the hint's loop, each with a line of their own: no group.
+    let pasted = "    const int stride = gridDim.x * blockDim.x;\n    \
+                  for (int k = threadIdx.x + blockDim.x * blockIdx.x; k < n; k += stride) {\n        \
+                  float left = a[k];\n        float right = b[k];\n        c[k] = left + right;\n    }\n";
+    hand_in("h1", &format!("    if (n == 0) return;\n{pasted}"));
+    hand_in("h2", &format!("{pasted}    __syncthreads();\n"));
+    hand_in(
+        "h3",
+        &format!("    if (blockIdx.x >= gridDim.x) return;\n{pasted}"),
+    );
+    // A pair with an answer of their own, one renamed; a trio with a shorter one.
+    let pair = "    int first = (blockIdx.x * blockDim.x + threadIdx.x) * 2;\n    if (first + 1 < n) {\n        \
+                float2 pv = make_float2(a[first], a[first + 1]);\n        c[first] = pv.x + b[first];\n        \
+                c[first + 1] = pv.y + b[first + 1];\n    } else if (first < n) {\n        c[first] = a[first] + b[first];\n    }\n";
+    hand_in("c1", pair);
+    hand_in("c2", &pair.replace("first", "base").replace("pv", "two"));
+    let trio = "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n    float sum = (i < n) ? a[i] : 0.0f;\n    \
+                sum += (i < n) ? b[i] : 0.0f;\n    if (i < n) c[i] = sum;\n";
+    for who in ["t1", "t2", "t3"] {
+        hand_in(who, trio);
+    }
+    let out = work.path().join("grades");
+    let run = course.run(&[
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--exercises",
+        "02",
+        "--format",
+        "json,html",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let groups: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("similarity.json")).unwrap())
+            .unwrap();
+    let members: Vec<Vec<&str>> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [vec!["c1", "c2"], vec!["t1", "t2", "t3"]],
+        "{groups:#}"
+    );
+    let bits = |k: usize| groups[k]["rarity_bits"].as_f64().unwrap();
+    assert!(bits(0) > bits(1), "the rarer match first: {groups:#}");
+    // The page lists the groups closed, their pairs inside.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("details\", { class: \"similar-group\""),
+        "compact list"
+    );
 }

@@ -38,7 +38,6 @@ use clap::Subcommand;
 use output::{Book, Format};
 use results::{Status, Store};
 use settings::Settings;
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -321,20 +320,6 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Each exercise's own file (whose lines do not count towards similarity) and its solution
-/// (the expected answer), as text.
-fn course_files(course: &Course) -> HashMap<String, (String, Option<String>)> {
-    course
-        .exercises
-        .iter()
-        .filter_map(|e| {
-            let (exercise, _) = crate::pristine::handed_out(course, e)?;
-            let solution = std::fs::read_to_string(course.solution_path(e)).ok();
-            Some((e.id.clone(), (exercise, solution)))
-        })
-        .collect()
-}
-
 /// The similarity report and every output, from the cells on disk.
 fn finish(
     course: &Course,
@@ -344,18 +329,8 @@ fn finish(
     formats: &[Format],
 ) -> anyhow::Result<Book> {
     let store = Store::new(out);
-    let files = course_files(course);
-    let by_exercise = files
-        .iter()
-        .map(|(id, (exercise, solution))| {
-            let files = similarity::Course {
-                exercise,
-                solution: solution.as_deref(),
-            };
-            (id.clone(), files)
-        })
-        .collect();
-    let groups = similarity::report(&settings, &store, &by_exercise, submissions);
+    let handouts = similarity::handouts(course);
+    let groups = similarity::report(&settings, &store, &handouts, submissions);
     let path = out.join("similarity.json");
     crate::compile::cache::write_atomically(
         &path,

@@ -44,9 +44,9 @@ pub enum Refusal {
         entry: String,
         target: String,
     },
-    #[error("{archive} has more than {limit} entries outside build folders; the archive is refused (max_entries in grading.toml)")]
+    #[error("{archive} has more than {limit} entries, build folders aside; the archive is refused (max_entries in grading.toml)")]
     TooManyEntries { archive: String, limit: usize },
-    #[error("{archive} expands to more than {} outside build folders (a zip bomb?); the archive is refused (max_expanded_mb in grading.toml)", mib(*.limit))]
+    #[error("{archive} expands to more than {} (a zip bomb?), build folders aside; the archive is refused (max_expanded_mb in grading.toml)", mib(*.limit))]
     ExpandsPastLimit { archive: String, limit: u64 },
     #[error("{archive} expands to more than {}, its build folders ({}) included (a zip bomb?); the archive is refused: hand in the source files without them", mib(*.limit), super::names::BUILD_FOLDERS.join(", "))]
     WholePastLimit { archive: String, limit: u64 },

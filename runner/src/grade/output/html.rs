@@ -80,10 +80,12 @@ mod tests {
                 exercise: "02".into(),
                 members: vec!["a".into(), "b".into()],
                 similarity: 1.0,
+                rarity_bits: 90.0,
                 pairs: vec![Pair {
                     a: "a".into(),
                     b: "b".into(),
                     similarity: 1.0,
+                    rarity_bits: 90.0,
                     shared_a: vec![2],
                     shared_b: vec![2],
                 }],

@@ -175,26 +175,28 @@
     return el("div", { class: "kernel", "data-submission": kernel.submission }, heading, code);
   }
   if (!book.similarity.length) {
-    similarity.append(el("p", {}, "No pair of kernels is above the similarity threshold."));
+    similarity.append(el("p", {}, "No pair of kernels is alike beyond what chance and the course's own text explain."));
   } else {
     similarity.append(
-      el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace and the exercise's own lines, with identifiers renamed; the model answer, and pairs no closer to each other than to it, are left out as the expected answer. Pairs that share a submission make one group. Alike is not copied: look before concluding."),
-      el("p", { class: "legend" }, el("span", { class: "shared" }, "shared with the other kernel"), " ", el("span", { class: "own" }, "the student's own, not shared"), " ", el("span", { class: "given" }, "from the exercise's file"))
+      el("p", { class: "hint" }, "Kernels compared after removing comments, whitespace, the exercise's own lines and lines made of the course's hints and solution, with identifiers renamed; pairs no closer to each other than to the model answer are left out. A group is ranked by how unlikely its closest pair's shared text is by chance (in bits: each bit halves the chance), from how few students wrote each shared phrase; phrases many write count nothing. Open a group for the pairs that join it, and a pair for the two kernels side by side. Alike is not copied: look before concluding."),
+      el("p", { class: "legend" }, el("span", { class: "shared" }, "shared with the other kernel"), " ", el("span", { class: "own" }, "the student's own, not shared"), " ", el("span", { class: "given" }, "from the exercise's file or the course's text"))
     );
   }
+  const groupList = el("ol", { class: "similar-groups" });
   for (const group of book.similarity) {
-    const section = el("section", { class: "similar-group", "data-exercise": group.exercise, "data-members": group.members.join(" ") });
-    const members = el("p", {});
+    const members = el("span", { class: "members" });
     group.members.forEach((id, k) => members.append(k ? ", " : "", el("a", { href: studentLink(id) }, id)));
-    section.append(el("h3", {}, `Exercise ${group.exercise}: ${group.members.length} submissions, up to ${percent(group.similarity)} alike`), members);
+    const summary = el("summary", {}, `Exercise ${group.exercise}: `, members, ` (${group.members.length} submissions), up to ${percent(group.similarity)} alike, ${Math.round(group.rarity_bits)} bits unlikely`);
+    const section = el("details", { class: "similar-group", "data-exercise": group.exercise, "data-members": group.members.join(" ") }, summary);
     const kernelOf = (id) => group.kernels.find((k) => k.submission === id);
-    group.pairs.forEach((p, k) => {
-      const summary = el("summary", {}, `${p.a} and ${p.b}: ${percent(p.similarity)} alike, ${p.shared_a.length} of ${kernelOf(p.a).own_lines.length} written lines shared`);
+    group.pairs.forEach((p) => {
+      const pairSummary = el("summary", {}, `${p.a} and ${p.b}: ${percent(p.similarity)} alike, ${Math.round(p.rarity_bits)} bits unlikely, ${p.shared_a.length} of ${kernelOf(p.a).own_lines.length} written lines shared`);
       const sides = el("div", { class: "side-by-side" }, kernelView(kernelOf(p.a), p.shared_a), kernelView(kernelOf(p.b), p.shared_b));
-      section.append(el("details", { class: "pair", open: k === 0 ? "" : undefined, "data-pair": `${p.a} ${p.b}` }, summary, sides));
+      section.append(el("details", { class: "pair", "data-pair": `${p.a} ${p.b}` }, pairSummary, sides));
     });
-    similarity.append(section);
+    groupList.append(el("li", {}, section));
   }
+  if (book.similarity.length) similarity.append(groupList);
 
   // ?sort=KEY&dir=descending sorts on load, so a link (or a test) can ask for an order.
   const query = new URLSearchParams(location.search);

@@ -3,17 +3,19 @@
 //! A union-find over a class's few hundred indices is a dozen lines; a graph crate would add a
 //! dependency for it.
 
+/// The group's representative of `i` in a union-find forest, halving the path on the way.
+fn root(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
 /// The groups that `pairs` (indices below `n`) join `0..n` into, each sorted, groups of one
 /// left out, in order of their smallest member.
 pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
     let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
     for &(a, b) in pairs {
         let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
         parent[ra.max(rb)] = ra.min(rb);
@@ -27,9 +29,31 @@ pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// Of `pairs` (in order of preference), the indices of those that join a new member to a
+/// group: Kruskal's spanning forest, so each group keeps one pair fewer than it has members.
+pub fn spanning(n: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut kept = Vec::new();
+    for (k, &(a, b)) in pairs.iter().enumerate() {
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+            kept.push(k);
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
-    use super::components;
+    use super::{components, spanning};
+
+    #[test]
+    fn a_group_keeps_the_first_pairs_that_join_its_members() {
+        // A ring of three: the third pair joins no one new.
+        assert_eq!(spanning(3, &[(0, 1), (1, 2), (0, 2)]), [0, 1]);
+        assert_eq!(spanning(4, &[(2, 3), (0, 1), (1, 3), (0, 2)]), [0, 1, 2]);
+    }
 
     #[test]
     fn a_ring_and_a_chain_are_one_group_each_and_the_unpaired_are_in_none() {

@@ -1,10 +1,11 @@
 //! A kernel as the similarity compares it: the student's own lines (those not in the
-//! exercise's file), as tokens without comments and whitespace, identifiers renamed `v0, v1, ...`
+//! exercise's file, and not made of text the course hands out: its hints and solution, see
+//! `Given`), as tokens without comments and whitespace, identifiers renamed `v0, v1, ...`
 //! in order of first appearance; each token keeps the line of the kernel it came from, so what
 //! two kernels share can be shown on their own lines.
 
 use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// Words that mean the same in every kernel and so are not renamed.
@@ -164,23 +165,94 @@ pub struct Normalised {
     pub own_lines: Vec<usize>,
 }
 
-/// The student's own part of `kernel`: the lines not in the exercise's file, without
-/// comments, identifiers renamed `v0, v1, ...` in order of first appearance.
-pub fn normalise(kernel: &str, exercise: &str) -> Normalised {
+/// Tokens in a row that make a shingle: long enough that a shared shingle is a shared phrase
+/// (`i < n ) c [`), short enough for a one-line hint to hold several.
+pub const SHINGLE: usize = 5;
+
+/// A token with every name made the same (`v`): what two texts share whatever their names.
+fn shape(token: &str) -> &str {
+    let is_name = token.starts_with(|c: char| c.is_alphabetic() || c == '_');
+    if is_name && !KEPT.contains(&token) {
+        "v"
+    } else {
+        token
+    }
+}
+
+/// The text the course hands out for an exercise (its hints, its solution), as the shingles
+/// of its tokens' shapes: a student's line made only of such shingles is the course's text,
+/// pasted from a hint or written as everyone writes it, and does not count as the student's.
+#[derive(Clone, Debug, Default)]
+pub struct Given {
+    shingles: HashSet<Vec<String>>,
+}
+
+impl Given {
+    pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> Given {
+        let mut shingles = HashSet::new();
+        for text in texts {
+            let shapes: Vec<String> = tokens(text)
+                .iter()
+                .map(|(t, _)| shape(t).to_string())
+                .collect();
+            shingles.extend(shapes.windows(SHINGLE).map(<[String]>::to_vec));
+        }
+        Given { shingles }
+    }
+
+    /// For each of `shapes`, whether a shingle of the given text covers it.
+    fn covers(&self, shapes: &[String]) -> Vec<bool> {
+        let mut covered = vec![false; shapes.len()];
+        for (start, window) in shapes.windows(SHINGLE).enumerate() {
+            if self.shingles.contains(window) {
+                covered[start..start + SHINGLE].fill(true);
+            }
+        }
+        covered
+    }
+}
+
+/// The shingles of a normalised kernel's tokens, names made the same (see `shape`).
+pub fn shingles(kernel: &Normalised) -> HashSet<Vec<String>> {
+    let shapes: Vec<String> = kernel.tokens.iter().map(|t| shape(t).to_string()).collect();
+    shapes.windows(SHINGLE).map(<[String]>::to_vec).collect()
+}
+
+/// The student's own part of `kernel`: the lines not in the exercise's file nor made only of
+/// `given` text, without comments, identifiers renamed `v0, v1, ...` in order of first
+/// appearance.
+pub fn normalise(kernel: &str, exercise: &str, given: &Given) -> Normalised {
     let diff = TextDiff::from_lines(exercise, kernel);
     let mut own = String::new();
-    let mut own_lines = Vec::new();
+    // The kernel's line (from 1) of each line of `own`.
+    let mut inserted = Vec::new();
     for change in diff.iter_all_changes() {
         if change.tag() == ChangeTag::Insert {
             own.push_str(change.value());
-            own_lines.push(change.new_index().map_or(0, |i| i + 1));
+            inserted.push(change.new_index().map_or(0, |i| i + 1));
         }
     }
+    let raw = tokens(&own);
+    let shapes: Vec<String> = raw.iter().map(|(t, _)| shape(t).to_string()).collect();
+    let covered = given.covers(&shapes);
+    // A line of the student's is the course's when every token on it is covered.
+    let course_lines: HashSet<usize> = raw
+        .iter()
+        .map(|(_, line)| *line)
+        .filter(|line| raw.iter().zip(&covered).all(|((_, l), c)| l != line || *c))
+        .collect();
+    let own_lines: Vec<usize> = inserted
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| !course_lines.contains(index))
+        .map(|(_, line)| *line)
+        .collect();
     let mut names: HashMap<String, String> = HashMap::new();
-    let (tokens, lines) = tokens(&own)
+    let (tokens, lines) = raw
         .into_iter()
+        .filter(|(_, line)| !course_lines.contains(line))
         .map(|(t, line)| {
-            let line = own_lines.get(line).copied().unwrap_or(0);
+            let line = inserted.get(line).copied().unwrap_or(0);
             let is_name = t.starts_with(|c: char| c.is_alphabetic() || c == '_');
             if !is_name || KEPT.contains(&t.as_str()) {
                 return (t, line);
@@ -258,13 +330,28 @@ mod tests {
         let different = "__global__ void k(float* out, int n)\n{\n    for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n        \
                          out[i] = sqrtf((float)i) * 2.0f - 1.0f;\n    }\n}\n";
         let (a, b, c) = (
-            normalise(original, EXERCISE).tokens,
-            normalise(disguised, EXERCISE).tokens,
-            normalise(different, EXERCISE).tokens,
+            normalise(original, EXERCISE, &Given::default()).tokens,
+            normalise(disguised, EXERCISE, &Given::default()).tokens,
+            normalise(different, EXERCISE, &Given::default()).tokens,
         );
         assert!(ratio(&a, &b) > 0.9, "{a:?}\n{b:?}: {}", ratio(&a, &b));
         assert!(ratio(&a, &c) < 0.7, "{}", ratio(&a, &c));
         assert!(!a.iter().any(|t| t == "index" || t == "TODO"));
+    }
+
+    #[test]
+    fn a_line_pasted_from_a_hint_or_written_as_the_solution_is_not_the_students() {
+        let given = Given::new([
+            "if (i < n) c[i] = a[i] + b[i];",
+            "Compute int i = blockIdx.x * blockDim.x + threadIdx.x; then guard it.",
+        ]);
+        let kernel = "__global__ void k(float* out, int n)\n{\n    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n    \
+                      if (idx < n) out[idx] = sqrtf(idx) * 3.0f;\n}\n";
+        let own = normalise(kernel, EXERCISE, &given);
+        assert_eq!(own.own_lines, [4], "the index, renamed, is the hint's");
+        assert_eq!(own.lines.first(), Some(&4));
+        let all = normalise(kernel, EXERCISE, &Given::default());
+        assert_eq!(all.own_lines, [3, 4]);
     }
 
     #[test]
@@ -274,7 +361,11 @@ mod tests {
                         if (i < n)\n        out[i] = 2.0f * i;\n}\n";
         let copy = "__global__ void k(float* out, int n)\n{\n    /* mine */\n    int t = threadIdx.x;\n    \
                     if (t < n)\n        out[t] = 3.0f * t;\n    __syncthreads();\n}\n";
-        let (a, b) = (normalise(original, exercise), normalise(copy, exercise));
+        let none = Given::default();
+        let (a, b) = (
+            normalise(original, exercise, &none),
+            normalise(copy, exercise, &none),
+        );
         assert_eq!(a.own_lines, [3, 4, 5]);
         assert_eq!(b.own_lines, [3, 4, 5, 6, 7]);
         let (in_a, in_b) = shared_lines(&a, &b);
