@@ -8,6 +8,7 @@ mod common;
 mod cooperative_groups;
 mod diagnostics;
 mod figures;
+mod fuzz;
 mod halves;
 mod hostile;
 mod kernels;
