@@ -139,8 +139,7 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
     );
     let missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
     if report.verdict == Verdict::Passed && missed {
-        let never_launched = report.mistakes.iter().any(|m| m.contains("never launched"));
-        report.verdict = if never_launched {
+        report.verdict = if !judge::unlaunched_kernels(exercise, &right).is_empty() {
             Verdict::MissingKernel
         } else {
             Verdict::TargetsMissed

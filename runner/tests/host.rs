@@ -133,6 +133,12 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "missed: \"copies to the device in one run\"",
         ),
         (
+            "py01",
+            "py01_cpu_ufunc.py",
+            "missing_kernel",
+            "the program never launched scaled_hypot",
+        ),
+        (
             "py03",
             "py03_no_loop.py",
             "wrong_output",

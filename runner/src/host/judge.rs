@@ -284,6 +284,25 @@ fn mismatch(name: &str, want: &HostData, got: &HostData, tolerance: Tolerance) -
     ))
 }
 
+/// The exercise's kernels that some run never launched: its results came from elsewhere (the
+/// CPU, or a library). A run that left no record never called the driver at all (a Numba ufunc
+/// without `target='cuda'` is compiled for the CPU), so it launched nothing.
+pub fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> Vec<&'e str> {
+    let launched = |run: &&Run, kernel: &str| {
+        run.record.as_ref().is_some_and(|r| {
+            r.launches
+                .iter()
+                .any(|l| super::kernel_named(&l.kernel, kernel))
+        })
+    };
+    exercise
+        .entries
+        .iter()
+        .filter(|kernel| !runs.iter().all(|run| launched(run, kernel)))
+        .map(String::as_str)
+        .collect()
+}
+
 /// The mistakes the driver's records show in runs whose outputs were right, each named with
 /// what to do instead. The lesson of a host exercise is in these.
 pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
@@ -292,17 +311,10 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {
         found.push(format!("{failure}, {WENT_ON}"));
     }
-    for kernel in &exercise.entries {
-        let launched = records.iter().all(|r| {
-            r.launches
-                .iter()
-                .any(|l| super::kernel_named(&l.kernel, kernel))
-        });
-        if !launched {
-            found.push(format!(
-                "the program never launched {kernel}: the results were not computed on the GPU"
-            ));
-        }
+    for kernel in unlaunched_kernels(exercise, runs) {
+        found.push(format!(
+            "the program never launched {kernel}: the results were not computed on the GPU"
+        ));
     }
     // Numba frees device arrays in finalizers that it skips when the interpreter shuts down, so
     // a Python program's leftovers at exit say nothing of the program.
