@@ -39,6 +39,11 @@ fn describe(code: u32) -> Option<(&'static CStr, &'static CStr)> {
             c"device kernel image is invalid",
         ),
         (
+            E::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            c"CUDA_ERROR_NO_BINARY_FOR_GPU",
+            c"no kernel image is available for execution on the device",
+        ),
+        (
             E::CUDA_ERROR_INVALID_CONTEXT,
             c"CUDA_ERROR_INVALID_CONTEXT",
             c"invalid device context",

@@ -65,6 +65,12 @@ pub(crate) enum FatbinError {
         archs(.machine_code_for)
     )]
     NoPtx { machine_code_for: Vec<u32> },
+    #[error(
+        "the fat binary holds no device code: a program built with -rdc=true (relocatable device \
+         code) has its device code linked apart, which the simulator does not do yet: build \
+         without -rdc"
+    )]
+    Empty,
     #[error("the PTX for {} cannot be decompressed: {why}", arch_name(*.arch))]
     Decompress { arch: u32, why: String },
     #[error("the PTX for {} is not text", arch_name(*.arch))]
@@ -76,14 +82,8 @@ fn arch_name(arch: u32) -> String {
 }
 
 fn archs(archs: &[u32]) -> String {
-    match archs {
-        [] => "no files at all".to_string(),
-        _ => archs
-            .iter()
-            .map(|&a| arch_name(a))
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
+    let names: Vec<_> = archs.iter().map(|&a| arch_name(a)).collect();
+    names.join(", ")
 }
 
 fn read<const N: usize>(
@@ -233,6 +233,9 @@ impl Entry<'_> {
 /// simulator runs any; the newest says most).
 pub(crate) fn ptx(fatbin: &[u8]) -> Result<String, FatbinError> {
     let entries = entries(fatbin)?;
+    if entries.is_empty() {
+        return Err(FatbinError::Empty);
+    }
     let Some(newest) = entries
         .iter()
         .filter(|e| e.kind == Kind::Ptx)

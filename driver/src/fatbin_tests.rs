@@ -62,6 +62,17 @@ fn machine_code_only_is_refused_with_what_to_build_instead() {
 }
 
 #[test]
+fn an_empty_fat_binary_names_relocatable_device_code() {
+    // What nvcc -rdc=true leaves in .nv_fatbin: a header and no files.
+    let mut empty = MAGIC.to_vec();
+    empty.extend_from_slice(&[1, 0, 16, 0]);
+    empty.extend_from_slice(&0u64.to_le_bytes());
+    let err = ptx(&empty).unwrap_err();
+    assert_eq!(err, FatbinError::Empty);
+    assert!(err.to_string().contains("-rdc=true"), "{err}");
+}
+
+#[test]
 fn a_cut_short_or_foreign_image_is_an_error_not_a_panic() {
     assert_eq!(ptx(b"// PTX text"), Err(FatbinError::NotAFatBinary));
     for cut in [8, 20, 60, PLAIN.len() - 100] {
