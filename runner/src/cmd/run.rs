@@ -73,8 +73,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "{shown} was ended by signal {signal} before the driver could write what it did"
             ),
             None => eprintln!(
-                "{shown} made no call to the CUDA driver (a program linked to the CUDA runtime \
-                 statically, or one that found no libcuda, never reaches the simulator)"
+                "{shown} made no call to the CUDA driver (a program that loads libcuda by a path \
+                 of its own, or none, never reaches the simulator)"
             ),
         }
         return Ok(ExitCode::from(code));
