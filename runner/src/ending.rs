@@ -42,6 +42,7 @@ pub fn on_signal_end_everything() {
         }
         // The one exit outside main: a signal has ended the command, and its destructors would
         // only remove what is removed above.
+        #[allow(clippy::disallowed_methods)]
         std::process::exit(INTERRUPTED);
     });
 }
