@@ -673,3 +673,57 @@ fn similarity_subtracts_the_course_text_leaves_standard_kernels_alone_and_ranks_
         "compact list"
     );
 }
+
+#[test]
+fn on_gradescope_a_lone_python_file_dragged_in_is_graded_as_the_one_python_exercise() {
+    let course = TestCourse::new();
+    std::fs::write(course.path("grading.toml"), "exercises = \"02,py01\"\n").unwrap();
+    std::fs::create_dir(course.path("scripts")).unwrap();
+    std::fs::copy(
+        repo_root().join("scripts/install-cuda-python"),
+        course.path("scripts/install-cuda-python"),
+    )
+    .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("zip");
+    let run = course.run(&[
+        "grade",
+        "--gradescope-autograder",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    // Unpacked as Gradescope does, with the student's upload beside it.
+    let root = work.path().join("autograder");
+    zip::ZipArchive::new(std::fs::File::open(out.join("autograder.zip")).unwrap())
+        .unwrap()
+        .extract(root.join("source"))
+        .unwrap();
+    // The course's NVRTC and CUDA Python stand in for what setup.sh installs.
+    put(&root.join("submission/answer.py"), &solution(PY01));
+    put(&root.join("submission/vector_add.cu"), &solution(K02));
+    let mut script = std::process::Command::new("bash");
+    script
+        .arg(root.join("source/run_autograder"))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("NO_COLOR", "1")
+        .env(
+            "RUNNER_CUDA_PYTHON",
+            repo_root().join(".cuda-python/bin/python"),
+        );
+    let nvrtc = repo_root().join(".nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
+    if nvrtc.exists() {
+        script.env("RUNNER_NVRTC", nvrtc);
+    }
+    let ran = script.output().unwrap();
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("results/results.json")).unwrap())
+            .unwrap();
+    let said = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(results["score"].as_f64(), Some(20.0), "{results:#}\n{said}");
+    let py01 = results["tests"][1]["output"].as_str().unwrap();
+    assert!(
+        py01.contains(&format!("Graded answer.py, taken as {PY01}")),
+        "{py01}"
+    );
+}

@@ -50,8 +50,9 @@ const ALL_FORMATS: &str = "csv,json,junit,gradescope,html";
 pub struct GradeArgs {
     #[command(subcommand)]
     pub action: Option<GradeAction>,
-    /// The submissions: a folder holding one folder, .zip or .tar.gz per student, each laid out
-    /// like exercises/ (only the exercises' kernel files are taken from it).
+    /// The submissions: a folder holding one folder or archive (.zip, .tar, .tar.gz, .tar.xz,
+    /// .tar.bz2, .7z) per student, laid out like exercises/ or flat (only the exercises' files
+    /// are taken from it).
     pub submissions: Option<PathBuf>,
     /// Where the results go: cells/ as each finishes, then the grade book in every format.
     #[arg(long, default_value = "grades")]
@@ -240,7 +241,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let submissions = args.submissions.clone().context(
-        "give the folder of submissions: `runner grade SUBMISSIONS` (one folder, .zip or .tar.gz per student)",
+        "give the folder of submissions: `runner grade SUBMISSIONS` (one folder or archive per student)",
     )?;
     if let Some(shards) = args.slurm {
         let script = cluster::write_slurm(&cluster::SlurmPlan {

@@ -241,7 +241,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     .save(&options.out)?;
     for ignored in &class.ignored {
         eprintln!(
-            "Note: {ignored} in {} is not a folder, .zip or .tar.gz; it is not graded.",
+            "Note: {ignored} in {} is neither a folder nor an archive (.zip, .tar, .tar.gz, .tar.xz, .tar.bz2, .7z); it is not graded.",
             options.submissions.display()
         );
     }
