@@ -4,6 +4,8 @@
 //! A check is plain data plus functions: it says nothing of GPUs or simulators. The runner executes
 //! a [`Case`] on whichever backend it has and hands the outputs back to [`compare`].
 
+#![forbid(unsafe_code)]
+
 pub mod case;
 pub mod compare;
 pub mod exercises;

@@ -7,6 +7,8 @@
 //! hands its results back with [`Task::write_f32s`] and friends; the runner compares them with
 //! its CPU reference. Nothing here touches CUDA: the lesson is the program's own.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

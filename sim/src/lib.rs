@@ -25,6 +25,8 @@
 //! # Ok(()) }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod analyse;
 mod error;
 mod exec;
