@@ -2,8 +2,9 @@
 //! its memory; what a context adds here is that calls need one to be current. The current context
 //! is the top of a context stack, as NVIDIA's driver keeps it: `cuCtxCreate` and
 //! `cuCtxPushCurrent` push, `cuCtxPopCurrent` and destroying the current context pop (the context
-//! before it is current again), `cuCtxSetCurrent` replaces the top. The stack is one for the
-//! process, not one per thread as on a GPU.
+//! before it is current again), `cuCtxSetCurrent` replaces the top. Each CPU thread has its own
+//! stack, as on NVIDIA's driver; a context destroyed while current to another thread answers
+//! that thread's calls with `CUDA_ERROR_CONTEXT_IS_DESTROYED`.
 
 use crate::state::{call, handle, index, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUresult};
@@ -103,7 +104,7 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
         }
         d.contexts.push(true);
         let i = d.contexts.len() - 1;
-        d.context_stack.push(i);
+        d.context_stack(|s| s.push(i));
         // SAFETY: the caller's contract.
         unsafe { put(pctx, handle(i)) }
     })
@@ -115,12 +116,12 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     call("cuCtxDestroy_v2", |d| {
         let i = context_index(d, ctx)?;
         if d.current() == Some(i) {
-            d.context_stack.pop();
+            d.context_stack(|s| s.pop());
         }
         if i > 0 {
             d.contexts[i] = false;
             // Nothing left to pop back to: a destroyed context is current nowhere.
-            d.context_stack.retain(|&c| c != i);
+            d.context_stack(|s| s.retain(|&c| c != i));
         }
         Ok(())
     })
@@ -132,12 +133,14 @@ pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     call("cuCtxSetCurrent", |d| {
         // Null pops the top; a context replaces it (or is pushed onto an empty stack).
         if ctx.is_null() {
-            d.context_stack.pop();
+            d.context_stack(|s| s.pop());
             return Ok(());
         }
         let i = context_index(d, ctx)?;
-        d.context_stack.pop();
-        d.context_stack.push(i);
+        d.context_stack(|s| {
+            s.pop();
+            s.push(i)
+        });
         Ok(())
     })
 }
@@ -159,7 +162,7 @@ pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     pass_through!(cuCtxPushCurrent_v2(ctx));
     call("cuCtxPushCurrent_v2", |d| {
         let i = context_index(d, ctx)?;
-        d.context_stack.push(i);
+        d.context_stack(|s| s.push(i));
         Ok(())
     })
 }
@@ -170,7 +173,9 @@ pub extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     pass_through!(cuCtxPopCurrent_v2(pctx));
     call("cuCtxPopCurrent_v2", |d| {
-        let current = d.context_stack.pop().ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
+        let current = d
+            .context_stack(|s| s.pop())
+            .ok_or(E::CUDA_ERROR_INVALID_CONTEXT)?;
         if pctx.is_null() {
             return Ok(());
         }

@@ -51,8 +51,6 @@ pub(crate) struct Driver {
     pub allocated_host: std::collections::HashSet<u64>,
     /// Contexts created; the primary context is index 0.
     pub contexts: Vec<bool>,
-    /// The context stack (`cuCtxPushCurrent`, `cuCtxPopCurrent`): its top is the current context.
-    pub context_stack: Vec<usize>,
     pub primary_retains: u32,
     /// Context limits the program set (`cuCtxSetLimit`), by limit.
     pub limits: HashMap<std::ffi::c_int, usize>,
@@ -85,7 +83,6 @@ impl Driver {
             pinned: Ranges::default(),
             allocated_host: Default::default(),
             contexts: vec![true],
-            context_stack: Vec::new(),
             primary_retains: 0,
             limits: HashMap::new(),
             sticky: None,
@@ -115,14 +112,22 @@ impl Driver {
         }
     }
 
-    /// The current context: the top of the context stack.
+    /// The calling thread's current context: the top of its context stack.
     pub fn current(&self) -> Option<usize> {
-        self.context_stack.last().copied()
+        CONTEXT_STACK.with_borrow(|stack| stack.last().copied())
     }
 
+    /// Runs `f` on the calling thread's context stack.
+    pub fn context_stack<T>(&mut self, f: impl FnOnce(&mut Vec<usize>) -> T) -> T {
+        CONTEXT_STACK.with_borrow_mut(f)
+    }
+
+    /// The calling thread's current context must be there, and not destroyed (by another
+    /// thread: destroying it pops it from the destroying thread's own stack).
     pub fn require_context(&self) -> Result {
         match self.current() {
-            Some(_) => Ok(()),
+            Some(i) if self.contexts.get(i) == Some(&true) => Ok(()),
+            Some(_) => Err(E::CUDA_ERROR_CONTEXT_IS_DESTROYED),
             None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
         }
     }
@@ -133,6 +138,12 @@ fn default_stream_only() -> Table<()> {
     let mut streams = Table::default();
     streams.insert(());
     streams
+}
+
+thread_local! {
+    /// Each CPU thread's context stack (`cuCtxPushCurrent`, `cuCtxPopCurrent`), as NVIDIA's
+    /// driver keeps one per thread: its top is the thread's current context.
+    static CONTEXT_STACK: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);

@@ -744,3 +744,50 @@ fn launch_configurations_past_the_gpus_limits_are_refused_before_anything_runs()
     // SAFETY: a driver API call.
     assert_eq!(unsafe { (api.cuCtxSynchronize)() }, E::CUDA_SUCCESS);
 }
+
+#[test]
+fn each_thread_has_its_own_context_stack_as_on_nvidias_driver() {
+    let (api, primary) = Api::with_context();
+    let mut other = std::ptr::null_mut();
+    let mut popped = std::ptr::null_mut();
+    // SAFETY: driver API calls with valid pointers.
+    unsafe {
+        assert_eq!((api.cuCtxCreate_v2)(&mut other, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxPopCurrent_v2)(&mut popped), E::CUDA_SUCCESS);
+    }
+    assert_eq!(api.current(), primary);
+    let other = other as usize;
+    let (ready, destroyed) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut at = 0;
+            // SAFETY: driver API calls with valid pointers.
+            unsafe {
+                // A new thread has no current context, whatever the main thread's is.
+                assert!(api.current().is_null());
+                assert_eq!(
+                    (api.cuMemAlloc_v2)(&mut at, 64),
+                    E::CUDA_ERROR_INVALID_CONTEXT
+                );
+                let other: Ptr = std::ptr::without_provenance_mut(other);
+                assert_eq!((api.cuCtxPushCurrent_v2)(other), E::CUDA_SUCCESS);
+                assert_eq!((api.cuMemAlloc_v2)(&mut at, 64), E::CUDA_SUCCESS);
+                ready.wait();
+                // Destroyed by the main thread while current here.
+                destroyed.wait();
+                assert_eq!(
+                    (api.cuMemAlloc_v2)(&mut at, 64),
+                    E::CUDA_ERROR_CONTEXT_IS_DESTROYED
+                );
+            }
+        });
+        ready.wait();
+        assert_eq!(api.current(), primary, "the other thread's push is its own");
+        let other: Ptr = std::ptr::without_provenance_mut(other);
+        // SAFETY: a driver API call.
+        assert_eq!(unsafe { (api.cuCtxDestroy_v2)(other) }, E::CUDA_SUCCESS);
+        destroyed.wait();
+    });
+    assert_eq!(api.current(), primary);
+    api.alloc(64);
+}

@@ -10,6 +10,12 @@ pub struct Loaded {
     _dir: tempfile::TempDir,
 }
 
+// SAFETY: the handle is only given to dlsym, which any thread may call; the driver's entry
+// points are for any thread, as NVIDIA's are.
+unsafe impl Send for Loaded {}
+// SAFETY: as above.
+unsafe impl Sync for Loaded {}
+
 impl Loaded {
     /// Loads a fresh copy (a copy, not a link: the loader takes a link to a loaded library for
     /// that library, and would share its state).
