@@ -178,6 +178,43 @@ mod tests {
         assert_eq!(read(&path, ty("f32"), None).unwrap().len(), 16);
     }
 
+    /// Seeded mutations of a valid `.npy` file (bytes of its header changed, shapes at the edges
+    /// of u64, the file cut anywhere) are read or refused, never a panic.
+    #[test]
+    fn mutated_npy_files_are_read_or_refused_never_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let valid = std::fs::read(npy_with_shape(dir.path(), "(2, 2)")).unwrap();
+        let shapes = [
+            "(0,)",
+            "(18446744073709551615,)",
+            "(4294967296, 4294967297)",
+            "()",
+            "(-1,)",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for i in 0..600 {
+            let mut bytes = match i % 3 {
+                0 => std::fs::read(npy_with_shape(dir.path(), shapes[next(shapes.len())])).unwrap(),
+                _ => valid.clone(),
+            };
+            for _ in 0..next(4) {
+                let at = next(bytes.len());
+                let pool = b"0123456789(),' x\x00\xff";
+                bytes[at] = pool[next(pool.len())];
+            }
+            bytes.truncate(next(bytes.len() + 1).max(bytes.len() * (i % 2)));
+            let path = dir.path().join("m.npy");
+            std::fs::write(&path, &bytes).unwrap();
+            let _ = read(&path, ty("f32"), None);
+        }
+    }
+
     #[test]
     fn a_written_npy_reads_back_with_its_shape_through_npyz() {
         let dir = tempfile::tempdir().unwrap();

@@ -398,6 +398,46 @@ mod tests {
         assert!(err.contains("larger than 4 MiB"), "{err}");
     }
 
+    /// Seeded mutations of a valid plan (a line dropped or repeated, a number made huge, a
+    /// character changed) are read or refused, never a panic.
+    #[test]
+    fn mutated_plans_are_read_or_refused_never_a_panic() {
+        let numbers = [
+            "0",
+            "-1",
+            "4294967296",
+            "18446744073709551615",
+            "1e400",
+            "\"\"",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n.max(1) as u64) as usize
+        };
+        for _ in 0..2000 {
+            let mut lines: Vec<String> = CHAIN.lines().map(str::to_string).collect();
+            for _ in 0..1 + next(3) {
+                let at = next(lines.len());
+                match next(4) {
+                    0 => drop(lines.remove(at)),
+                    1 => lines.insert(at, lines[at].clone()),
+                    2 => {
+                        lines[at] =
+                            lines[at].replace(char::is_numeric, numbers[next(numbers.len())])
+                    }
+                    _ => lines[at] = lines[at].replacen(['"', '=', '[', ']', '+'], "", 1),
+                }
+                if lines.is_empty() {
+                    break;
+                }
+            }
+            let _ = plan(&lines.join("\n"));
+        }
+    }
+
     #[test]
     fn a_plan_chains_launches_over_named_buffers_with_offsets_and_aliases() {
         let p = plan(CHAIN).unwrap();
