@@ -24,6 +24,8 @@ const GAP: u64 = 1 << 20;
 /// The simulated device holds at most 4 GiB: its memory is the host's, so a request the size of a
 /// real GPU's (80 GiB and more) would take the student's machine down instead of the kernel.
 pub(crate) const MEMORY_LIMIT: u64 = 4 << 30;
+/// Frees remembered to name an access to freed memory (16 bytes each).
+const FREES_KEPT: usize = 1 << 16;
 
 pub(crate) struct Allocation {
     pub base: u64,
@@ -73,7 +75,9 @@ pub(crate) struct GlobalMemory {
     /// Keyed by base address: finding the allocation that holds an address and freeing one are
     /// O(log n) in the live allocations, as a program with a million of them needs.
     allocs: BTreeMap<u64, Allocation>,
-    freed: Vec<(u64, u64)>,
+    /// The latest frees, `(base, size)`, to name a use after free: at most [`FREES_KEPT`], so
+    /// that a program that allocates and frees for ever keeps no more.
+    freed: std::collections::VecDeque<(u64, u64)>,
     next: u64,
     in_use: u64,
 }
@@ -146,7 +150,7 @@ impl GlobalMemory {
     pub fn new() -> Self {
         GlobalMemory {
             allocs: BTreeMap::new(),
-            freed: Vec::new(),
+            freed: std::collections::VecDeque::new(),
             next: GLOBAL_BASE,
             in_use: 0,
         }
@@ -179,7 +183,10 @@ impl GlobalMemory {
         match self.allocs.remove(&addr) {
             Some(a) => {
                 self.in_use -= a.size;
-                self.freed.push((a.base, a.size));
+                if self.freed.len() == FREES_KEPT {
+                    self.freed.pop_front();
+                }
+                self.freed.push_back((a.base, a.size));
                 true
             }
             None => false,
@@ -247,5 +254,25 @@ impl GlobalMemory {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_use_after_free_is_named_and_only_the_latest_frees_are_kept() {
+        let mut mem = GlobalMemory::new();
+        let first = mem.alloc(64, 256).unwrap();
+        assert!(mem.free(first));
+        let why = describe_global_miss(&mem, first + 8, 4);
+        assert!(why.contains("already freed"), "{why}");
+        for _ in 0..FREES_KEPT + 10 {
+            let at = mem.alloc(64, 256).unwrap();
+            mem.free(at);
+        }
+        assert_eq!(mem.freed.len(), FREES_KEPT);
+        assert!(mem.allocs.is_empty());
     }
 }
