@@ -1601,7 +1601,9 @@ fn a_worker_killed_in_the_middle_of_a_cell_costs_that_cell_only() {
         .spawn()
         .unwrap();
     let started = wait_for_the_hang_after(&out.join("cells/a_correct/02.json"));
-    // The worker runs in the course's folder: its command line names no path of the test.
+    // The worker runs in the course's folder: its command line names no path of the test. In
+    // its sandbox, the process the grader started (bubblewrap) is the one to kill.
+    let grader = child.id().to_string();
     let workers: Vec<String> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -1610,6 +1612,12 @@ fn a_worker_killed_in_the_middle_of_a_cell_costs_that_cell_only() {
                 .is_ok_and(|line| String::from_utf8_lossy(&line).contains("__serve"))
                 && std::fs::read_link(entry.path().join("cwd"))
                     .is_ok_and(|cwd| cwd.starts_with(course.dir.path()))
+                && std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {
+                    stat.rsplit(')')
+                        .next()
+                        .and_then(|s| s.split_whitespace().nth(1))
+                        == Some(grader.as_str())
+                })
         })
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();

@@ -12,7 +12,8 @@
 //! | `submissions` | finding the class's folders and archives; shards |
 //! | `archive` | reading a `.zip` / `.tar.gz` without trusting it |
 //! | `kernels` | finding, checking and staging a submission's kernel files |
-//! | `sandbox` | the limits a check's process runs under |
+//! | `policy` | what a cell's sandbox lets it see and change |
+//! | `sandbox` | each cell in a sandbox of its own (bubblewrap), and its limits |
 //! | `cell` | running one check, and what its exit and report mean |
 //! | `program` | a whole program's report (host, Python: `--run-programs`) as a grade |
 //! | `worker` | cells checked by a long-lived worker per GPU; the isolation it keeps |
@@ -77,11 +78,15 @@ pub struct GradeArgs {
     /// Only these exercises, e.g. `01,02` or `01-04`.
     #[arg(long, value_name = "IDS")]
     pub exercises: Option<String>,
-    /// Grade the whole-program exercises (host exercises, the Python track) too. Each runs the
-    /// student's own program with your rights: do it inside a container or a VM. Also
-    /// `run_programs = true` in grading.toml (which shards of --slurm read).
+    /// Grade the whole-program exercises (host exercises, the Python track) too. Each cell runs
+    /// the student's own program in a sandbox of its own (bubblewrap), which the grade refuses
+    /// to go without. Also `run_programs = true` in grading.toml (which shards of --slurm read).
     #[arg(long, conflicts_with = "slurm")]
     pub run_programs: bool,
+    /// Run students' programs with your own rights where no sandbox can be made (bubblewrap
+    /// missing or refused): any student can then read and change what you can.
+    #[arg(long = "no-sandbox-i-trust-these-programs")]
+    pub no_sandbox: bool,
     /// Finish an interrupted run in --out: cells already graded (same kernel, same settings) are kept.
     #[arg(long)]
     pub resume: bool,
@@ -149,6 +154,9 @@ pub enum GradeAction {
         memory_mb: u64,
         #[arg(long)]
         cpu_seconds: u64,
+        /// What to prepare inside the sandbox first (JSON, written by the grader).
+        #[arg(long)]
+        setup: Option<String>,
         #[arg(last = true, required = true)]
         command: Vec<OsString>,
     },
@@ -187,6 +195,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         Some(GradeAction::Sandbox {
             memory_mb,
             cpu_seconds,
+            setup,
             command,
         }) => {
             return sandbox::run(
@@ -194,6 +203,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                     memory_mb,
                     cpu_seconds,
                 },
+                setup.as_deref(),
                 &command,
             )
         }
@@ -276,6 +286,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         shard: args.shard,
         isolation: args.isolation,
         run_programs: args.run_programs,
+        no_sandbox: args.no_sandbox,
         trace_workers: None,
     };
     let started = Instant::now();

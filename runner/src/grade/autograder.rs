@@ -87,7 +87,12 @@ fn setup_script(
 set -euo pipefail
 source=${{AUTOGRADER_ROOT:-/autograder}}/source
 {check}apt-get update
-apt-get install -y --no-install-recommends python3 python3-pip
+apt-get install -y --no-install-recommends python3 python3-pip bubblewrap
+# Each check runs in a sandbox (bubblewrap) that hides the grading file and the solutions from
+# the student's code; an image that forbids namespaces cannot make one, and says so here.
+if ! bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true; then
+  echo "setup.sh: bubblewrap cannot make a sandbox in this image: the students' programs will run without one, alone in their container but able to read the grading file and the solutions." >&2
+fi
 install() {{
   python3 -m pip install --quiet --no-deps --target "$@" \
     || python3 -m pip install --quiet --no-deps --break-system-packages --target "$@"
@@ -107,7 +112,10 @@ fn run_script(exercises: Option<&str>, programs: &programs::Programs) -> String 
         .map(|e| format!(" --exercises {}", shell_quote(e)))
         .unwrap_or_default();
     if run_programs {
-        only.push_str(" --run-programs");
+        // Each student has a container of its own: where the image cannot make a sandbox,
+        // the program still runs (setup.sh said so in the image's build log).
+        only.push_str(" --run-programs ");
+        only.push_str(super::sandbox::NO_SANDBOX_FLAG);
     }
     format!(
         r#"#!/usr/bin/env bash

@@ -62,6 +62,7 @@ pub fn run(
         shard: None,
         isolation,
         run_programs: false,
+        no_sandbox: false,
         trace_workers: profile.then(|| root.join("worker-traces")),
     };
     let started = Instant::now();

@@ -13,13 +13,15 @@
 //! instructions, which does not depend on the machine).
 
 use super::results::{CaseLine, Status};
+use super::sandbox::{self, Limits, Sandbox, Sandboxed};
 use crate::course::Exercise;
 use crate::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,9 @@ pub struct CheckCommand {
     /// The whole-program exercises being graded (host and Python: `runner check` builds and
     /// runs the student's program), with the wall time one check of each may take.
     pub programs: BTreeMap<String, Duration>,
+    /// The sandbox each check runs in; None only where none can be made and the instructor
+    /// said to go on without.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// Time a check of a whole program has beyond its cases: cargo builds the student's crate
@@ -100,32 +105,36 @@ impl CheckCommand {
         }
     }
 
-    /// The sandbox (this same program) sets the limits and then becomes `runner check`.
-    pub fn command(&self, exercise: &str, kernel: &Path) -> Command {
-        let (time_limit, memory_limit_mb) = self.limits(exercise);
-        let cpu_seconds = (time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5;
-        let mut command = Command::new(&self.exe);
-        command
-            .args([
-                "grade",
-                "sandbox",
-                "--memory-mb",
-                &memory_limit_mb.to_string(),
-            ])
-            .args(["--cpu-seconds", &cpu_seconds.to_string()]);
-        command.args(["--", "check", exercise, "--json"]);
-        if let Some(backend) = &self.backend {
-            command.args(["--backend", backend]);
+    /// The limits of a check of `exercise` as the sandbox sets them: CPU time twice the wall
+    /// time (a check's compile children work beside it) and a margin.
+    pub fn sandbox_limits(&self, exercise: &str) -> Limits {
+        let (time_limit, memory_mb) = self.limits(exercise);
+        Limits {
+            memory_mb,
+            cpu_seconds: (time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5,
         }
-        if let Some(seed) = self.seed {
-            command.args(["--seed", &seed.to_string()]);
+    }
+
+    /// `runner check` on `kernel` under the limits, in a sandbox of its own where the run has
+    /// one (`sandbox`); the hidden seed is handed over on a descriptor, never on the command line.
+    pub fn command(&self, exercise: &str, kernel: &Path) -> std::io::Result<Sandboxed> {
+        let mut check: Vec<OsString> = ["check", exercise, "--json"].map(OsString::from).into();
+        if let Some(backend) = &self.backend {
+            check.extend(["--backend".into(), backend.into()]);
         }
         if !self.sizes.is_empty() {
             let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
-            command.args(["--sizes", &sizes.join(",")]);
+            check.extend(["--sizes".into(), sizes.join(",").into()]);
         }
-        command.arg("--file").arg(kernel);
-        command
+        check.extend(["--file".into(), kernel.into()]);
+        let cell = self
+            .sandbox
+            .as_ref()
+            .map(|sandbox| (sandbox, sandbox.cell(exercise, kernel)));
+        let limits = self.sandbox_limits(exercise);
+        let mut sandboxed = sandbox::command(&self.exe, &limits, cell, self.seed, &check)?;
+        sandboxed
+            .command
             .current_dir(&self.course_root)
             .env("NO_COLOR", "1")
             // Cells run side by side (`--jobs`): one simulator thread each keeps them from
@@ -135,7 +144,7 @@ impl CheckCommand {
             // limit can fail and hide the out-of-memory message the grader looks for.
             .env("RUST_BACKTRACE", "0")
             .env_remove("RUNNER_BACKEND");
-        command
+        Ok(sandboxed)
     }
 
     /// Runs the check with its output in files under `scratch`, polling for the end so the wall
@@ -149,7 +158,8 @@ impl CheckCommand {
     ) -> std::io::Result<Raw> {
         std::fs::create_dir_all(scratch)?;
         let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
-        let mut command = self.command(exercise, kernel);
+        let mut sandboxed = self.command(exercise, kernel)?;
+        let command = &mut sandboxed.command;
         // A process group of its own: Ctrl-C in the terminal reaches the grader, which stops
         // the checks itself and records nothing half done.
         command
@@ -163,11 +173,7 @@ impl CheckCommand {
         let mut pause = Duration::from_millis(1);
         let exit = loop {
             if let Some(status) = child.try_wait()? {
-                break match (status.code(), status.signal()) {
-                    (Some(code), _) => Exit::Code(code),
-                    (None, Some(signal)) => Exit::Signal(signal),
-                    (None, None) => Exit::Code(-1),
-                };
+                break exit_of(status, self.sandbox.is_some());
             }
             let stop = if cancel.load(Ordering::Relaxed) {
                 Some(Exit::Cancelled)
@@ -192,6 +198,21 @@ impl CheckCommand {
             stderr,
             seconds,
         })
+    }
+}
+
+/// How a check's process ended. In a sandbox the process the grader started is bubblewrap,
+/// which ends with 128 + N where the check inside was ended by signal N: that is read as the
+/// signal (a check's own exit codes are 0 to 3), so a crash, the CPU limit or the memory limit
+/// is judged alike in a sandbox and out of one.
+pub(super) fn exit_of(status: std::process::ExitStatus, sandboxed: bool) -> Exit {
+    match (status.code(), status.signal()) {
+        (Some(code), _) if sandboxed && (129..=128 + 64).contains(&code) => {
+            Exit::Signal(code - 128)
+        }
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        (None, None) => Exit::Code(-1),
     }
 }
 
@@ -391,6 +412,13 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
             ),
         },
         Exit::Code(_) if out_of_memory(&stderr) => oom(),
+        Exit::Code(code) if code == i32::from(sandbox::DISK_FULL_EXIT) => judged(
+            Status::Crashed,
+            "The cell's folders are full: the program wrote more than its sandbox holds \
+             (disk_limit_mb in the grading file), and the check could not go on."
+                .into(),
+            stderr,
+        ),
         Exit::Code(2) => {
             let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim();
             judged(Status::Error, format!("The grader could not check this cell: {}", first.trim_start_matches("Error: ")), stderr)
@@ -596,6 +624,17 @@ mod tests {
     }
 
     #[test]
+    fn a_signal_that_ended_the_check_inside_the_sandbox_is_read_as_that_signal() {
+        use std::os::unix::process::ExitStatusExt;
+        let exited = |code: i32| std::process::ExitStatus::from_raw(code << 8);
+        assert_eq!(exit_of(exited(128 + 24), true), Exit::Signal(24));
+        assert_eq!(exit_of(exited(128 + 24), false), Exit::Code(152));
+        assert_eq!(exit_of(exited(1), true), Exit::Code(1));
+        let killed = std::process::ExitStatus::from_raw(9);
+        assert_eq!(exit_of(killed, true), Exit::Signal(9));
+    }
+
+    #[test]
     fn exits_without_a_report_are_told_apart() {
         assert_eq!(
             judge_raw(raw(Exit::TimedOut, "", "")).status,
@@ -631,6 +670,19 @@ mod tests {
         assert_eq!(
             judge_raw(raw(Exit::Code(1), "not json", "")).status,
             Status::Crashed
+        );
+        // The student's program filled the sandbox: its own doing, not the grader's (an error
+        // would be tried again on every --resume).
+        let full = judge_raw(raw(
+            Exit::Code(sandbox::DISK_FULL_EXIT.into()),
+            "",
+            "Error: No space left on device (os error 28)",
+        ));
+        assert_eq!(full.status, Status::Crashed);
+        assert!(
+            full.message.contains("folders are full"),
+            "{}",
+            full.message
         );
         assert_eq!(
             judge_raw(raw(Exit::Code(101), "", "thread 'main' panicked at x")).status,

@@ -22,6 +22,9 @@ pub struct GradingFile {
     pub time_limit_s: f64,
     /// Memory one check's process may use, in MiB.
     pub memory_limit_mb: u64,
+    /// Room each of a check's writable folders has in its sandbox (its files, /tmp, a Rust
+    /// program's build), in MiB; it is held in memory.
+    pub disk_limit_mb: u64,
     /// Share of an exercise's points for a kernel whose every case is right but which misses
     /// the exercise's speed or memory-traffic target.
     pub target_missed_credit: f64,
@@ -40,9 +43,8 @@ pub struct GradingFile {
     /// Most entries an archive may hold.
     pub max_entries: usize,
     /// Grade the whole-program exercises (host exercises in Rust, the Python track) too: each
-    /// runs the student's own program with the grader's rights, so only where each student's
-    /// check is kept apart (a container or a VM; Gradescope gives each its own). `--run-programs`
-    /// turns it on for one run.
+    /// runs the student's own program, in a sandbox of its own. `--run-programs` turns it on
+    /// for one run.
     pub run_programs: bool,
 }
 
@@ -54,6 +56,7 @@ impl Default for GradingFile {
             sizes: Vec::new(),
             time_limit_s: 120.0,
             memory_limit_mb: 4096,
+            disk_limit_mb: 1024,
             target_missed_credit: 0.5,
             similarity_threshold: 0.9,
             similarity_min_tokens: 30,

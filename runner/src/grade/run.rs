@@ -13,6 +13,7 @@ use super::display::Display;
 use super::kernels::{naming_the_file_taken, Lookup};
 use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exercises, stage};
 use super::results::{CellResult, Status, Store};
+use super::sandbox;
 use super::settings::{ExerciseInfo, Settings};
 use super::submissions::{Shard, Submission};
 use super::worker::{self, Isolation, Slot};
@@ -41,6 +42,8 @@ pub struct Options {
     pub isolation: Option<Isolation>,
     /// Grade whole programs (host and Python exercises) too; see `prepare::RUN_PROGRAMS_RISK`.
     pub run_programs: bool,
+    /// Grade whole programs without a sandbox where none can be made (`sandbox::NO_SANDBOX_FLAG`).
+    pub no_sandbox: bool,
     /// Keep each worker's `RUNNER_TRACE` phase lines in this folder (`runner grade bench
     /// --profile`).
     pub trace_workers: Option<PathBuf>,
@@ -117,7 +120,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     // run the same way: checks ended, nothing half done saved, the scratch folder removed when
     // `work` drops, and the run resumable.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
-    let (file, _) = GradingFile::load(options.grading.as_deref(), &course.root)?;
+    let (file, grading_path) = GradingFile::load(options.grading.as_deref(), &course.root)?;
     let exercises = select_exercises(
         course,
         options.exercises.as_deref().or(file.exercises.as_deref()),
@@ -143,6 +146,20 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     }
     let work = super::scratch::make()?;
     let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let hidden = [&options.submissions, &options.out, work.path()]
+        .into_iter()
+        .map(|p| p.to_path_buf())
+        .chain(grading_path)
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect();
+    let sandbox = sandbox::for_class(
+        course,
+        &exercises,
+        &exe,
+        hidden,
+        file.disk_limit_mb,
+        options.no_sandbox,
+    )?;
     let mut command = CheckCommand {
         exe,
         course_root: course.root.clone(),
@@ -152,6 +169,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         time_limit: Duration::from_secs_f64(file.time_limit_s),
         memory_limit_mb: file.memory_limit_mb,
         programs: Default::default(),
+        sandbox,
     };
     // GPUs to put workers on: none when the simulator is asked for.
     let gpus = match options.backend.as_deref() {
@@ -192,6 +210,8 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     device,
                     threads,
                     &work.path().join(format!("worker{n}")),
+                    // Where `prepare::stage` puts each submission's files.
+                    &work.path().join("stage"),
                     options
                         .trace_workers
                         .as_ref()
@@ -280,7 +300,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     let key = settings.cell_key(info, &text);
                     let done = store
                         .load(&submission.id, &info.id)
-                        .is_some_and(|c| c.key == key && c.status.is_final());
+                        .is_some_and(|c| kept_on_resume(&c, info, &key, &settings));
                     if !(options.resume && done) {
                         jobs.push_back(Job {
                             submission: submission.clone(),
@@ -363,6 +383,21 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         workers,
         isolation,
     })
+}
+
+/// Whether `--resume` keeps a saved cell rather than grading it again: graded for good, for
+/// this kernel under these settings (`key`, which hashes the hidden seed too, so that no one
+/// who lacks it can make a key that matches), and worth what its status earns. A cell that
+/// fails any of these, whoever wrote it, is graded again.
+fn kept_on_resume(cell: &CellResult, info: &ExerciseInfo, key: &str, settings: &Settings) -> bool {
+    let points = cell
+        .status
+        .points(info.points, settings.target_missed_credit);
+    cell.key == key
+        && cell.status.is_final()
+        && cell.exercise == info.id
+        && cell.max_points == info.points
+        && cell.points == points
 }
 
 /// What one thread of the pool checks its cells with.
@@ -478,6 +513,43 @@ fn staging_root(staged: &Path, exercise_file: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::workers_per_gpu;
+    use super::*;
+
+    #[test]
+    fn resume_keeps_only_a_cell_that_its_key_and_status_vouch_for() {
+        let info = ExerciseInfo {
+            id: "02".into(),
+            title: "Vector add".into(),
+            points: 10,
+            file: "02_vector_add/vector_add.cu".into(),
+        };
+        let settings = Settings::new(&GradingFile::default(), Some(7), "sim", "sim", &[]);
+        let key = settings.cell_key(&info, "__global__ void add() {}");
+        let submission = Submission {
+            id: "ann".into(),
+            name: "ann".into(),
+            path: "ann".into(),
+            kind: super::super::submissions::Kind::Folder,
+        };
+        let mut cell = immediate(
+            &submission,
+            &info,
+            Status::Failed,
+            "wrong".into(),
+            key.clone(),
+        );
+        assert!(kept_on_resume(&cell, &info, &key, &settings));
+        // Full points for a failed cell: not what the grader wrote.
+        cell.points = 10.0;
+        assert!(!kept_on_resume(&cell, &info, &key, &settings));
+        cell.status = Status::Passed;
+        assert!(kept_on_resume(&cell, &info, &key, &settings));
+        // A key made without the seed.
+        let other = Settings::new(&GradingFile::default(), None, "sim", "sim", &[]);
+        let guessed = other.cell_key(&info, "__global__ void add() {}");
+        cell.key = guessed;
+        assert!(!kept_on_resume(&cell, &info, &key, &settings));
+    }
 
     #[test]
     fn a_gpu_gets_a_worker_for_four_cores_from_one_to_four() {

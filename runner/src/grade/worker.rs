@@ -32,12 +32,14 @@
 //! So the simulator, where a cell's own process is cheap and the isolation is complete, keeps
 //! per-cell processes by default; GPUs get workers. `--isolation` picks either on either.
 
-use super::cell::{CheckCommand, Exit, Raw};
+use super::cell::{exit_of, CheckCommand, Exit, Raw};
+use super::sandbox::{self, Limits};
 use crate::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, READY, SUBCOMMAND};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Seek, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -94,6 +96,9 @@ pub struct Slot {
     sim_threads: usize,
     /// This slot's own folder in the run's scratch folder.
     scratch: PathBuf,
+    /// Where the run stages each submission (`stage/<id>/`): in a sandbox the worker sees there
+    /// only its inbox, which holds the one kernel it is checking.
+    staging: PathBuf,
     /// Where its workers' stderr goes, appended: in `scratch`, or a kept trace log.
     stderr_path: PathBuf,
     /// Its workers write `RUNNER_TRACE` phase lines to stderr (`runner grade bench --profile`).
@@ -117,6 +122,7 @@ impl Slot {
         device: Option<String>,
         sim_threads: usize,
         scratch: &Path,
+        staging: &Path,
         trace_log: Option<PathBuf>,
     ) -> Slot {
         Slot {
@@ -124,10 +130,41 @@ impl Slot {
             device,
             sim_threads: sim_threads.max(1),
             scratch: scratch.to_path_buf(),
+            staging: staging.to_path_buf(),
             traced: trace_log.is_some(),
             stderr_path: trace_log.unwrap_or_else(|| scratch.join("worker-stderr")),
             worker: None,
         }
+    }
+
+    /// The folder the grader puts the kernel being checked in, alone (see `deliver`).
+    fn inbox(&self) -> PathBuf {
+        self.scratch.join("inbox")
+    }
+
+    /// Puts `kernel` in the inbox at the path it has under the staging folder, which the
+    /// sandboxed worker sees as the staging folder: so a kernel sees no other student's file
+    /// (an `#include "../../bob/..."` finds nothing) and every path in its messages is the
+    /// staged one. A kernel outside the staging folder (the course's own) is in the worker's
+    /// view of the course already.
+    fn deliver(&self, kernel: &Path) -> std::io::Result<()> {
+        let Ok(relative) = kernel.strip_prefix(&self.staging) else {
+            return Ok(());
+        };
+        let inbox = self.inbox();
+        for entry in std::fs::read_dir(&inbox)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                std::fs::remove_dir_all(path)?;
+            } else {
+                std::fs::remove_file(path)?;
+            }
+        }
+        let copy = inbox.join(relative);
+        if let Some(folder) = copy.parent() {
+            std::fs::create_dir_all(folder)?;
+        }
+        std::fs::copy(kernel, copy).map(|_| ())
     }
 
     /// Sets the backend of the workers started from now on (the preflight decides it).
@@ -141,21 +178,41 @@ impl Slot {
             std::fs::create_dir_all(dir)?;
         }
         let c = &self.command;
-        let cpu_seconds = ((c.time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5)
-            .saturating_mul(CHECKS_PER_WORKER as u64);
-        let mut command = Command::new(&c.exe);
-        command
-            .args([
-                "grade",
-                "sandbox",
-                "--memory-mb",
-                &c.memory_limit_mb.to_string(),
-            ])
-            .args(["--cpu-seconds", &cpu_seconds.to_string(), "--", SUBCOMMAND])
-            .arg("--announce");
+        let limits = Limits {
+            memory_mb: c.memory_limit_mb,
+            cpu_seconds: ((c.time_limit.as_secs_f64() * 2.0).ceil() as u64 + 5)
+                .saturating_mul(CHECKS_PER_WORKER as u64),
+        };
+        let mut serve: Vec<OsString> = vec![SUBCOMMAND.into(), "--announce".into()];
         if let Some(backend) = &c.backend {
-            command.args(["--backend", backend]);
+            serve.extend(["--backend".into(), backend.into()]);
         }
+        // The workers of one GPU take turns to time kernels (see checker::gpu_lock), through a
+        // file in the run's scratch folder, beside every worker's own folder.
+        let lock = self.device.as_ref().and_then(|device| {
+            let lock = self.scratch.parent()?.join(format!("gpu{device}.lock"));
+            Some((device, lock))
+        });
+        let cell = match &c.sandbox {
+            Some(sandbox) => {
+                std::fs::create_dir_all(self.inbox())?;
+                let mut cell = sandbox.cell("", Path::new(""));
+                cell.staged = None;
+                cell.read_only = vec![(self.inbox(), self.staging.clone())];
+                if let Some((_, lock)) = &lock {
+                    std::fs::File::options()
+                        .create(true)
+                        .append(true)
+                        .open(lock)?;
+                    cell.shared.push(lock.clone());
+                }
+                Some((sandbox, cell))
+            }
+            None => None,
+        };
+        // The descriptors it hands over stay open until the worker has started.
+        let mut sandboxed = sandbox::command(&c.exe, &limits, cell, None, &serve)?;
+        let command = &mut sandboxed.command;
         let (reader, requests) = std::io::pipe()?;
         let keep_open = reader.try_clone()?;
         command
@@ -182,12 +239,9 @@ impl Slot {
         }
         if let Some(device) = &self.device {
             command.env("CUDA_VISIBLE_DEVICES", device);
-            // The workers of one GPU take turns to time kernels (see checker::gpu_lock).
-            // In the run's scratch folder, beside every worker's own folder.
-            if let Some(scratch) = self.scratch.parent() {
-                let lock = scratch.join(format!("gpu{device}.lock"));
-                command.env(crate::checker::gpu_lock::VARIABLE, lock);
-            }
+        }
+        if let Some((_, lock)) = lock {
+            command.env(crate::checker::gpu_lock::VARIABLE, lock);
         }
         let mut child = command.spawn()?;
         let stdout = child.stdout.take().expect("the worker's stdout is piped");
@@ -267,6 +321,9 @@ impl Slot {
         if let Err(not_started) = self.ready_worker(cancel)? {
             return Ok(not_started);
         }
+        if self.command.sandbox.is_some() {
+            self.deliver(kernel)?;
+        }
         let worker = self.worker.as_mut().expect("a ready worker");
         let stderr_offset = std::fs::metadata(&self.stderr_path).map_or(0, |m| m.len());
         let request = Request {
@@ -314,12 +371,11 @@ impl Slot {
             }
             Err(None) => {
                 let exit = match worker.child.wait() {
-                    Ok(status) => match (status.code(), status.signal()) {
-                        (_, Some(signal)) => Exit::Signal(signal),
+                    Ok(status) => match exit_of(status, self.command.sandbox.is_some()) {
                         // A worker ends only when asked or killed: ending on its own in the middle
                         // of a cell is a crash whatever its code.
-                        (Some(0) | None, None) => Exit::Code(101),
-                        (Some(code), None) => Exit::Code(code),
+                        Exit::Code(0 | -1) => Exit::Code(101),
+                        exit => exit,
                     },
                     Err(_) => Exit::Signal(9),
                 };
@@ -463,6 +519,56 @@ mod tests {
             printed.is_empty(),
             "the next cell starts with nothing printed"
         );
+    }
+
+    #[test]
+    fn a_sandboxed_worker_is_handed_one_students_kernel_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let staging = dir.path().join("stage");
+        for student in ["ann", "bob"] {
+            let kernel = staging.join(student).join("02_vector_add/vector_add.cu");
+            std::fs::create_dir_all(kernel.parent().unwrap()).unwrap();
+            std::fs::write(&kernel, format!("// {student}'s")).unwrap();
+        }
+        let command = CheckCommand {
+            exe: "runner".into(),
+            course_root: dir.path().into(),
+            backend: None,
+            seed: None,
+            sizes: Vec::new(),
+            time_limit: Duration::from_secs(1),
+            memory_limit_mb: 1,
+            programs: Default::default(),
+            sandbox: None,
+        };
+        let slot = Slot::new(
+            &command,
+            None,
+            1,
+            &dir.path().join("worker0"),
+            &staging,
+            None,
+        );
+        std::fs::create_dir_all(slot.inbox()).unwrap();
+        let inbox = |student: &str| {
+            slot.inbox()
+                .join(student)
+                .join("02_vector_add/vector_add.cu")
+        };
+        slot.deliver(&staging.join("ann/02_vector_add/vector_add.cu"))
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(inbox("ann")).unwrap(), "// ann's");
+        slot.deliver(&staging.join("bob/02_vector_add/vector_add.cu"))
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(inbox("bob")).unwrap(), "// bob's");
+        assert!(
+            !inbox("ann").exists(),
+            "ann's kernel is still there for bob's to include"
+        );
+        // The course's own file is in the worker's view already: nothing is delivered.
+        slot.deliver(&dir.path().join("exercises/02_vector_add/vector_add.cu"))
+            .unwrap();
+        assert!(inbox("bob").exists());
     }
 
     #[test]
