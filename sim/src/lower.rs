@@ -521,6 +521,9 @@ impl<'a> Builder<'a> {
         bindings: HashMap<String, Declared>,
         ret_label: Option<u32>,
     ) -> Result<(), SimError> {
+        if let Some(e) = &f.unreadable {
+            return Err(e.clone().into());
+        }
         let body = f.body.as_ref().expect("only defined functions are lowered");
         let mut inst = Instance {
             labels: HashMap::new(),

@@ -65,7 +65,28 @@ pub(crate) struct Function {
     pub rets: Vec<ParamDecl>,
     /// `None` for a declaration (`.extern .func vprintf(...)`).
     pub body: Option<Vec<Stmt>>,
+    /// Why the body could not be read, where it could not: that costs the kernels that run this
+    /// function, not the module's others.
+    pub unreadable: Option<BodyError>,
     pub line: u32,
+}
+
+/// A parse error inside a function body, kept to be reported for the kernels that need the body.
+#[derive(Clone, Debug)]
+pub(crate) struct BodyError {
+    pub line: u32,
+    pub text: String,
+    pub message: String,
+}
+
+impl From<BodyError> for SimError {
+    fn from(e: BodyError) -> SimError {
+        SimError::Parse {
+            line: e.line,
+            text: e.text,
+            message: e.message,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -413,10 +434,30 @@ impl Parser<'_> {
         while !self.is_punct('{') && !self.is_punct(';') {
             self.next()?;
         }
+        let mut unreadable = None;
         let body = if self.eat_punct(';') {
             None
         } else {
-            Some(self.body()?)
+            let start = self.pos;
+            match self.body() {
+                Ok(body) => Some(body),
+                // What cannot be read costs this function only: the parser goes on after its `}`.
+                Err(SimError::Parse {
+                    line,
+                    text,
+                    message,
+                }) => {
+                    self.pos = start;
+                    self.skip_balanced_braces()?;
+                    unreadable = Some(BodyError {
+                        line,
+                        text,
+                        message,
+                    });
+                    Some(Vec::new())
+                }
+                Err(other) => return Err(other),
+            }
         };
         Ok(Function {
             name,
@@ -424,6 +465,7 @@ impl Parser<'_> {
             params,
             rets,
             body,
+            unreadable,
             line,
         })
     }

@@ -181,3 +181,24 @@ fn a_call_through_a_function_pointer_costs_only_its_kernel_and_says_so() {
         "{err}"
     );
 }
+
+#[test]
+fn a_body_that_cannot_be_read_costs_only_the_kernels_that_run_it() {
+    // `odd` uses a directive the simulator does not read; `k` and the module still load.
+    let ptx = kernel_with("").replacen(
+        ".visible .entry k",
+        ".visible .entry odd()\n{\n.reg .b32 %r<2>;\n.unheard_of %r1;\nret;\n}\n\
+         .visible .entry k",
+        1,
+    );
+    let module = Module::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+    let why = module.lowering_error("odd").expect("odd is refused");
+    assert!(
+        why.contains("line 7") && why.contains("unsupported directive `.unheard_of`"),
+        "{why}"
+    );
+    stores_seven(&ptx);
+    // A module whose only kernel cannot be read is refused with the same error.
+    let only = ptx.split(".visible .entry k").next().unwrap();
+    assert!(parse_error(only).contains("line 7"));
+}
