@@ -35,15 +35,20 @@ struct Mistake {
     args: Vec<String>,
 }
 
-/// Each exercise's `checks/FOLDER/NN/FILE`, read as TOML, with its exercise id.
-fn per_exercise<T: serde::de::DeserializeOwned>(
-    folder: &str,
-    file: &str,
-) -> Vec<(&'static str, T)> {
+/// Each exercise's `checks/FOLDER/ID/FILE`, read as TOML, with its exercise id (the folder's
+/// name): kernel, Rust and Python exercises alike.
+fn per_exercise<T: serde::de::DeserializeOwned>(folder: &str, file: &str) -> Vec<(String, T)> {
     let root = repo_root().join("checks").join(folder);
-    checks::known_ids()
+    let mut ids: Vec<String> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    ids.into_iter()
         .filter_map(|id| {
-            let path = root.join(id).join(file);
+            let path = root.join(&id).join(file);
             let text = std::fs::read_to_string(&path).ok()?;
             let read = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             Some((id, read))
