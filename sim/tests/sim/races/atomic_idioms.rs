@@ -112,6 +112,20 @@ fn cas_max_and_min_for_float() {
 }
 
 #[test]
+fn cas_max_in_shared_memory_then_global() {
+    let mut gpu = Machine::new();
+    let (din, v) = inputs_f32(&mut gpu, 9);
+    let m = upload(&mut gpu, &[-10.0f32]);
+    let r = run(
+        &mut gpu,
+        "block_max_in_shared",
+        &[Arg::Ptr(din), Arg::Ptr(m), Arg::I32(N as i32)],
+    );
+    no_races("block_max_in_shared", &r);
+    assert_eq!(download_f32(&gpu, m, 1)[0], v.iter().copied().fold(-10.0, f32::max));
+}
+
+#[test]
 fn numba_style_max_with_a_volatile_read() {
     let mut gpu = Machine::new();
     let v: Vec<f64> = random_f32(N, 5, -1.0, 1.0)
