@@ -122,7 +122,10 @@ fn cas_max_in_shared_memory_then_global() {
         &[Arg::Ptr(din), Arg::Ptr(m), Arg::I32(N as i32)],
     );
     no_races("block_max_in_shared", &r);
-    assert_eq!(download_f32(&gpu, m, 1)[0], v.iter().copied().fold(-10.0, f32::max));
+    assert_eq!(
+        download_f32(&gpu, m, 1)[0],
+        v.iter().copied().fold(-10.0, f32::max)
+    );
 }
 
 #[test]
