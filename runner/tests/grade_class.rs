@@ -105,6 +105,8 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
     // The exercise's own name wins over a renamed copy beside it.
     put(&class.join("dan/vector_add.cu"), &solution(K02));
     put(&class.join("dan/vector_add (1).cu"), &exercise(K02));
+    // An export that gives each student's upload as one file beside the others'.
+    put(&class.join("gus_4711_vector_add-1.cu"), &solution(K02));
     // Two renamed copies: which one is meant cannot be told.
     put(&class.join("eve/vector_add (1).cu"), &solution(K02));
     put(&class.join("eve/vector_add (2).cu"), &exercise(K02));
@@ -116,6 +118,7 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
         ("ann", "vector_add (1).cu"),
         ("ben", "vector_add-1.cu"),
         ("cat", "smithcat_4711_88_vector_add-2.cu"),
+        ("gus_4711_vector_add-1", "gus_4711_vector_add-1.cu"),
     ] {
         let (status, message) = cell(&cells, who, "02");
         assert_eq!(status, "passed", "{who}: {message}");

@@ -107,6 +107,7 @@ pub fn stage(
                 _ => tree,
             }
         }
+        Kind::File => lone_file(submission, exercises, work, limits)?,
         Kind::Unreadable(format) => {
             return Err(super::submissions::unreadable_reason(
                 &submission.name,
@@ -189,6 +190,30 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned()
+}
+
+/// A submission that is one file, copied alone into a folder under `work`, as a tree: its name
+/// tells its exercise, as any file's does (`kernels`).
+fn lone_file(
+    submission: &Submission,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<Tree, String> {
+    let dest = work.join("extract").join(&submission.id);
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+    let bytes = crate::pristine::read_regular(&submission.path)
+        .map_err(|e| format!("{} cannot be read: {e}", submission.name))?;
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(format!(
+            "{} is larger than the {} KiB a kernel file may be",
+            submission.name,
+            limits.max_file_bytes / 1024
+        ));
+    }
+    std::fs::write(dest.join(&submission.name), bytes)
+        .map_err(|e| format!("cannot copy {}: {e}", submission.name))?;
+    Tree::walk(&dest, exercises, Vec::new()).map_err(|why| format!("{} {why}", submission.name))
 }
 
 /// The candidate files of an archive, extracted under `work`, as a tree.

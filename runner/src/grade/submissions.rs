@@ -1,7 +1,8 @@
 //! The class: one submission per folder or archive (`.zip`, `.tar`, `.tar.gz`, `.tar.xz`,
 //! `.tar.bz2`, `.7z`) in the submissions folder, each with an id safe to use in file names, and
 //! the deterministic slice of them a shard grades. An archive of a kind the grader cannot read
-//! (`.rar`) is a submission too, refused with the reason, so it is in every output.
+//! (`.rar`) is a submission too, refused with the reason, so it is in every output; so is a lone
+//! program file (`ann_vector_add.cu`, as some learning platforms export one upload each).
 
 use anyhow::Context;
 use std::collections::BTreeMap;
@@ -10,6 +11,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Folder,
+    /// One source file (`.cu`, `.rs`, `.py`), the whole submission.
+    File,
     Zip,
     Tar(Compression),
     SevenZip,
@@ -31,6 +34,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Folder => "folder",
+            Kind::File => "file",
             Kind::Zip => "zip",
             Kind::Tar(Compression::None) => "tar",
             Kind::Tar(Compression::Gzip) => "tar.gz",
@@ -43,7 +47,7 @@ impl Kind {
 
     /// Whether the grader reads files out of it.
     pub fn is_readable_archive(self) -> bool {
-        !matches!(self, Kind::Folder | Kind::Unreadable(_))
+        !matches!(self, Kind::Folder | Kind::File | Kind::Unreadable(_))
     }
 }
 
@@ -67,6 +71,10 @@ const ARCHIVES: &[(&str, Kind)] = &[
     (".gz", Kind::Unreadable("gzip (of a single file)")),
     (".xz", Kind::Unreadable("xz (of a single file)")),
     (".bz2", Kind::Unreadable("bzip2 (of a single file)")),
+    // A single file handed in as it is: a kernel or a whole program.
+    (".cu", Kind::File),
+    (".rs", Kind::File),
+    (".py", Kind::File),
 ];
 
 /// Why an archive the grader cannot read is refused, and what to hand in instead.
