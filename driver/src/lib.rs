@@ -9,6 +9,7 @@
 //! | `device` | `cuInit`, versions, the device and its attributes (a model of an H100) |
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
+//! | `pitched` | 2D allocations with pitched rows and copies of rectangles (`cudaMallocPitch`, `cudaMemcpy2D`) |
 //! | `ranges` | the address ranges kept per allocation, found in O(log n) |
 //! | `handles` | the tables handles index: modules, functions, streams, events, links |
 //! | `module` | PTX modules, their functions and globals |
@@ -49,6 +50,7 @@ mod memory;
 mod module;
 mod not_supported;
 mod occupancy;
+mod pitched;
 mod proc_address;
 mod ranges;
 mod record;

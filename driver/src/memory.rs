@@ -7,7 +7,7 @@ use crate::state::{call, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};
 use std::ffi::{c_uint, c_void};
 
-fn alloc(d: &mut Driver, bytes: usize) -> Result<u64> {
+pub(crate) fn alloc(d: &mut Driver, bytes: usize) -> Result<u64> {
     d.require_context()?;
     d.record.implicit_barrier();
     if bytes == 0 {

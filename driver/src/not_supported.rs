@@ -739,13 +739,6 @@ not_supported!(
         hStream: CUstream,
     );
     fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::core::ffi::c_uint);
-    fn cuMemAllocPitch_v2(
-        dptr: *mut CUdeviceptr,
-        pPitch: *mut usize,
-        WidthInBytes: usize,
-        Height: usize,
-        ElementSizeBytes: ::core::ffi::c_uint,
-    );
     fn cuMemBatchDecompressAsync(
         paramsArray: *mut CUmemDecompressParams,
         count: usize,
@@ -924,9 +917,6 @@ not_supported!(
         pool: CUmemoryPool,
     );
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize);
-    fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream);
-    fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D);
-    fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D);
     fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream);
     fn cuMemcpy3DBatchAsync(
         numOps: usize,
@@ -1676,7 +1666,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMemAllocAsync",
     "cuMemAllocFromPoolAsync",
     "cuMemAllocManaged",
-    "cuMemAllocPitch_v2",
     "cuMemBatchDecompressAsync",
     "cuMemCreate",
     "cuMemDiscardAndPrefetchBatchAsync",
@@ -1716,9 +1705,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMemSetAccess",
     "cuMemSetMemPool",
     "cuMemUnmap",
-    "cuMemcpy2DAsync_v2",
-    "cuMemcpy2DUnaligned_v2",
-    "cuMemcpy2D_v2",
     "cuMemcpy3DAsync_v2",
     "cuMemcpy3DBatchAsync",
     "cuMemcpy3DBatchAsync_v2",

@@ -316,3 +316,29 @@ fn an_out_of_bounds_store_is_named_with_its_source_line_and_reported_at_synchron
     let file = diagnostic["location"]["file"].as_str().unwrap();
     assert!(file.ends_with("cuda_runtime/fault.cu"), "{file}");
 }
+
+#[test]
+fn a_pitched_2d_array_is_allocated_and_copied_as_rectangles() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "pitched", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    assert_eq!(stdout(&output), "pitch 512\ncudaSuccess\nok\n");
+    let transfers: Vec<_> = record["transfers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["direction"].as_str().unwrap(),
+                t["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // 5 rows of 100 floats each way, one transfer each.
+    assert_eq!(
+        transfers,
+        [("host_to_device", 2000), ("device_to_host", 2000)]
+    );
+    assert_eq!(failed_calls(&record), Vec::<String>::new());
+}

@@ -26,19 +26,9 @@ struct Driver {
 
 impl Driver {
     fn with_context() -> Driver {
-        let library = Loaded::fresh();
-        // SAFETY: the driver API's signatures, valid pointers.
-        unsafe {
-            let init: unsafe extern "C" fn(u32) -> E = library.get("cuInit");
-            let retain: unsafe extern "C" fn(*mut Ptr, i32) -> E =
-                library.get("cuDevicePrimaryCtxRetain");
-            let set: unsafe extern "C" fn(Ptr) -> E = library.get("cuCtxSetCurrent");
-            assert_eq!(init(0), E::CUDA_SUCCESS);
-            let mut ctx: Ptr = std::ptr::null_mut();
-            assert_eq!(retain(&mut ctx, 0), E::CUDA_SUCCESS);
-            assert_eq!(set(ctx), E::CUDA_SUCCESS);
+        Driver {
+            library: Loaded::with_context(),
         }
-        Driver { library }
     }
 
     /// The table with id `text`, or the driver's refusal.

@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/.device/cudart
 nvcc=$root/.nvcc/bin/nvcc
 mkdir -p "$out"
-for program in vector_add errors events streams symbols fault; do
+for program in vector_add errors events streams symbols fault pitched; do
     "$nvcc" -gencode arch=compute_80,code=compute_80 "$root/driver/tests/cuda_runtime/$program.cu" \
         -o "$out/${program}_static"
 done

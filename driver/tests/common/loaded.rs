@@ -30,6 +30,26 @@ impl Loaded {
         Loaded { handle, _dir: dir }
     }
 
+    /// A fresh copy, initialised, with the primary context current (as the CUDA runtime leaves
+    /// it before its first call).
+    pub fn with_context() -> Loaded {
+        type Ptr = *mut c_void;
+        type E = cudarc::driver::sys::cudaError_enum;
+        let library = Loaded::fresh();
+        // SAFETY: the driver API's signatures, valid pointers.
+        unsafe {
+            let init: unsafe extern "C" fn(u32) -> E = library.get("cuInit");
+            let retain: unsafe extern "C" fn(*mut Ptr, i32) -> E =
+                library.get("cuDevicePrimaryCtxRetain");
+            let set: unsafe extern "C" fn(Ptr) -> E = library.get("cuCtxSetCurrent");
+            assert_eq!(init(0), E::CUDA_SUCCESS);
+            let mut ctx: Ptr = std::ptr::null_mut();
+            assert_eq!(retain(&mut ctx, 0), E::CUDA_SUCCESS);
+            assert_eq!(set(ctx), E::CUDA_SUCCESS);
+        }
+        library
+    }
+
     /// Entry point `name`, as a function pointer of type `F`.
     ///
     /// # Safety
