@@ -50,11 +50,41 @@ impl Builder<'_> {
     }
 
     /// Returns the op to emit with the instruction's guard, or `None` when it emitted its own.
-    #[allow(clippy::too_many_lines)]
+    /// Each family of opcodes is decoded by a method of its own.
     fn decode(
         &mut self,
         scopes: &mut Scopes,
         inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        let family = match base {
+            "mov" | "prmt" | "cvt" | "cvta" | "isspacep" => Self::decode_move,
+            "ld" | "ldu" | "st" | "atom" | "red" => Self::decode_memory,
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+            | "shl" | "shr" | "copysign" | "addc" | "subc" | "mul24" | "bmsk" => {
+                Self::decode_two_operand
+            }
+            "mad" | "madc" | "fma" | "mad24" | "sad" | "bfe" | "slct" | "abs" | "neg" | "not"
+            | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rsqrt" | "rcp" | "ex2"
+            | "lg2" | "sin" | "cos" | "tanh" | "bfi" | "shf" | "lop3" => Self::decode_arithmetic,
+            "testp" | "setp" | "set" | "selp" => Self::decode_compare,
+            "bra" | "brx" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "membar"
+            | "fence" | "prefetch" | "prefetchu" | "pmevent" | "discard" | "griddepcontrol"
+            | "call" | "bar" | "barrier" => Self::decode_control,
+            "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => Self::decode_warp,
+            _ => return Err(self.unsupported(format!("instruction `{}`", ins.opcode))),
+        };
+        family(self, scopes, inst, ins, base, mods, guard)
+    }
+
+    /// Moves, packs and conversions: `mov`, `cvt`, `cvta`, `isspacep`, `prmt`.
+    fn decode_move(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
         ins: &Instruction,
         base: &str,
         mods: &mut Mods,
@@ -146,6 +176,102 @@ impl Builder<'_> {
                     }
                 }
             }
+            "prmt" => {
+                let mode = mods
+                    .find(|m| {
+                        Some(match m {
+                            "f4e" => 1,
+                            "b4e" => 2,
+                            "rc8" => 3,
+                            "ecl" => 4,
+                            "ecr" => 5,
+                            "rc16" => 6,
+                            _ => return None,
+                        })
+                    })
+                    .unwrap_or(0);
+                let d = self.dst(scopes, o(0)?)?;
+                let a = self.src(scopes, &o(1)?.clone(), Ty::U32, guard)?;
+                let b = self.src(scopes, &o(2)?.clone(), Ty::U32, guard)?;
+                let c = self.src(scopes, &o(3)?.clone(), Ty::U32, guard)?;
+                Op::Prmt { d, a, b, c, mode }
+            }
+            "cvt" => {
+                if tys.len() != 2 {
+                    return Err(unsupported(self));
+                }
+                let (dt, st) = (tys[0], tys[1]);
+                let r = mods.find(rnd_of);
+                let ftz = mods.has("ftz");
+                let sat = mods.has("sat");
+                if dt == Ty::F16x2 {
+                    let rnd = r.map_or(Rnd::Rn, |r| r.0);
+                    let mode = FMode { rnd, ftz, sat };
+                    return self
+                        .convert_to_pair(scopes, ins, st, mode, guard)
+                        .map(|_| None);
+                }
+                if st == Ty::F16x2 {
+                    return Err(unsupported(self));
+                }
+                let d = self.dst(scopes, o(0)?)?;
+                let a = self.src(scopes, &o(1)?.clone(), st, guard)?;
+                Op::Cvt {
+                    dt,
+                    st,
+                    rnd: r.map(|r| r.0),
+                    to_int: r.is_some_and(|r| r.1),
+                    ftz,
+                    sat,
+                    d,
+                    a,
+                }
+            }
+            "cvta" | "isspacep" => {
+                let to = mods.has("to");
+                let space = mods.find(space_of).ok_or_else(|| unsupported(self))?;
+                if !matches!(
+                    space,
+                    MemSpace::Global | MemSpace::Shared | MemSpace::Local | MemSpace::Const
+                ) {
+                    return Err(unsupported(self));
+                }
+                if base == "isspacep" {
+                    let p = self.pred_reg(scopes, &name_of(o(0)?)?)?;
+                    let a = self.src(scopes, &o(1)?.clone(), Ty::U64, guard)?;
+                    return Ok(Some(Op::Isspacep { space, p, a }));
+                }
+                let d = self.dst(scopes, o(0)?)?;
+                let a = self.src(scopes, &o(1)?.clone(), Ty::U64, guard)?;
+                Op::Cvta { space, to, d, a }
+            }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Loads, stores and atomics: `ld`, `ldu`, `st`, `atom`, `red`.
+    fn decode_memory(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        // Every instruction may carry these modifiers: they are taken (and so not
+        // refused as unknown) whether or not this family reads them.
+        let _is_pred = mods.has("pred");
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        let tys = mods.types();
+        Ok(Some(match base {
             "ld" | "ldu" | "st" => {
                 let is_store = base == "st";
                 let mut space = mods.find(space_of).unwrap_or(MemSpace::Generic);
@@ -278,6 +404,31 @@ impl Builder<'_> {
                     c,
                 }
             }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Two-operand integer and float arithmetic and logic, and `bmsk`.
+    fn decode_two_operand(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        let is_pred = mods.has("pred");
+        let tys = mods.types();
+        Ok(Some(match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" | "addc" | "subc" | "mul24" => {
                 if is_pred && matches!(base, "and" | "or" | "xor") {
@@ -385,6 +536,31 @@ impl Builder<'_> {
                     b,
                 }
             }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Three-operand and one-operand arithmetic, and bit-field operations.
+    fn decode_arithmetic(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        let is_pred = mods.has("pred");
+        let tys = mods.types();
+        Ok(Some(match base {
             "mad" | "madc" | "fma" | "mad24" | "sad" | "bfe" | "slct" => {
                 let ty = if base == "slct" {
                     tys[0]
@@ -517,26 +693,6 @@ impl Builder<'_> {
                     len,
                 }
             }
-            "prmt" => {
-                let mode = mods
-                    .find(|m| {
-                        Some(match m {
-                            "f4e" => 1,
-                            "b4e" => 2,
-                            "rc8" => 3,
-                            "ecl" => 4,
-                            "ecr" => 5,
-                            "rc16" => 6,
-                            _ => return None,
-                        })
-                    })
-                    .unwrap_or(0);
-                let d = self.dst(scopes, o(0)?)?;
-                let a = self.src(scopes, &o(1)?.clone(), Ty::U32, guard)?;
-                let b = self.src(scopes, &o(2)?.clone(), Ty::U32, guard)?;
-                let c = self.src(scopes, &o(3)?.clone(), Ty::U32, guard)?;
-                Op::Prmt { d, a, b, c, mode }
-            }
             "shf" => {
                 let left = mods.has("l");
                 let right = mods.has("r");
@@ -574,6 +730,33 @@ impl Builder<'_> {
                     lut: *lut as u8,
                 }
             }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Tests, comparisons and selection: `testp`, `setp`, `set`, `selp`.
+    fn decode_compare(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        // Every instruction may carry these modifiers: they are taken (and so not
+        // refused as unknown) whether or not this family reads them.
+        let _is_pred = mods.has("pred");
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        let tys = mods.types();
+        Ok(Some(match base {
             "testp" => {
                 let op = mods
                     .find(|m| {
@@ -678,55 +861,33 @@ impl Builder<'_> {
                 let (p, neg) = self.pred_src(scopes, &o(3)?.clone())?;
                 Op::Selp { d, a, b, p, neg }
             }
-            "cvt" => {
-                if tys.len() != 2 {
-                    return Err(unsupported(self));
-                }
-                let (dt, st) = (tys[0], tys[1]);
-                let r = mods.find(rnd_of);
-                let ftz = mods.has("ftz");
-                let sat = mods.has("sat");
-                if dt == Ty::F16x2 {
-                    let rnd = r.map_or(Rnd::Rn, |r| r.0);
-                    let mode = FMode { rnd, ftz, sat };
-                    return self
-                        .convert_to_pair(scopes, ins, st, mode, guard)
-                        .map(|_| None);
-                }
-                if st == Ty::F16x2 {
-                    return Err(unsupported(self));
-                }
-                let d = self.dst(scopes, o(0)?)?;
-                let a = self.src(scopes, &o(1)?.clone(), st, guard)?;
-                Op::Cvt {
-                    dt,
-                    st,
-                    rnd: r.map(|r| r.0),
-                    to_int: r.is_some_and(|r| r.1),
-                    ftz,
-                    sat,
-                    d,
-                    a,
-                }
-            }
-            "cvta" | "isspacep" => {
-                let to = mods.has("to");
-                let space = mods.find(space_of).ok_or_else(|| unsupported(self))?;
-                if !matches!(
-                    space,
-                    MemSpace::Global | MemSpace::Shared | MemSpace::Local | MemSpace::Const
-                ) {
-                    return Err(unsupported(self));
-                }
-                if base == "isspacep" {
-                    let p = self.pred_reg(scopes, &name_of(o(0)?)?)?;
-                    let a = self.src(scopes, &o(1)?.clone(), Ty::U64, guard)?;
-                    return Ok(Some(Op::Isspacep { space, p, a }));
-                }
-                let d = self.dst(scopes, o(0)?)?;
-                let a = self.src(scopes, &o(1)?.clone(), Ty::U64, guard)?;
-                Op::Cvta { space, to, d, a }
-            }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Branches, returns, exits, calls, barriers and fences.
+    fn decode_control(
+        &mut self,
+        scopes: &mut Scopes,
+        inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        // Every instruction may carry these modifiers: they are taken (and so not
+        // refused as unknown) whether or not this family reads them.
+        let _is_pred = mods.has("pred");
+        let _tys = mods.types();
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        Ok(Some(match base {
             "bra" => {
                 let target = self.label(inst, &name_of(o(0)?)?)?;
                 Op::Bra { target }
@@ -818,6 +979,33 @@ impl Builder<'_> {
                 }
                 Op::Bar { kind, d, p, np, dp }
             }
+            _ => unreachable!("decode sends only this family's opcodes here"),
+        }))
+    }
+
+    /// Warp-wide operations: shuffles, votes, `match`, `redux`, `activemask`, `elect`.
+    fn decode_warp(
+        &mut self,
+        scopes: &mut Scopes,
+        _inst: &Instance,
+        ins: &Instruction,
+        base: &str,
+        mods: &mut Mods,
+        guard: u32,
+    ) -> Result<Option<Op>, SimError> {
+        // Every instruction may carry these modifiers: they are taken (and so not
+        // refused as unknown) whether or not this family reads them.
+        let _is_pred = mods.has("pred");
+        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
+        let o = |i: usize| {
+            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+                ptx_line: ins.line,
+                location: None,
+            })
+        };
+        let tys = mods.types();
+        Ok(Some(match base {
             "shfl" => {
                 if !mods.has("sync") {
                     return Err(unsupported(self));
@@ -945,7 +1133,7 @@ impl Builder<'_> {
                 let mask = self.src(scopes, &o(1)?.clone(), Ty::U32, guard)?;
                 Op::Elect { d, p, mask }
             }
-            _ => return Err(unsupported(self)),
+            _ => unreachable!("decode sends only this family's opcodes here"),
         }))
     }
 
