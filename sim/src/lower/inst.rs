@@ -75,9 +75,13 @@ impl Builder<'_> {
             | "fence" | "prefetch" | "prefetchu" | "pmevent" | "discard" | "griddepcontrol"
             | "call" | "bar" | "barrier" => Self::decode_control,
             "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => Self::decode_warp,
-            _ => return Err(self.unsupported(format!("instruction `{}`", ins.opcode))),
+            _ => return Err(self.unsupported_instruction(ins)),
         };
         family(self, scopes, inst, ins, base, mods, guard)
+    }
+
+    fn unsupported_instruction(&self, ins: &Instruction) -> SimError {
+        self.unsupported(format!("instruction `{}`", ins.opcode))
     }
 
     /// Moves, packs and conversions: `mov`, `cvt`, `cvta`, `isspacep`, `prmt`.
@@ -90,14 +94,8 @@ impl Builder<'_> {
         mods: &mut Mods,
         guard: u32,
     ) -> Result<Option<Op>, SimError> {
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let is_pred = mods.has("pred");
         let tys = mods.types();
         Ok(Some(match base {
@@ -262,14 +260,8 @@ impl Builder<'_> {
         // Every instruction may carry these modifiers: they are taken (and so not
         // refused as unknown) whether or not this family reads them.
         let _is_pred = mods.has("pred");
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let tys = mods.types();
         Ok(Some(match base {
             "ld" | "ldu" | "st" => {
@@ -418,14 +410,8 @@ impl Builder<'_> {
         mods: &mut Mods,
         guard: u32,
     ) -> Result<Option<Op>, SimError> {
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let is_pred = mods.has("pred");
         let tys = mods.types();
         Ok(Some(match base {
@@ -550,14 +536,8 @@ impl Builder<'_> {
         mods: &mut Mods,
         guard: u32,
     ) -> Result<Option<Op>, SimError> {
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let is_pred = mods.has("pred");
         let tys = mods.types();
         Ok(Some(match base {
@@ -747,14 +727,8 @@ impl Builder<'_> {
         // Every instruction may carry these modifiers: they are taken (and so not
         // refused as unknown) whether or not this family reads them.
         let _is_pred = mods.has("pred");
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let tys = mods.types();
         Ok(Some(match base {
             "testp" => {
@@ -879,14 +853,8 @@ impl Builder<'_> {
         // refused as unknown) whether or not this family reads them.
         let _is_pred = mods.has("pred");
         let _tys = mods.types();
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         Ok(Some(match base {
             "bra" => {
                 let target = self.label(inst, &name_of(o(0)?)?)?;
@@ -996,14 +964,8 @@ impl Builder<'_> {
         // Every instruction may carry these modifiers: they are taken (and so not
         // refused as unknown) whether or not this family reads them.
         let _is_pred = mods.has("pred");
-        let unsupported = |b: &Self| b.unsupported(format!("instruction `{}`", ins.opcode));
-        let o = |i: usize| {
-            ins.operands.get(i).ok_or_else(|| SimError::Invalid {
-                message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
-                ptx_line: ins.line,
-                location: None,
-            })
-        };
+        let unsupported = |b: &Self| b.unsupported_instruction(ins);
+        let o = |i: usize| operand(ins, i);
         let tys = mods.types();
         Ok(Some(match base {
             "shfl" => {
@@ -1236,4 +1198,13 @@ impl Builder<'_> {
             },
         }
     }
+}
+
+/// Operand `i` of `ins`, or the error that names the missing one.
+fn operand(ins: &Instruction, i: usize) -> Result<&Operand, SimError> {
+    ins.operands.get(i).ok_or_else(|| SimError::Invalid {
+        message: format!("`{}` is missing operand {}", ins.opcode, i + 1),
+        ptx_line: ins.line,
+        location: None,
+    })
 }
