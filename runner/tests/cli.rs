@@ -466,7 +466,9 @@ fn grade_refuses_a_python_exercise_unless_asked_and_says_how() {
     assert_eq!(run.code, 2, "{}", run.all());
     assert!(
         run.stderr.contains("exercise py03 is a whole program")
-            && run.stderr.contains("inside a container or a VM")
+            && run
+                .stderr
+                .contains("each runs in a bubblewrap sandbox of its own")
             && run.stderr.contains("--run-programs")
             && run
                 .stderr

@@ -1740,7 +1740,9 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
     assert_eq!(refused.code, 2, "{}", refused.all());
     assert!(
         refused.stderr.contains("exercise 25 is a whole program")
-            && refused.stderr.contains("inside a container or a VM")
+            && refused
+                .stderr
+                .contains("each runs in a bubblewrap sandbox of its own")
             && refused.stderr.contains("--run-programs")
             && refused
                 .stderr

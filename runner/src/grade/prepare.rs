@@ -13,10 +13,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Why whole programs are graded only when asked, and how to ask.
-pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code, run with the \
-     grader's rights (a kernel is only compiled and run by the simulator or the GPU): grade it \
-     inside a container or a VM (Gradescope's autograder runs each student in a container of its \
-     own), then pass --run-programs or set run_programs = true in grading.toml";
+pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code (a kernel is only \
+     compiled and run by the simulator or the GPU): each runs in a bubblewrap sandbox of its own, \
+     which keeps the network, the other students' files, the solutions and the grading file out \
+     of its reach (the README says what it does not stop); pass --run-programs or set \
+     run_programs = true in grading.toml";
 
 /// `01,02,5-7` as exercise ids of the course, in course order. Whole programs (host and Python
 /// exercises) only with `run_programs`: by default they are left out, and naming one says why.
