@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The book's GPU figures, in one go: the programs of scripts/gpu/book/ built with nvcc and run
 # (error checking, compute capability, Unified Memory, streams and graphs, clusters and grid sync,
-# half precision), Nsight Compute on exercise 13, Nsight Systems on the streams program, the SASS
-# that the book's claims rest on, and cuBLAS in four precisions through PyTorch.
+# half precision), Nsight Compute on exercise 13, the SASS that the book's claims rest on, and
+# cuBLAS in four precisions through PyTorch. Nsight Systems is book-nsys.sh, the atomics' SASS
+# book-atomics.sh.
 # Run from the course root on a machine with the CUDA toolkit; results in $OUT (default /tmp/out),
 # copied by hand to scripts/gpu/results/book/.
 set -u
@@ -11,13 +12,10 @@ mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 B=scripts/gpu/book
 W=$(mktemp -d)
-NSYS=$(command -v nsys || ls /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/bin/nsys \
-    /usr/local/cuda/nsight-systems-*/bin/nsys 2>/dev/null | head -1)
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     nvcc --version | tail -2
     ncu --version | tail -1
-    echo "nsys: ${NSYS:-not found}"; [ -n "$NSYS" ] && "$NSYS" --version
 } > "$OUT/env.txt" 2>&1
 
 build() { # output, sources and flags
@@ -53,17 +51,6 @@ for v in naive solution; do
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
         --section LaunchStats --section Occupancy --metrics $metrics "$W/rowsums_$v"
 done > "$OUT/ncu-rowsums.txt" 2>&1
-
-if [ -n "$NSYS" ]; then
-    {
-        cd "$W"
-        echo "=== nsys profile --stats=true ./streams_graphs"
-        timeout 240 "$NSYS" profile --stats=true --force-overwrite true -o all ./streams_graphs
-        echo "=== nsys profile ./streams_graphs chunks; nsys stats --report cuda_gpu_trace"
-        timeout 120 "$NSYS" profile --force-overwrite true -o chunks ./streams_graphs chunks
-        timeout 120 "$NSYS" stats --report cuda_gpu_trace --format csv chunks.nsys-rep
-    } > "$OUT/nsys-streams.txt" 2>&1
-fi
 
 {
     sass() { # title, source and flags
