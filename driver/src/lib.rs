@@ -10,6 +10,7 @@
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
 //! | `pitched` | 2D allocations with pitched rows and copies of rectangles (`cudaMallocPitch`, `cudaMemcpy2D`) |
+//! | `pointers` | what the driver knows about a pointer: its attributes and the block that holds it |
 //! | `ranges` | the address ranges kept per allocation, found in O(log n) |
 //! | `handles` | the tables handles index: modules, functions, streams, events, links |
 //! | `module` | PTX modules, their functions and globals |
@@ -51,6 +52,7 @@ mod module;
 mod not_supported;
 mod occupancy;
 mod pitched;
+mod pointers;
 mod proc_address;
 mod ranges;
 mod record;

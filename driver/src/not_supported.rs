@@ -780,7 +780,6 @@ not_supported!(
         location: *const CUmemLocation,
         ptr: CUdeviceptr,
     );
-    fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr);
     fn cuMemGetAllocationGranularity(
         granularity: *mut usize,
         prop: *const CUmemAllocationProp,
@@ -1149,17 +1148,6 @@ not_supported!(
         offset: ::core::ffi::c_int,
         ptr: *mut ::core::ffi::c_void,
         numbytes: ::core::ffi::c_uint,
-    );
-    fn cuPointerGetAttribute(
-        data: *mut ::core::ffi::c_void,
-        attribute: CUpointer_attribute,
-        ptr: CUdeviceptr,
-    );
-    fn cuPointerGetAttributes(
-        numAttributes: ::core::ffi::c_uint,
-        attributes: *mut CUpointer_attribute,
-        data: *mut *mut ::core::ffi::c_void,
-        ptr: CUdeviceptr,
     );
     fn cuPointerSetAttribute(
         value: *const ::core::ffi::c_void,
@@ -1673,7 +1661,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMemExportToShareableHandle",
     "cuMemFreeAsync",
     "cuMemGetAccess",
-    "cuMemGetAddressRange_v2",
     "cuMemGetAllocationGranularity",
     "cuMemGetAllocationPropertiesFromHandle",
     "cuMemGetDefaultMemPool",
@@ -1752,8 +1739,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuParamSetf",
     "cuParamSeti",
     "cuParamSetv",
-    "cuPointerGetAttribute",
-    "cuPointerGetAttributes",
     "cuPointerSetAttribute",
     "cuProfilerInitialize",
     "cuProfilerStart",

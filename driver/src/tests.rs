@@ -126,6 +126,26 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         let directions = with_driver(|d| d.record.transfers.last().map(|t| t.direction));
         assert_eq!(directions, Some(crate::record::Direction::DeviceToHost));
 
+        // What the driver knows about a pointer, as NVIDIA's answers (pointers.rs): the block
+        // that holds it, its memory type; an address in no block is not found.
+        let (mut base, mut size) = (0u64, 0usize);
+        assert_eq!(
+            crate::pointers::cuMemGetAddressRange_v2(&mut base, &mut size, dptr + 500),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!((base, size), (dptr, 1 << 20));
+        let mut memory_type = 0u32;
+        let host_type = crate::pointers::cuPointerGetAttribute(
+            (&mut memory_type as *mut u32).cast(),
+            2,
+            pinned as u64 + 8,
+        );
+        assert_eq!((host_type, memory_type), (E::CUDA_SUCCESS, 1));
+        assert_eq!(
+            crate::pointers::cuMemGetAddressRange_v2(&mut base, &mut size, host_address),
+            E::CUDA_ERROR_NOT_FOUND
+        );
+
         // An entry point this driver lacks names itself and fails.
         let mut array = std::ptr::null_mut();
         // A writable handle and a null descriptor, never read on the simulator.
