@@ -20,6 +20,7 @@
 pub(crate) mod cas_reads;
 pub(crate) mod global;
 pub(crate) mod locks;
+pub(crate) mod provenance;
 
 /// Thread ids are below 1024; this marks "several readers".
 const MANY: u16 = u16::MAX;

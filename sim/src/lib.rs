@@ -8,7 +8,7 @@
 //! | lower | `lower`, `ir` | syntax tree -> flat instruction lists with register slots, calls inlined |
 //! | execute | `exec` | warps in lockstep, divergence, barriers, warp-synchronous operations |
 //! | memory | `memory` | global allocations, address windows, sectors and wavefronts |
-//! | analyse | `analyse` | shared-memory race detection |
+//! | analyse | `analyse` | race detection; where a stored value came from (`provenance`) |
 //! | report | `report`, `printf` | figures, diagnostics, printf output |
 //! | model | `model` | modelled time on a reference GPU ([`GpuModel`]) from the counts |
 //! | API | `module`, `machine` | [`Module`], [`Machine`] |
@@ -41,6 +41,10 @@ mod parse;
 mod printf;
 mod report;
 
+pub use analyse::provenance::{
+    origin_of, Closeness, Computation, Divergence, ElementOrigin, ElementStores, NamedBuffer,
+    Operand, Place, Scalar, Space, StoreEvent, Watch, WatchedElement, Writers, KEPT_STORES,
+};
 pub use error::SimError;
 pub use instructions::InstructionCounts;
 pub use machine::Machine;

@@ -1,6 +1,7 @@
 //! The simulated device: global memory, module variables, and launches (blocks spread over CPU
 //! threads, results merged in block order so they do not depend on the number of threads).
 
+use crate::analyse::provenance::{ElementStores, Watch, WatchCx};
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
 use crate::instructions::{Class, InstructionCounts};
@@ -116,6 +117,36 @@ impl Machine {
 
     /// Runs a kernel to completion (or to its first fatal error) and reports what it did.
     pub fn launch(&mut self, module: &Module, launch: &Launch) -> Result<LaunchReport, SimError> {
+        Ok(self.run(module, launch, None)?.0)
+    }
+
+    /// Runs a kernel as [`Machine::launch`] does, its blocks one at a time in order, and records
+    /// every store to the elements of `watch` (thread, line, value and the instruction that
+    /// computed it), one [`ElementStores`] per watched element in the watch's order. What a
+    /// check does after it finds wrong elements: a plain launch records nothing and pays nothing.
+    pub fn launch_watched(
+        &mut self,
+        module: &Module,
+        launch: &Launch,
+        watch: &Watch,
+    ) -> Result<(LaunchReport, Vec<ElementStores>), SimError> {
+        let (report, mut stores) = self.run(module, launch, Some(watch))?;
+        if stores.is_empty() {
+            stores = watch
+                .elements
+                .iter()
+                .map(|&e| ElementStores::new(e))
+                .collect();
+        }
+        Ok((report, stores))
+    }
+
+    fn run(
+        &mut self,
+        module: &Module,
+        launch: &Launch,
+        watch: Option<&Watch>,
+    ) -> Result<(LaunchReport, Vec<ElementStores>), SimError> {
         let prog = module.program(&launch.kernel).ok_or_else(|| {
             match module.lowering_error(&launch.kernel) {
                 Some(why) => SimError::KernelNotLowered {
@@ -157,6 +188,7 @@ impl Machine {
                 (*s, v)
             })
             .collect();
+        let watching = watch.map(|w| WatchCx::new(w, prog, &module.ptx));
         let l = LaunchCx {
             prog,
             mem: &self.mem,
@@ -189,6 +221,7 @@ impl Machine {
             sectors: SectorSet::new(self.mem.allocations()),
             printf_bytes: AtomicU64::new(0),
             printf_cut: AtomicBool::new(false),
+            watch: watching.as_ref(),
         };
         let has_printf = prog.code.iter().any(|i| matches!(i.op, Op::Printf { .. }));
         // Blocks at once whose threads could fill all their local memory within the bound.
@@ -196,7 +229,8 @@ impl Machine {
         let local_workers = (MAX_LOCAL_IN_FLIGHT / local_per_block).max(1) as usize;
         // printf runs its blocks in order, so the output cut at the printf buffer's size is always
         // the same.
-        let workers = if prog.has_global_atomics || has_printf {
+        // A watched launch keeps its stores in the order one worker runs them.
+        let workers = if prog.has_global_atomics || has_printf || watch.is_some() {
             1
         } else if launch.limits.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -228,6 +262,11 @@ impl Machine {
             })
         };
         crate::analyse::global::cross_block(&l, &mut outs);
+        let stores = outs
+            .iter_mut()
+            .map(|o| std::mem::take(&mut o.watched))
+            .find(|w| !w.is_empty())
+            .unwrap_or_default();
         let mut report = merge(prog, outs, launch.limits.max_diagnostics);
         cut_printf(&mut report.printf, l.printf_cut.load(Ordering::Relaxed));
         (
@@ -249,7 +288,7 @@ impl Machine {
             shared_loads_in_flight: statics.shared_loads_in_flight,
         };
         report.modelled = report.modelled_on(&GpuModel::h100());
-        Ok(report)
+        Ok((report, stores))
     }
 }
 

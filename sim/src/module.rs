@@ -30,6 +30,8 @@ pub struct Module {
     pub(crate) globals: Vec<GlobalVar>,
     /// What the time model reads from the PTX text, per kernel.
     pub(crate) statics: std::collections::HashMap<String, crate::model::ptx::KernelStatic>,
+    /// The PTX text, whose lines name the instructions a watched launch reports.
+    pub(crate) ptx: String,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -54,6 +56,7 @@ impl Module {
                 .collect(),
             globals: lowered.globals,
             statics: crate::model::ptx::analyse(ptx),
+            ptx: ptx.to_string(),
         })
     }
 

@@ -56,6 +56,8 @@ pub(crate) struct LaunchCx<'a> {
     pub printf_bytes: AtomicU64,
     /// A printf found the buffer full.
     pub printf_cut: AtomicBool,
+    /// The elements whose stores a watched launch records; `None` in a plain launch.
+    pub watch: Option<&'a crate::analyse::provenance::WatchCx<'a>>,
 }
 
 impl LaunchCx<'_> {
@@ -114,6 +116,8 @@ pub(crate) struct WorkerOut {
     pub race_reads: HashSet<DiagKey>,
     /// Counts for the time model.
     pub traffic: TrafficCounter,
+    /// A watched launch's stores to each watched element (empty until the first one).
+    pub watched: Vec<crate::analyse::provenance::ElementStores>,
 }
 
 /// A block in flight: everything an instruction may touch besides its own warp.

@@ -15,6 +15,7 @@ use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDO
 use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
 
 mod races;
+mod watch;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -144,7 +145,7 @@ pub(super) fn access(
     } else {
         addrs = [off as u64; 32];
     }
-    match space {
+    let done = match space {
         MemSpace::Global => global(w, cx, inst, &req, exec, &addrs, true),
         MemSpace::Const => global(w, cx, inst, &req, exec, &addrs, false),
         MemSpace::Shared => shared(w, cx, inst, &req, exec, &addrs),
@@ -215,7 +216,14 @@ pub(super) fn access(
             }
             Ok(())
         }
+    };
+    // Only a watched launch (`Machine::launch_watched`) records stores.
+    let global_store =
+        matches!(space, MemSpace::Global | MemSpace::Generic) && req.kind != Kind::Load;
+    if cx.l.watch.is_some() && global_store && done.is_ok() {
+        watch::record(w, cx, inst, &req, exec, &addrs);
     }
+    done
 }
 
 fn misaligned(

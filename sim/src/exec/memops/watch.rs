@@ -1,0 +1,193 @@
+//! Recording the stores that hit watched elements (`analyse::provenance`), in a watched launch
+//! only: the thread, the line, what was stored, and the instruction that computed it.
+
+use super::{atom_apply, store_value, Kind, Req};
+use crate::analyse::provenance::{
+    Computation, ElementStores, Operand, Place, Scalar, Space, StoreEvent, WatchCx,
+};
+use crate::exec::block::BlockCx;
+use crate::exec::{lanes, Warp};
+use crate::ir::{Inst, MemSpace, Op, Slot, NONE};
+use crate::memory::{SHARED_WINDOW, WINDOW_SIZE};
+
+/// Records every lane's store (or atomic) of this instruction that touches a watched element.
+pub(super) fn record(
+    w: &Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    exec: u32,
+    addrs: &[u64; 32],
+) {
+    let Some(wc) = cx.l.watch else {
+        return;
+    };
+    if cx.out.watched.is_empty() {
+        cx.out.watched = wc
+            .watch
+            .elements
+            .iter()
+            .map(|&e| ElementStores::new(e))
+            .collect();
+    }
+    let eb = req.elem_bytes() as u64;
+    for l in lanes(exec) {
+        for k in 0..req.vec as usize {
+            let at = addrs[l] + k as u64 * eb;
+            for (i, e) in wc.watch.elements.iter().enumerate() {
+                let end = e.address + e.bytes as u64;
+                if at >= end || e.address >= at + eb {
+                    continue;
+                }
+                let event = event(w, cx, wc, inst, req, (l, k), at, (e.address, end));
+                cx.out.watched[i].push(event);
+            }
+        }
+    }
+}
+
+/// One lane's store of vector part `k` at `at`, seen from the element `[start, end)`.
+#[allow(clippy::too_many_arguments)]
+fn event(
+    w: &Warp,
+    cx: &BlockCx,
+    wc: &WatchCx,
+    inst: &Inst,
+    req: &Req,
+    (lane, k): (usize, usize),
+    at: u64,
+    (start, end): (u64, u64),
+) -> StoreEvent {
+    let reg = |s: Slot| {
+        if s == NONE {
+            0
+        } else {
+            w.regs[s as usize * 32 + lane]
+        }
+    };
+    let (bits, computed_by) = if req.kind == Kind::Atom {
+        // The atomic has run: its destination holds the old value.
+        let old = reg(req.regs[0]);
+        let new = atom_apply(req.atom, req.ty, old, reg(req.b), reg(req.c));
+        let operand = |bits| Operand {
+            ty: req.ty.into(),
+            bits: Some(bits),
+            loaded_from: None,
+        };
+        let mut operands = vec![operand(reg(req.b))];
+        if req.regs[0] != NONE {
+            operands.insert(0, operand(old));
+        }
+        let computation = Computation {
+            instruction: wc.instruction(inst.ptx_line),
+            location: cx.location(inst.site),
+            operands,
+            loaded_from: None,
+        };
+        (new, Some(computation))
+    } else {
+        let slot = req.regs[k];
+        let computed = wc
+            .defs
+            .reaching(&cx.l.prog, slot, w.pc)
+            .map(|def| computation(w, cx, wc, def, lane));
+        (store_value(w, req, k, lane), computed)
+    };
+    let whole = at <= start && at + req.elem_bytes() as u64 >= end;
+    let bits = if whole {
+        let shift = (start - at) * 8;
+        let width = (end - start) * 8;
+        (bits >> shift)
+            & if width >= 64 {
+                u64::MAX
+            } else {
+                (1 << width) - 1
+            }
+    } else {
+        bits
+    };
+    StoreEvent {
+        block: cx.block,
+        thread: cx.l.thread_index(w.thread_linear(lane)),
+        location: cx.location(inst.site),
+        instruction: wc.instruction(inst.ptx_line),
+        ty: req.ty.into(),
+        bits,
+        whole,
+        computed_by,
+    }
+}
+
+/// The instruction at `def` that computed a stored value, with its operands as the store found
+/// them where they are certain to be the ones it used.
+fn computation(w: &Warp, cx: &BlockCx, wc: &WatchCx, def: u32, lane: usize) -> Computation {
+    let prog = cx.l.prog;
+    let inst = &prog.code[def as usize];
+    let (slots, ty) = crate::analyse::provenance::operands(&inst.op);
+    let written = inst.op.written_slots();
+    let operands = slots
+        .iter()
+        .map(|&s| {
+            let kept = !written.contains(&s) && wc.defs.unchanged(prog, s, def, w.pc);
+            Operand {
+                ty: Scalar::from(ty.unwrap_or(crate::ir::Ty::U32)),
+                bits: kept.then(|| w.regs[s as usize * 32 + lane]),
+                loaded_from: wc
+                    .defs
+                    .reaching(prog, s, def)
+                    .and_then(|ld| loaded_from(w, cx, wc, ld, lane)),
+            }
+        })
+        .collect();
+    Computation {
+        instruction: wc.instruction(inst.ptx_line),
+        location: cx.location(inst.site),
+        operands,
+        loaded_from: loaded_from(w, cx, wc, def, lane),
+    }
+}
+
+/// Where the load at `ld` read, when its address register still holds the address it used.
+fn loaded_from(w: &Warp, cx: &BlockCx, wc: &WatchCx, ld: u32, lane: usize) -> Option<Place> {
+    let prog = cx.l.prog;
+    let inst = &prog.code[ld as usize];
+    let Op::Ld {
+        space,
+        ty,
+        addr,
+        off,
+        ref d,
+        ..
+    } = inst.op
+    else {
+        return None;
+    };
+    if addr == NONE || d.contains(&addr) || !wc.defs.unchanged(prog, addr, ld, w.pc) {
+        return None;
+    }
+    let at = w.regs[addr as usize * 32 + lane].wrapping_add(off as u64);
+    match space {
+        MemSpace::Global | MemSpace::Const => Some(wc.watch.place(at)),
+        MemSpace::Shared => Some(shared_place(cx, at, ty.bytes())),
+        MemSpace::Generic if at.wrapping_sub(SHARED_WINDOW) < WINDOW_SIZE => {
+            Some(shared_place(cx, at - SHARED_WINDOW, ty.bytes()))
+        }
+        MemSpace::Generic => Some(wc.watch.place(at)),
+        _ => None,
+    }
+}
+
+/// The `__shared__` variable holding byte `offset`, counted in elements of the load's size.
+fn shared_place(cx: &BlockCx, offset: u64, element_bytes: u32) -> Place {
+    let var =
+        cx.l.prog
+            .shared_vars
+            .iter()
+            .find(|v| offset.wrapping_sub(v.offset as u64) < v.size as u64);
+    Place {
+        space: Space::Shared,
+        address: offset,
+        name: var.map(|v| v.name.clone()),
+        index: var.map(|v| (offset - v.offset as u64) / element_bytes.max(1) as u64),
+    }
+}
