@@ -19,6 +19,14 @@ fn time_limit() -> f64 {
         .unwrap_or(10.0)
 }
 
+/// CPU threads a launch's blocks may run on: one per core, asked of the system once. The answer
+/// reads the process's cgroup files, which cost a small launch more than its whole kernel when
+/// the simulator asked at every launch.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The error a GPU would give for a kernel stopped by `kind`.
 fn fault(kind: K) -> CUresult {
     match kind {
@@ -139,6 +147,7 @@ fn launch(
             max_warp_instructions: (seconds * 1e7) as u64,
             max_clock: (seconds * 1e9) as u64,
             max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * seconds)),
+            threads: cores(),
             ..sim::Limits::default()
         },
     };
