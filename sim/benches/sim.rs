@@ -5,21 +5,15 @@
 //! `cargo bench -p sim` prints criterion's throughput (`thrpt`, elements per second).
 //! `SIM_BENCH_THREADS=1` runs blocks on one CPU thread (default: all cores).
 
+mod common;
+
+use common::{floats, int, ptr};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sim::{Launch, Limits, Machine, Module};
 
 const VECTOR_ADD: &str = include_str!("../tests/fixtures/vector_add.ptx");
 const TRANSPOSE: &str = include_str!("../tests/fixtures/transpose.ptx");
 const REDUCE: &str = include_str!("../tests/fixtures/reduce.ptx");
-
-fn floats(m: &mut Machine, n: usize) -> u64 {
-    let addr = m.alloc(4 * n as u64);
-    let bytes: Vec<u8> = (0..n)
-        .flat_map(|i| ((i % 1000) as f32 * 0.001).to_le_bytes())
-        .collect();
-    m.write(addr, &bytes).expect("write input");
-    addr
-}
 
 fn limits() -> Limits {
     let threads = std::env::var("SIM_BENCH_THREADS")
@@ -30,14 +24,6 @@ fn limits() -> Limits {
         threads,
         ..Limits::default()
     }
-}
-
-fn ptr(a: u64) -> Vec<u8> {
-    a.to_le_bytes().to_vec()
-}
-
-fn int(v: i32) -> Vec<u8> {
-    v.to_le_bytes().to_vec()
 }
 
 fn bench(c: &mut Criterion) {
