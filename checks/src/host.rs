@@ -5,6 +5,7 @@
 use crate::case::HostData;
 use crate::random::Rng;
 
+mod cpp01_first_program;
 mod ex25_first_program;
 mod ex26_device_arrays;
 mod ex27_pinned_streams;
@@ -101,6 +102,17 @@ const CHECKS: &[HostCheck] = &[
         id: "py09",
         cases: py09_cuda_core::cases,
         diagnose: Some(py09_cuda_core::diagnose),
+    },
+    HostCheck {
+        id: "cpp01",
+        cases: cpp01_first_program::cases,
+        diagnose: Some(cpp01_first_program::diagnose),
+    },
+    // The C++ track's streams program is exercise 27's in CUDA C++: the same cases.
+    HostCheck {
+        id: "cpp03",
+        cases: ex27_pinned_streams::cases,
+        diagnose: None,
     },
     HostCheck {
         id: "28",

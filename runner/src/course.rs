@@ -53,12 +53,18 @@ impl Exercise {
             .is_some_and(|h| h.language == Language::Python)
     }
 
+    /// The language of the student's whole program, or None for a kernel exercise.
+    pub fn language(&self) -> Option<Language> {
+        self.host.as_ref().map(|h| h.language)
+    }
+
     /// The track the exercise belongs to: what the student writes, and so what they do next.
     pub fn track(&self) -> Track {
-        match &self.host {
+        match self.language() {
             None => Track::Kernels,
-            Some(_) if self.is_python() => Track::Python,
-            Some(_) => Track::RustHost,
+            Some(Language::Python) => Track::Python,
+            Some(Language::Cpp) => Track::Cpp,
+            Some(Language::Rust) => Track::RustHost,
         }
     }
 }
@@ -72,6 +78,8 @@ pub enum Track {
     RustHost,
     /// Whole programs in Python: Numba, cuda.core (pyNN).
     Python,
+    /// Whole programs in CUDA C++ on the runtime API, built with nvcc (cppNN).
+    Cpp,
 }
 
 /// The language a host exercise's program is written in.
@@ -83,6 +91,8 @@ pub enum Language {
     Rust,
     /// A script run by the course's CUDA Python environment (`.cuda-python/`).
     Python,
+    /// A `.cu` program on the CUDA runtime API, built by the runner with nvcc.
+    Cpp,
 }
 
 /// A host exercise: its language, and what its program must do through the driver beyond
@@ -250,11 +260,17 @@ impl Course {
     }
 }
 
-/// `3` and `03` name exercise 03; `py1`, `PY01` and `py01` the Python track's py01.
+/// `3` and `03` name exercise 03; `py1`, `PY01` and `py01` the Python track's py01; `cpp1`
+/// the C++ track's cpp01.
 fn normalise_id(id: &str) -> String {
     let lower = id.to_ascii_lowercase();
-    if let Some(n) = lower.strip_prefix("py").and_then(|d| d.parse::<u32>().ok()) {
-        return format!("py{n:02}");
+    for track in ["py", "cpp"] {
+        if let Some(n) = lower
+            .strip_prefix(track)
+            .and_then(|d| d.parse::<u32>().ok())
+        {
+            return format!("{track}{n:02}");
+        }
     }
     match id.parse::<u32>() {
         Ok(n) => format!("{n:02}"),
@@ -285,16 +301,26 @@ const MAX_TIME_LIMIT_MS: u64 = 3_600_000;
 
 /// What is wrong with one exercise's metadata, naming the key.
 fn check_exercise(e: &Exercise) -> Result<(), String> {
-    let digits = e.id.strip_prefix("py").unwrap_or(&e.id);
+    let digits = ["py", "cpp"]
+        .iter()
+        .find_map(|track| e.id.strip_prefix(track))
+        .unwrap_or(&e.id);
     if digits.len() != 2 || !digits.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!(
-            "id {:?} must be two digits, like \"07\" (or \"py\" and two digits for the Python track)",
+            "id {:?} must be two digits, like \"07\" (or \"py\" or \"cpp\" and two digits for the Python and C++ tracks)",
             e.id
         ));
     }
     if e.id.starts_with("py") && !e.is_python() {
         return Err(
             "a \"py\" id is for a Python program: give it host = { language = \"python\" }".into(),
+        );
+    }
+    if e.id.starts_with("cpp") != (e.language() == Some(Language::Cpp)) {
+        return Err(
+            "a \"cpp\" id is for a CUDA C++ program, and a CUDA C++ program has a \"cpp\" id: \
+             give it host = { language = \"cpp\" } and an id like \"cpp01\""
+                .into(),
         );
     }
     if e.entries.is_empty() {
@@ -491,5 +517,16 @@ hints = ["h"]
     fn ids_are_found_with_or_without_leading_zero() {
         assert_eq!(normalise_id("3"), "03");
         assert_eq!(normalise_id("03"), "03");
+        assert_eq!(normalise_id("CPP1"), "cpp01");
+    }
+
+    #[test]
+    fn a_cpp_id_and_a_cpp_program_go_together() {
+        let cpp = ONE.replace("id = \"01\"", "id = \"cpp01\"");
+        let err = parse_metadata(&cpp).unwrap_err().to_string();
+        assert!(err.contains("host = { language = \"cpp\" }"), "{err}");
+        let program = format!("{cpp}host = {{ language = \"cpp\" }}\n");
+        let parsed = parse_metadata(&program).unwrap();
+        assert_eq!(parsed[0].track(), Track::Cpp);
     }
 }

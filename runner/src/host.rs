@@ -10,6 +10,7 @@ pub mod record;
 pub mod report;
 pub mod summary;
 mod targets;
+mod words;
 
 use crate::cli::BackendChoice;
 use crate::course::{Course, Exercise};

@@ -48,6 +48,7 @@ pub fn build(
         .unwrap_or_default();
     match (language, prebuilt) {
         (Language::Python, _) => python(course, main),
+        (Language::Cpp, _) => cpp(course, main),
         (Language::Rust, Some(program)) => Ok(Built {
             command: vec![program.into()],
             variables: Vec::new(),
@@ -117,6 +118,52 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
         ],
         warnings: Vec::new(),
         _own_copy: None,
+    })
+}
+
+/// A CUDA C++ program: one `.cu` file built with nvcc (the course's, else a toolkit's) on the
+/// CUDA runtime, with hostkit's header on the include path. The fat binary carries PTX for
+/// compute_80, which the simulator runs and a GPU's driver compiles for itself, so one build
+/// serves both backends. nvcc's messages name the student's file as the course shows it.
+fn cpp(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
+    let nvcc = crate::driver_env::course_nvcc(Some(course)).ok_or_else(|| {
+        BuildFailure::Setup(anyhow::anyhow!(
+            "this exercise is a CUDA C++ program, built with nvcc, which is not installed: run \
+             scripts/install-nvcc (it needs g++ too: apt install g++)"
+        ))
+    })?;
+    let own_copy = crate::ending::tempdir()
+        .context("cannot make a folder for the built program")
+        .map_err(BuildFailure::Setup)?;
+    let program = own_copy.path().join("program");
+    let output = Command::new(&nvcc)
+        .args([
+            "-std=c++17",
+            "-lineinfo",
+            "-gencode",
+            "arch=compute_80,code=compute_80",
+        ])
+        .arg("-I")
+        .arg(course.root.join("hostkit").join("cpp"))
+        .arg("-o")
+        .arg(&program)
+        .arg(main)
+        .output()
+        .map_err(|e| BuildFailure::Setup(anyhow::anyhow!("cannot run {}: {e}", nvcc.display())))?;
+    let messages = String::from_utf8_lossy(&output.stderr)
+        .replace(&main.display().to_string(), &course.display_name(main));
+    if !output.status.success() {
+        return Err(BuildFailure::Errors(messages.trim_end().to_string()));
+    }
+    Ok(Built {
+        command: vec![program.into()],
+        variables: Vec::new(),
+        warnings: messages
+            .lines()
+            .filter(|l| l.contains("warning"))
+            .map(str::to_string)
+            .collect(),
+        _own_copy: Some(own_copy),
     })
 }
 

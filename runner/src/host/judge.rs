@@ -4,16 +4,13 @@
 
 use super::execute::{Exit, Run};
 use super::record::{Direction, Launch, Record};
+use super::words;
 use crate::backend::sim::{describe, relative_to_current_dir, verdict_of};
-use crate::course::Exercise;
+use crate::course::{Exercise, Language};
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
 use serde::{Deserialize, Serialize};
-
-/// What a failed call the program went on after means.
-const WENT_ON: &str = "and the program went on as if it had worked: check the result of every \
-                       call (in Rust, `?` or a match), so an error stops the program where it happens";
 
 /// One case's result.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -172,6 +169,11 @@ fn in_numba_words(text: &str) -> String {
     said
 }
 
+/// The language of a host exercise's program (Rust where the metadata names none).
+fn language(exercise: &Exercise) -> Language {
+    exercise.language().unwrap_or_default()
+}
+
 /// Judges one case's run: its outputs, once the run itself went well.
 pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
     let verdict_and_problem =
@@ -197,7 +199,10 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
         let Some(got) = got else {
             return Some((
                 Verdict::WrongOutput,
-                format!("the program handed back no {name} (hostkit's task.write_f32s(\"{name}\", ...) was never called)"),
+                format!(
+                    "the program handed back no {name} (hostkit's {} was never called)",
+                    words::write_call(language(exercise), name)
+                ),
             ));
         };
         if let Some(problem) = mismatch(name, want, got, exercise.tolerance) {
@@ -208,7 +213,7 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
                 .as_ref()
                 .and_then(|r| failed_calls(r).into_iter().next());
             let cause = unchecked
-                .map(|failure| format!("{failure}, {WENT_ON}"))
+                .map(|failure| format!("{failure}, {}", words::went_on(language(exercise))))
                 .or_else(|| read_before_waiting(run, name))
                 .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
                 .map(|c| format!("\n  Likely: {c}"))
@@ -309,7 +314,7 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     let mut found = Vec::new();
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {
-        found.push(format!("{failure}, {WENT_ON}"));
+        found.push(format!("{failure}, {}", words::went_on(language(exercise))));
     }
     for kernel in unlaunched_kernels(exercise, runs) {
         found.push(format!(
@@ -323,8 +328,8 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     if let Some(leaked) = leaked.filter(|b| *b > 0 && !python) {
         found.push(format!(
             "{leaked} bytes of device memory were still allocated when the program ended: free \
-             what you allocate (cudarc frees a CudaSlice when it is dropped; a raw cuMemAlloc \
-             needs its cuMemFree)"
+             what you allocate ({})",
+            words::free_advice(language(exercise))
         ));
     }
     let targets = exercise.host.clone().unwrap_or_default();
@@ -347,10 +352,11 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
             ));
         }
         if pageable > 0 {
+            let (pageable_memory, pinned) = words::pinned_advice(language(exercise));
             found.push(format!(
-                "{pageable} asynchronous copies used pageable host memory (a Vec): the driver \
-                 stages those through a buffer of its own while the host waits, so they overlap \
-                 nothing. Copy from and to pinned memory (ctx.alloc_pinned)"
+                "{pageable} asynchronous copies used pageable host memory ({pageable_memory}): \
+                 the driver stages those through a buffer of its own while the host waits, so \
+                 they overlap nothing. Copy from and to pinned memory ({pinned})"
             ));
         }
     }
