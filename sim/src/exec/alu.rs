@@ -438,11 +438,32 @@ pub(crate) fn cvt(
             );
             if ftz && dt == Ty::F32 {
                 ftz32(f32::from_bits(bits as u32)).to_bits() as u64
-            } else if dt == Ty::F16 && st == Ty::F16 {
+            } else if dt == Ty::F16 && st == Ty::F16 && !to_int && !sat {
+                // A plain half-to-half conversion changes nothing;
+                // `.rzi`/`.rmi`/... round to an integer and `.sat` clamps, as for any float.
                 a & 0xffff
             } else {
                 bits
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod half_rounding_tests {
+    use super::*;
+
+    #[test]
+    fn half_to_half_conversions_round_to_integers_when_asked() {
+        let half = |x: f32| half::f16::from_f32(x).to_bits() as u64;
+        let cvt16 = |rnd, x| cvt(Ty::F16, Ty::F16, Some(rnd), true, false, false, half(x));
+        assert_eq!(cvt16(Rnd::Rz, 0.75), half(0.0), "trunc");
+        assert_eq!(cvt16(Rnd::Rp, 0.25), half(1.0), "ceil");
+        assert_eq!(cvt16(Rnd::Rm, -0.25), half(-1.0), "floor");
+        assert_eq!(cvt16(Rnd::Rn, 2.5), half(2.0), "to nearest even");
+        assert_eq!(
+            cvt(Ty::F16, Ty::F16, None, false, false, false, half(0.75)),
+            half(0.75)
+        );
     }
 }
