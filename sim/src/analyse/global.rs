@@ -240,78 +240,86 @@ impl GlobalShadow {
         slots.sort_unstable_by_key(|&s| self.pages[s].number);
         // Reads, reads for a compare-and-swap, atomics, plain writes, plain writes after the
         // block's ticket.
+        const KINDS: [(Kind, bool); 5] = [
+            (Kind::Read, false),
+            (Kind::CasRead, false),
+            (Kind::Atomic, false),
+            (Kind::Write, false),
+            (Kind::Write, true),
+        ];
         let mut open: [Option<Range>; 5] = [None; 5];
-        let flush = |r: Range, out: &mut WorkerOut| {
-            if out.global_ranges.len() < MAX_RANGES {
-                out.global_ranges.push(r);
-            } else {
-                out.global_ranges_capped = true;
-            }
-        };
         for s in slots {
             let page = &self.pages[s];
+            let first_byte = page.number * PAGE_WORDS as u64 * 4;
             for (i, g) in page.words[..page.hi].iter().enumerate().skip(page.lo) {
                 if g.block != self.block {
                     continue;
                 }
-                let base = (page.number * PAGE_WORDS as u64 + i as u64) << 2;
-                let kinds = [
-                    (Kind::Read, g.read, false),
-                    (Kind::CasRead, g.cas_read, false),
-                    (Kind::Atomic, g.atomic, false),
-                    (Kind::Write, g.plain & !g.late, false),
-                    (Kind::Write, g.plain & g.late, true),
+                let base = first_byte + 4 * i as u64;
+                let masks = [
+                    g.read,
+                    g.cas_read,
+                    g.atomic,
+                    g.plain & !g.late,
+                    g.plain & g.late,
                 ];
-                for (slot_index, (kind, mask, after_ticket)) in kinds.into_iter().enumerate() {
+                let write_lock = if g.plain != 0 {
+                    self.locks.lock_of(g.w_section)
+                } else {
+                    0
+                };
+                for (slot, (&mask, &(kind, after_ticket))) in
+                    open.iter_mut().zip(masks.iter().zip(&KINDS))
+                {
                     if mask == 0 {
                         continue;
                     }
                     let Toucher { site, tid, size } = g.first[kind as usize];
-                    let lock = if kind == Kind::Write {
-                        self.locks.lock_of(g.w_section)
-                    } else {
-                        0
+                    let lock = if kind == Kind::Write { write_lock } else { 0 };
+                    let mut add = |lo: u64, hi: u64| match slot {
+                        Some(r) if r.hi == lo && r.site == site && r.lock == lock => r.hi = hi,
+                        _ => {
+                            let fresh = Range {
+                                lo,
+                                hi,
+                                block: block_lin,
+                                site,
+                                tid,
+                                kind,
+                                after_ticket,
+                                lock,
+                                size,
+                            };
+                            if let Some(r) = slot.replace(fresh) {
+                                keep(r, out);
+                            }
+                        }
                     };
                     // Whole words (the usual case) extend a range by four bytes at once.
-                    let runs: &[(u64, u64)] = if mask == 0xf {
-                        &[(0, 4)]
+                    if mask == 0xf {
+                        add(base, base + 4);
                     } else {
-                        &[(0, 1), (1, 2), (2, 3), (3, 4)]
-                    };
-                    for &(from, to) in runs {
-                        if mask != 0xf && mask >> from & 1 == 0 {
-                            continue;
-                        }
-                        let (lo, hi) = (base + from, base + to);
-                        let slot = &mut open[slot_index];
-                        match slot {
-                            Some(r) if r.hi == lo && r.site == site && r.lock == lock => r.hi = hi,
-                            _ => {
-                                if let Some(r) = slot.take() {
-                                    flush(r, out);
-                                }
-                                *slot = Some(Range {
-                                    lo,
-                                    hi,
-                                    block: block_lin,
-                                    site,
-                                    tid,
-                                    kind,
-                                    after_ticket,
-                                    lock,
-                                    size,
-                                });
-                            }
+                        for b in (0..4).filter(|b| mask >> b & 1 != 0) {
+                            add(base + b, base + b + 1);
                         }
                     }
                 }
             }
         }
         for r in open.into_iter().flatten() {
-            flush(r, out);
+            keep(r, out);
         }
         out.global_ranges_capped |= self.capped;
         self.capped = false;
+    }
+}
+
+/// Keeps a finished range for the cross-block pass, up to `MAX_RANGES` per CPU thread.
+fn keep(r: Range, out: &mut WorkerOut) {
+    if out.global_ranges.len() < MAX_RANGES {
+        out.global_ranges.push(r);
+    } else {
+        out.global_ranges_capped = true;
     }
 }
 

@@ -1,15 +1,22 @@
 //! Counting what one warp-wide access costs: distinct global sectors, shared-memory wavefronts.
 
-/// Number of distinct values (reorders `v`). Coalesced accesses arrive sorted, so that case skips
-/// the sort.
+/// Number of distinct values (may reorder `v`). Coalesced accesses arrive sorted, so that case
+/// skips the sort; values within 64 of each other (a warp's sectors, repeated or shuffled, as
+/// the two half-warps of a matrix multiply read them) are counted as bits of one word.
 #[inline]
 pub(crate) fn count_distinct(v: &mut [u64]) -> u64 {
     if v.is_empty() {
         return 0;
     }
-    if !v.windows(2).all(|w| w[0] <= w[1]) {
-        v.sort_unstable();
+    if v.windows(2).all(|w| w[0] <= w[1]) {
+        return 1 + v.windows(2).filter(|w| w[0] != w[1]).count() as u64;
     }
+    let lo = v.iter().copied().min().unwrap_or(0);
+    if v.iter().all(|&x| x - lo < 64) {
+        let seen = v.iter().fold(0u64, |m, &x| m | 1 << (x - lo));
+        return seen.count_ones() as u64;
+    }
+    v.sort_unstable();
     1 + v.windows(2).filter(|w| w[0] != w[1]).count() as u64
 }
 
@@ -252,5 +259,16 @@ mod tests {
         assert_eq!(count_distinct(&mut v), 4);
         let mut v: Vec<u64> = (0..32).map(|l| (31 - l) * 3).collect();
         assert_eq!(count_distinct(&mut v), 32);
+    }
+
+    #[test]
+    fn distinct_sectors_out_of_order_within_one_word_and_past_it() {
+        // The two half-warps of a naive matrix multiply read the same 16 sectors.
+        let mut v: Vec<u64> = (0..32).map(|l| 1000 + l % 16).collect();
+        assert_eq!(count_distinct(&mut v), 16);
+        // 63 apart is still one word of bits; 64 apart takes the sort.
+        assert_eq!(count_distinct(&mut [563, 500, 563, 501]), 3);
+        assert_eq!(count_distinct(&mut [564, 500, 564, 501]), 3);
+        assert_eq!(count_distinct(&mut [u64::MAX, 0, u64::MAX]), 2);
     }
 }
