@@ -1,11 +1,13 @@
 //! The driver's linker (`cuLinkCreate` ... `cuLinkComplete`), as Numba and cuda.core use it to
-//! turn their PTX into a loadable image. The simulator loads PTX, so linking one PTX input gives
-//! that PTX back as the image; more than one input, or machine code, is refused with the reason
-//! (linking PTX modules together is not done here yet).
+//! turn their PTX into a loadable image. The simulator loads PTX, so the image is PTX: one input
+//! as it is, several made into one module (`merge`), the PTX of a fat binary taken out of it.
+//! Machine code and archives (`libcudadevrt.a`) are refused with the reason.
 
 use crate::state::{call, handle, index, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+
+mod merge;
 
 /// What a link collects: its PTX inputs, and the image once complete (kept until destroyed,
 /// as the driver keeps it).
@@ -15,8 +17,9 @@ pub(crate) struct Link {
     image: Vec<u8>,
 }
 
-/// `CU_JIT_INPUT_PTX`.
+/// `CU_JIT_INPUT_PTX` and `CU_JIT_INPUT_FATBINARY`.
 const INPUT_PTX: c_int = 1;
+const INPUT_FATBINARY: c_int = 3;
 
 fn link_mut(d: &mut Driver, state: *mut c_void) -> Result<&mut Link> {
     let i = index(state)?;
@@ -25,6 +28,11 @@ fn link_mut(d: &mut Driver, state: *mut c_void) -> Result<&mut Link> {
 
 fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str) -> Result {
     let link = link_mut(d, state)?;
+    if kind == INPUT_FATBINARY {
+        let ptx = crate::fatbin::ptx(bytes).map_err(crate::fatbin::refused)?;
+        link.inputs.push(ptx.into_bytes());
+        return Ok(());
+    }
     if kind != INPUT_PTX {
         eprintln!(
             "simcuda: cuLinkAdd was given {name} as machine code or an archive (input type {kind}); \
@@ -141,14 +149,7 @@ pub unsafe extern "C" fn cuLinkComplete(
     pass_through!(cuLinkComplete(state, image, size));
     call("cuLinkComplete", |d| {
         let link = link_mut(d, state)?;
-        let [only] = link.inputs.as_slice() else {
-            eprintln!(
-                "simcuda: cuLinkComplete with {} PTX inputs: the simulator links exactly one",
-                link.inputs.len()
-            );
-            return Err(E::CUDA_ERROR_NOT_SUPPORTED);
-        };
-        let mut bytes = only.clone();
+        let mut bytes = linked(&link.inputs)?;
         bytes.push(0);
         link.image = bytes;
         let (ptr, len) = (link.image.as_mut_ptr().cast::<c_void>(), link.image.len());
@@ -161,6 +162,30 @@ pub unsafe extern "C" fn cuLinkComplete(
         }
         Ok(())
     })
+}
+
+/// The image of a link's inputs: one PTX input as it is, several made into one module.
+fn linked(inputs: &[Vec<u8>]) -> Result<Vec<u8>> {
+    match inputs {
+        [] => {
+            eprintln!("simcuda: cuLinkComplete with no inputs: add PTX with cuLinkAddData first");
+            Err(E::CUDA_ERROR_INVALID_VALUE)
+        }
+        [only] => Ok(only.clone()),
+        several => {
+            let texts: Vec<String> = several
+                .iter()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .collect();
+            merge::merge(&texts).map(String::into_bytes).map_err(|why| {
+                eprintln!(
+                    "simcuda: cuLinkComplete could not link its {} PTX inputs: {why}",
+                    texts.len()
+                );
+                E::CUDA_ERROR_INVALID_PTX
+            })
+        }
+    }
 }
 
 #[no_mangle]
