@@ -1,18 +1,33 @@
 //! The typed data one part of the course hands another across a process boundary, defined once,
 //! with a version: the simulated driver (`libsimcuda.so`, in the student's process) writes a
-//! [`DriverRecord`] of what the program did; `runner check` judges it and `runner run` shows it.
+//! [`DriverRecord`] of what the program did; `runner check` judges it and `runner run` shows it;
+//! a check's report carries its [`Verdict`], its [`Backend`] and its [`Finding`]s as typed values.
 //! Nothing downstream walks the JSON by hand or reads a sentence for a fact.
 //!
 //! | type | written by | read by |
 //! | --- | --- | --- |
 //! | [`DriverRecord`] | `driver` (`record.rs`, at the program's exit) | `runner` (`host`, `cmd::run`) |
+//! | [`Verdict`], [`Finding`], [`Backend`] | `runner` (`checker::verdict`) | `runner check --json`, the grader, the book |
 //!
 //! The simulator's own figures and diagnostics ride inside the record as `sim`'s types.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+mod backend;
 mod driver_record;
+mod finding;
+mod verdict;
+
+pub use backend::Backend;
+pub use finding::{Finding, Place};
+/// What the simulator saw, as a [`Finding`]'s kind.
+pub use sim::DiagnosticKind;
+pub use verdict::Verdict;
+
+/// The version of a check report's JSON form (`runner check --json`), raised when a field changes
+/// meaning or goes; new fields may appear without it.
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub use driver_record::{
     Direction, DriverRecord, Failure, Launch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,

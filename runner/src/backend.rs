@@ -18,6 +18,9 @@ pub struct KernelLaunch<'a> {
     pub time_limit: Duration,
 }
 
+/// Kept for host/judge.rs until its next edit: the rule is the checker's.
+pub use crate::checker::verdict::of_fault as verdict_of_fault;
+
 /// What the simulator learnt during a launch; a GPU has nothing to add here.
 pub type LaunchDetails = Option<::sim::LaunchReport>;
 
@@ -54,29 +57,13 @@ pub enum BackendError {
     Device(String),
 }
 
-/// The verdict a GPU's error for a kernel's fault gives, the same as the simulator's for the same
-/// bug: an illegal address is an access out of bounds, a misaligned address a misaligned access.
-/// None for the errors that name no bug of their own (a trap, a failed launch).
-pub fn verdict_of_fault(code: u32) -> Option<crate::report::Verdict> {
-    use crate::report::Verdict;
-    use cudarc::driver::sys::CUresult::*;
-    [
-        (CUDA_ERROR_ILLEGAL_ADDRESS, Verdict::OutOfBounds),
-        (CUDA_ERROR_MISALIGNED_ADDRESS, Verdict::Misaligned),
-        (CUDA_ERROR_LAUNCH_TIMEOUT, Verdict::Hang),
-    ]
-    .into_iter()
-    .find(|(error, _)| *error as u32 == code)
-    .map(|(_, verdict)| verdict)
-}
-
 fn describe_limit(limit: Duration) -> String {
     format!("{:.1} s", limit.as_secs_f64())
 }
 
 pub trait Backend {
     /// "gpu" or "sim", as in `--backend`.
-    fn kind(&self) -> &'static str;
+    fn kind(&self) -> crate::report::Backend;
     /// The device in words, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
     fn describe(&self) -> String;
     /// What the compiler should make for this backend.

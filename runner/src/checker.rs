@@ -5,7 +5,7 @@ use crate::backend::{Backend, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::Prepared;
-use crate::report::{CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
+use crate::report::{self, CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
@@ -14,7 +14,7 @@ pub mod gpu_lock;
 mod reference;
 mod run;
 mod timing;
-mod verdict;
+pub mod verdict;
 use anyhow::Context;
 use checks::{Case, CaseOptions};
 use std::collections::BTreeMap;
@@ -197,7 +197,7 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
 
 impl Checker<'_> {
     fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
-        let timing = self.timing && self.backend.kind() == "gpu";
+        let timing = self.timing && self.backend.kind() == report::Backend::Gpu;
         case_options(self.seed, &self.extra_sizes, timing, declared)
     }
 
@@ -229,7 +229,7 @@ impl Checker<'_> {
             exercise: exercise.id.clone(),
             title: exercise.title.clone(),
             file: self.course.display_name(file),
-            backend: self.backend.kind().into(),
+            backend: self.backend.kind(),
             device: self.backend.describe(),
             verdict,
             summary,
@@ -408,7 +408,7 @@ impl Checker<'_> {
             figures_case: None,
             timing_case: None,
         };
-        let on_gpu = self.backend.kind() == "gpu";
+        let on_gpu = self.backend.kind() == report::Backend::Gpu;
         for (index, case) in cases
             .iter()
             .enumerate()
@@ -420,14 +420,14 @@ impl Checker<'_> {
             let mut case_verdict = outcome.result.verdict;
             if let Some(sim_report) = &outcome.sim {
                 for finding in findings(case, &sim_report.diagnostics) {
-                    case_verdict = case_verdict.worse(finding.verdict);
+                    case_verdict = verdict::worse(case_verdict, finding.verdict);
                     if !report.diagnostics.iter().any(|d| d.text == finding.text) {
                         report.diagnostics.push(finding);
                     }
                 }
                 report.add_printf(&sim_report.printf);
             }
-            ran.verdict = ran.verdict.worse(case_verdict);
+            ran.verdict = verdict::worse(ran.verdict, case_verdict);
             let failed = ran.verdict != Verdict::Passed;
             let mut result = outcome.result;
             result.verdict = case_verdict;
@@ -447,7 +447,9 @@ impl Checker<'_> {
                 break;
             }
         }
-        report.diagnostics.sort_by_key(|d| d.verdict.severity());
+        report
+            .diagnostics
+            .sort_by_key(|d| verdict::severity(d.verdict));
         ran
     }
 

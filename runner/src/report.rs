@@ -4,9 +4,7 @@ use checks::Mismatch;
 use colored::Colorize;
 use serde::{Deserialize, Serialize};
 
-/// The version of the report's JSON form (`runner check --json`), raised when a field changes
-/// meaning or goes; new fields may appear without it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub use contract::{Backend, DiagnosticKind, Finding, Place, Verdict, SCHEMA_VERSION};
 
 /// The most of a kernel's `printf` output one report keeps, over all its cases and launches: what
 /// one launch may print on a GPU (its printf buffer holds 1 MiB), so a kernel left printing in
@@ -17,112 +15,13 @@ pub const MAX_PRINTF_BYTES: usize = 1 << 20;
 /// simulator's own note for one launch cut at its buffer starts the same way.
 pub const PRINTF_CUT_NOTE: &str = "printf output cut at 1 MiB";
 
-/// What a check concluded, one word a grader can act on. Every verdict but `Passed` fails the
-/// check; `runner check` exits with 0 for `Passed`, 1 for any other verdict, and 2 when it could
-/// not check at all (bad arguments, no NVRTC, an unreadable file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Passed,
-    /// The exercise's TODOs are still to do: the file is the original, or its output unchanged.
-    NotDone,
-    CompileError,
-    /// An entry point the exercise launches is not in the file.
-    MissingKernel,
-    /// A value the exercise reads from the file (`extern "C" __constant__ int ...`) is missing.
-    MissingDeclaration,
-    /// The outputs differ from the CPU reference.
-    WrongOutput,
-    OutOfBounds,
-    Misaligned,
-    /// Two threads touched the same memory without ordering, at least one writing.
-    Race,
-    /// A `__syncthreads()` that not every thread of a block reached.
-    BarrierDivergence,
-    /// A shuffle or vote whose mask names lanes that were not taking part.
-    BadMask,
-    /// The GPU refuses the launch (too many threads per block, too much shared memory, a grid
-    /// of zero blocks): where the student chooses the launch, a mistake of its own.
-    InvalidLaunch,
-    /// The kernel ran past the exercise's time limit (or every thread waited for ever).
-    Hang,
-    /// The kernel stopped with an error (trap, assert, a fault).
-    Crashed,
-    /// Right outputs, no bug found, but a target of the exercise is missed: the technique its
-    /// chapter teaches is not used, or the kernel is too slow.
-    TargetsMissed,
-}
-
-impl Verdict {
-    /// The verdict as a student reads it, at the end of the report.
-    pub fn headline(self) -> &'static str {
-        match self {
-            Verdict::Passed => "Passed.",
-            Verdict::NotDone => "Not done yet.",
-            Verdict::CompileError => "Does not compile.",
-            Verdict::MissingKernel => "Kernel not found.",
-            Verdict::MissingDeclaration => "Declaration missing.",
-            Verdict::WrongOutput => "Wrong output.",
-            Verdict::OutOfBounds => "Out of bounds.",
-            Verdict::Misaligned => "Misaligned access.",
-            Verdict::Race => "Race.",
-            Verdict::BarrierDivergence => "Barrier not reached by every thread.",
-            Verdict::BadMask => "Bad warp mask.",
-            Verdict::InvalidLaunch => "Launch refused.",
-            Verdict::Hang => "Hangs.",
-            Verdict::Crashed => "Crashed.",
-            Verdict::TargetsMissed => "Correct, not yet the technique or speed asked for.",
-        }
-    }
-
-    /// A bug the kernel has whatever its outputs say; among several, the first in this order is
-    /// the verdict (a barrier half a block skips causes the races that follow it).
-    fn bug_rank(self) -> Option<u8> {
-        Some(match self {
-            Verdict::OutOfBounds => 0,
-            Verdict::Misaligned => 1,
-            Verdict::Crashed | Verdict::InvalidLaunch => 2,
-            Verdict::Hang => 3,
-            Verdict::BarrierDivergence => 4,
-            Verdict::BadMask => 5,
-            Verdict::Race => 6,
-            _ => return None,
-        })
-    }
-
-    /// Orders findings: the one that decides the verdict first.
-    pub fn severity(self) -> u8 {
-        self.bug_rank().unwrap_or(u8::MAX)
-    }
-
-    /// The more telling of two failure verdicts: a bug over a wrong output.
-    pub fn worse(self, other: Verdict) -> Verdict {
-        match (self.bug_rank(), other.bug_rank()) {
-            (Some(a), Some(b)) if b < a => other,
-            (Some(_), _) => self,
-            (None, Some(_)) => other,
-            (None, None) if self == Verdict::Passed => other,
-            (None, None) => self,
-        }
-    }
-}
-
-/// A bug the simulator found in one case: the verdict it gives and where it happened.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Finding {
-    pub verdict: Verdict,
-    pub case: String,
-    /// Where, which thread, what, and what to do.
-    pub text: String,
-}
-
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CheckReport {
     pub schema_version: u32,
     pub exercise: String,
     pub title: String,
     pub file: String,
-    pub backend: String,
+    pub backend: Backend,
     pub device: String,
     pub verdict: Verdict,
     /// One line saying what happened and what to do next.

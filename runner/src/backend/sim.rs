@@ -3,7 +3,6 @@
 
 use super::{Backend, BackendError, DevicePtr, KernelLaunch, LaunchDetails, ModuleId};
 use crate::compile::{Image, Target};
-use crate::report::Verdict;
 use sim::{Diagnostic, DiagnosticKind, Limits, Machine, Module};
 use std::time::Duration;
 
@@ -84,18 +83,8 @@ fn cpu_threads() -> usize {
         .unwrap_or(0)
 }
 
-/// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
-pub fn verdict_of(d: &Diagnostic) -> Verdict {
-    match d.kind {
-        DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
-        DiagnosticKind::Misaligned => Verdict::Misaligned,
-        DiagnosticKind::SharedRace | DiagnosticKind::GlobalRace => Verdict::Race,
-        DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
-        DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
-        DiagnosticKind::InconsistentMask | DiagnosticKind::WarpSyncDeadlock => Verdict::BadMask,
-        DiagnosticKind::Trap | DiagnosticKind::Assert => Verdict::Crashed,
-    }
-}
+/// Kept for host/judge.rs until its next edit: the rule is the checker's.
+pub use crate::checker::verdict::of_diagnostic as verdict_of;
 
 /// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
 fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
@@ -118,7 +107,7 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
             }
         }
         _ => BackendError::Stopped {
-            verdict: verdict_of(diagnostic),
+            verdict: crate::checker::verdict::of_diagnostic(diagnostic),
             text,
         },
     }
@@ -140,8 +129,8 @@ pub fn describe(d: &Diagnostic) -> String {
 }
 
 impl Backend for SimBackend {
-    fn kind(&self) -> &'static str {
-        "sim"
+    fn kind(&self) -> crate::report::Backend {
+        crate::report::Backend::Sim
     }
 
     fn describe(&self) -> String {

@@ -23,7 +23,7 @@ impl Checker<'_> {
         text: &str,
         mine: &SimFigures,
     ) -> anyhow::Result<Option<SimFigures>> {
-        if self.backend.kind() != "sim"
+        if self.backend.kind() != crate::report::Backend::Sim
             || self.retile
             || !exercise.targets.needs_reference_figures()
         {

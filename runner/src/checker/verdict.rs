@@ -1,11 +1,78 @@
-//! From what a check saw to what it says: the verdict of a backend error, the findings of the
-//! simulator's diagnostics, and the advice that ends a failed check.
+//! Every rule that decides a verdict, for kernels and whole programs alike, on the GPU and in the
+//! simulator alike: which verdict a diagnostic, a backend error or a GPU's fault code gives, which
+//! of two verdicts wins, the findings of the simulator's diagnostics, and the advice that ends a
+//! failed check. Other modules call these; none decides a verdict of its own.
 
 use super::defined_kernels;
 use crate::backend::BackendError;
 use crate::course::Exercise;
-use crate::report::{CheckReport, Finding, Verdict};
+use crate::report::{CheckReport, Finding, Place, Verdict};
 use checks::Case;
+use sim::{Diagnostic, DiagnosticKind, RacePlace};
+
+/// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
+pub fn of_diagnostic(d: &Diagnostic) -> Verdict {
+    match d.kind {
+        DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
+        DiagnosticKind::Misaligned => Verdict::Misaligned,
+        DiagnosticKind::SharedRace | DiagnosticKind::GlobalRace => Verdict::Race,
+        DiagnosticKind::DivergentBarrier => Verdict::BarrierDivergence,
+        DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
+        DiagnosticKind::InconsistentMask | DiagnosticKind::WarpSyncDeadlock => Verdict::BadMask,
+        DiagnosticKind::Trap | DiagnosticKind::Assert => Verdict::Crashed,
+    }
+}
+
+/// The verdict a GPU's error for a kernel's fault gives, the same as the simulator's for the same
+/// bug: an illegal address is an access out of bounds, a misaligned address a misaligned access.
+/// None for the errors that name no bug of their own (a trap, a failed launch).
+pub fn of_fault(code: u32) -> Option<Verdict> {
+    use cudarc::driver::sys::CUresult::*;
+    [
+        (CUDA_ERROR_ILLEGAL_ADDRESS, Verdict::OutOfBounds),
+        (CUDA_ERROR_MISALIGNED_ADDRESS, Verdict::Misaligned),
+        (CUDA_ERROR_LAUNCH_TIMEOUT, Verdict::Hang),
+    ]
+    .into_iter()
+    .find(|(error, _)| *error as u32 == code)
+    .map(|(_, verdict)| verdict)
+}
+
+/// A bug the kernel has whatever its outputs say; among several, the first in this order is
+/// the verdict (a barrier half a block skips causes the races that follow it).
+fn bug_rank(verdict: Verdict) -> Option<u8> {
+    Some(match verdict {
+        Verdict::OutOfBounds => 0,
+        Verdict::Misaligned => 1,
+        Verdict::Crashed | Verdict::InvalidLaunch => 2,
+        Verdict::Hang => 3,
+        Verdict::BarrierDivergence => 4,
+        Verdict::BadMask => 5,
+        Verdict::Race => 6,
+        _ => return None,
+    })
+}
+
+/// Whether the verdict is a bug in the kernel (not a wrong output, a missed target, a pass).
+pub fn is_bug(verdict: Verdict) -> bool {
+    bug_rank(verdict).is_some()
+}
+
+/// Orders findings: the one that decides the verdict first.
+pub fn severity(verdict: Verdict) -> u8 {
+    bug_rank(verdict).unwrap_or(u8::MAX)
+}
+
+/// The more telling of two failure verdicts: a bug over a wrong output.
+pub fn worse(this: Verdict, other: Verdict) -> Verdict {
+    match (bug_rank(this), bug_rank(other)) {
+        (Some(a), Some(b)) if b < a => other,
+        (Some(_), _) => this,
+        (None, Some(_)) => other,
+        (None, None) if this == Verdict::Passed => other,
+        (None, None) => this,
+    }
+}
 
 /// A backend error as the case's verdict and the line a student reads under the failing case.
 pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
@@ -23,26 +90,53 @@ pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
     }
 }
 
+/// The argument (0-based) and element a race on global memory touched through a kernel
+/// parameter, as the simulator found them.
+fn raced_argument(d: &Diagnostic) -> Option<(u32, Option<u64>)> {
+    match &d.race.as_deref()?.place {
+        RacePlace::Global {
+            argument: Some(argument),
+            element,
+            ..
+        } => Some((*argument, *element)),
+        _ => None,
+    }
+}
+
 /// The bugs among a launch's diagnostics, as findings of `case`, with its arrays called by
 /// their parameter names.
-pub(super) fn findings(case: &Case, diagnostics: &[sim::Diagnostic]) -> Vec<Finding> {
-    diagnostics
-        .iter()
-        .map(|d| {
-            let mut text = crate::backend::sim::describe(d);
-            for (k, arg) in case.args.iter().enumerate() {
-                if let checks::Arg::Buffer(buffer) = arg {
-                    let by_position = format!("the array passed as argument {}", k + 1);
-                    text = text.replace(&by_position, &format!("`{}`", buffer.name));
-                }
-            }
-            Finding {
-                verdict: crate::backend::sim::verdict_of(d),
-                case: case.name.clone(),
-                text,
-            }
-        })
-        .collect()
+pub(super) fn findings(case: &Case, diagnostics: &[Diagnostic]) -> Vec<Finding> {
+    diagnostics.iter().map(|d| finding(case, d)).collect()
+}
+
+/// One diagnostic as a finding of `case`: its facts as fields, and the sentence.
+fn finding(case: &Case, d: &Diagnostic) -> Finding {
+    let raced = raced_argument(d);
+    let buffer = raced.and_then(|(argument, _)| match case.args.get(argument as usize) {
+        Some(checks::Arg::Buffer(buffer)) => Some(buffer.name.clone()),
+        _ => None,
+    });
+    let mut text = crate::backend::sim::describe(d);
+    for (k, arg) in case.args.iter().enumerate() {
+        if let checks::Arg::Buffer(buffer) = arg {
+            let by_position = format!("the array passed as argument {}", k + 1);
+            text = text.replace(&by_position, &format!("`{}`", buffer.name));
+        }
+    }
+    Finding {
+        verdict: of_diagnostic(d),
+        case: case.name.clone(),
+        kind: d.kind,
+        place: d.location.as_ref().map(|l| Place {
+            file: l.file.clone(),
+            line: l.line,
+        }),
+        buffer,
+        element: raced.and_then(|(_, element)| element),
+        thread: d.thread,
+        block: d.block,
+        text,
+    }
 }
 
 /// What to do when an entry point is missing: C++ mangles the names of functions declared
@@ -131,7 +225,7 @@ mod tests {
             exercise: "19".into(),
             title: "t".into(),
             file: "f".into(),
-            backend: "gpu".into(),
+            backend: crate::report::Backend::Gpu,
             device: "d".into(),
             verdict,
             summary: "s".into(),
@@ -158,6 +252,99 @@ mod tests {
         }
     }
 
+    /// A race on element 3 of the kernel's argument `argument` (0-based), at `race.cu:12`.
+    fn global_race(argument: u32) -> Diagnostic {
+        let place = RacePlace::Global {
+            argument: Some(argument),
+            variable: None,
+            element: Some(3),
+            address: 0x1000,
+        };
+        let location = Some(sim::SourceLocation {
+            file: "race.cu".into(),
+            line: 12,
+        });
+        let access = |thread: [u32; 3], access| sim::RaceAccess {
+            block: [2, 0, 0],
+            thread,
+            location: location.clone(),
+            access,
+        };
+        Diagnostic {
+            kind: DiagnosticKind::GlobalRace,
+            block: [2, 0, 0],
+            thread: [1, 0, 0],
+            location: location.clone(),
+            message: format!(
+                "race on global memory: thread (1,0,0) writes element 3 of the array passed as \
+                 argument {} at line 12",
+                argument + 1
+            ),
+            race: Some(Box::new(sim::Race {
+                accesses: [
+                    access([1, 0, 0], sim::AccessKind::Write),
+                    access([0, 0, 0], sim::AccessKind::Read),
+                ],
+                place,
+            })),
+        }
+    }
+
+    #[test]
+    fn a_races_finding_names_its_buffer_element_thread_and_line_as_fields() {
+        let case = checks::cases_for("02", &checks::CaseOptions::default())
+            .unwrap()
+            .remove(0);
+        let (argument, name) = case
+            .args
+            .iter()
+            .enumerate()
+            .find_map(|(k, arg)| match arg {
+                checks::Arg::Buffer(b) => Some((k as u32, b.name.clone())),
+                _ => None,
+            })
+            .unwrap();
+        let found = finding(&case, &global_race(argument));
+        assert_eq!(found.verdict, Verdict::Race);
+        assert_eq!(found.kind, DiagnosticKind::GlobalRace);
+        assert_eq!(found.buffer.as_deref(), Some(name.as_str()));
+        assert_eq!(found.element, Some(3));
+        assert_eq!((found.thread, found.block), ([1, 0, 0], [2, 0, 0]));
+        let place = found.place.as_ref().unwrap();
+        assert_eq!((place.file.as_str(), place.line), ("race.cu", 12));
+        assert!(
+            found.text.contains(&format!("element 3 of `{name}`")),
+            "{}",
+            found.text
+        );
+        // A scalar argument names no buffer.
+        let scalar = case
+            .args
+            .iter()
+            .position(|a| matches!(a, checks::Arg::Scalar { .. }))
+            .unwrap();
+        assert_eq!(finding(&case, &global_race(scalar as u32)).buffer, None);
+    }
+
+    #[test]
+    fn a_bug_outranks_a_wrong_output_and_the_earliest_bug_outranks_the_rest() {
+        assert_eq!(
+            worse(Verdict::Passed, Verdict::WrongOutput),
+            Verdict::WrongOutput
+        );
+        assert_eq!(worse(Verdict::WrongOutput, Verdict::Race), Verdict::Race);
+        assert_eq!(
+            worse(Verdict::Race, Verdict::OutOfBounds),
+            Verdict::OutOfBounds
+        );
+        assert_eq!(
+            worse(Verdict::BarrierDivergence, Verdict::Race),
+            Verdict::BarrierDivergence
+        );
+        assert!(is_bug(Verdict::Hang) && !is_bug(Verdict::TargetsMissed));
+        assert_eq!(severity(Verdict::WrongOutput), u8::MAX);
+    }
+
     #[test]
     fn a_bug_the_simulator_finds_fails_a_kernel_the_gpu_passed() {
         let mut gpu = report(Verdict::Passed);
@@ -165,6 +352,12 @@ mod tests {
         sim.diagnostics.push(Finding {
             verdict: Verdict::Race,
             case: "n = 1".into(),
+            kind: DiagnosticKind::SharedRace,
+            place: None,
+            buffer: None,
+            element: None,
+            thread: [0; 3],
+            block: [0; 3],
             text: "race on shared memory".into(),
         });
         add_simulator_findings(&mut gpu, sim);

@@ -192,7 +192,7 @@ pub fn check_everywhere(
     path: &Path,
 ) -> anyhow::Result<CheckReport> {
     let text = read_kernel(checker.course, exercise, path)?;
-    let in_simulator = (checker.backend.kind() == "gpu").then(|| {
+    let in_simulator = (checker.backend.kind() == crate::report::Backend::Gpu).then(|| {
         let course = checker.course.clone();
         let compiler = checker.compiler.clone();
         let (seed, extra_sizes) = (checker.seed, checker.extra_sizes.clone());
@@ -259,11 +259,11 @@ pub fn record(
     report: &mut CheckReport,
     own_file: bool,
 ) -> anyhow::Result<()> {
-    let passed = report.passed().then(|| report.backend.clone());
+    let passed = report.passed().then(|| report.backend.name());
     report.progress = Some(record_outcome(
         course,
         exercise,
-        passed.as_deref(),
+        passed,
         own_file,
         &mut report.summary,
     )?);

@@ -116,7 +116,7 @@ pub fn run(choice: Option<BackendChoice>, announce: bool) -> anyhow::Result<Exit
         if line.trim().is_empty() {
             continue;
         }
-        if backend.kind() == "sim" {
+        if backend.kind() == crate::report::Backend::Sim {
             // A simulated device afresh for every check, as `runner check` has: its memory
             // starts empty at the same addresses (they appear in the findings), and nothing an
             // earlier kernel left there can be read.
@@ -180,7 +180,7 @@ fn answer(
     kept: &mut Option<Premade>,
 ) -> Reply {
     trace::mark(format!("request: check {}", request.exercise));
-    let on_gpu = backend.kind() == "gpu";
+    let on_gpu = backend.kind() == crate::report::Backend::Gpu;
     let checked = find_course().and_then(|course| {
         let exercise = course.exercise(&request.exercise)?.clone();
         let path = request
@@ -211,7 +211,7 @@ fn answer(
             let bug = report
                 .cases
                 .iter()
-                .any(|case| case.error.is_some() || case.verdict.severity() != u8::MAX);
+                .any(|case| case.error.is_some() || crate::checker::verdict::is_bug(case.verdict));
             Reply {
                 protocol: PROTOCOL,
                 report: Some(Box::new(report)),

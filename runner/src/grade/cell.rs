@@ -696,7 +696,7 @@ mod tests {
             exercise: "02".into(),
             title: "t".into(),
             file: "f".into(),
-            backend: "sim".into(),
+            backend: crate::report::Backend::Sim,
             device: "d".into(),
             verdict,
             summary: "s".into(),
@@ -796,6 +796,15 @@ mod tests {
         raced.diagnostics.push(crate::report::Finding {
             verdict: Verdict::Race,
             case: "n = 1000".into(),
+            kind: crate::report::DiagnosticKind::SharedRace,
+            place: Some(crate::report::Place {
+                file: "scan.cu".into(),
+                line: 12,
+            }),
+            buffer: None,
+            element: None,
+            thread: [0; 3],
+            block: [0; 3],
             text: "scan.cu:12: race on shared memory".into(),
         });
         let judged = judge_report(&raced);
