@@ -1,0 +1,151 @@
+//! The C++ track (cppNN): whole CUDA C++ programs on the runtime API, built with the course's
+//! nvcc and checked through the simulator's driver. Each solution passes, each program as handed
+//! out is "not done", each typical mistake fails and is named, and a compile error is shown at
+//! the student's file and line. Without the course's nvcc (`scripts/install-nvcc`, run by
+//! scripts/test-setup) each test says so and passes without checking anything.
+
+mod common;
+
+use common::{repo_root, TestCourse};
+use serde_json::Value;
+
+/// A course with the repository's nvcc linked in, where `scripts/install-nvcc` made one.
+fn course_with_nvcc() -> Option<TestCourse> {
+    let nvcc = repo_root().join(".nvcc");
+    if !nvcc.join("bin/nvcc").exists() {
+        eprintln!("skipped: nvcc is not installed (scripts/install-nvcc installs it from PyPI)");
+        return None;
+    }
+    let course = TestCourse::new();
+    std::os::unix::fs::symlink(nvcc, course.path(".nvcc")).unwrap();
+    Some(course)
+}
+
+/// `runner check ID --json --file FILE`: the exit code and the report.
+fn check(course: &TestCourse, id: &str, file: &str) -> (i32, Value) {
+    let run = course.run(&["check", id, "--json", "--file", file]);
+    let report = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
+    (run.code, report)
+}
+
+/// Every string in the report, joined: what it says, wherever it says it.
+fn said(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s}\n"),
+        Value::Array(items) => items.iter().map(said).collect(),
+        Value::Object(map) => map.values().map(said).collect(),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn each_solution_passes_and_each_program_as_handed_out_is_not_done() {
+    let Some(course) = course_with_nvcc() else {
+        return;
+    };
+    for (id, file) in [
+        ("cpp01", "cpp01_first_program/first_program.cu"),
+        ("cpp03", "cpp03_streams_events/streams_events.cu"),
+    ] {
+        let solution = course.path(&format!("solutions/{file}"));
+        let (code, report) = check(&course, id, solution.to_str().unwrap());
+        assert_eq!(
+            (code, report["verdict"].as_str()),
+            (0, Some("passed")),
+            "{id}: {report}"
+        );
+        let handed_out = course.path(&format!("exercises/{file}"));
+        let (code, report) = check(&course, id, handed_out.to_str().unwrap());
+        assert_eq!(
+            (code, report["verdict"].as_str()),
+            (1, Some("not_done")),
+            "{id}: {report}"
+        );
+    }
+}
+
+#[test]
+fn each_typical_cpp_mistake_fails_and_is_named() {
+    let Some(course) = course_with_nvcc() else {
+        return;
+    };
+    let cases = [
+        (
+            "cpp01",
+            "cpp01_launch_unchecked.cu",
+            "wrong_output",
+            "cuLaunchKernel returned CUDA_ERROR_INVALID_VALUE, and the program went on as if it \
+             had worked: check the cudaError_t of every call",
+        ),
+        (
+            "cpp01",
+            "cpp01_elements_not_bytes.cu",
+            "wrong_output",
+            "a copy was given the number of elements where cudaMemcpy takes bytes",
+        ),
+        (
+            "cpp01",
+            "cpp01_leak.cu",
+            "targets_missed",
+            "400000 bytes of device memory were still allocated when the program ended: free \
+             what you allocate (every cudaMalloc",
+        ),
+        (
+            "cpp03",
+            "cpp03_pageable.cu",
+            "targets_missed",
+            "asynchronous copies used pageable host memory (malloc, new or a std::vector)",
+        ),
+        (
+            "cpp03",
+            "cpp03_one_stream.cu",
+            "targets_missed",
+            "copy time overlapped by other work",
+        ),
+    ];
+    for (id, fixture, verdict, words) in cases {
+        let path = repo_root().join("runner/tests/fixtures/host").join(fixture);
+        let (code, report) = check(&course, id, path.to_str().unwrap());
+        assert_eq!(code, 1, "{fixture} must fail: {report}");
+        assert_eq!(
+            report["verdict"].as_str(),
+            Some(verdict),
+            "{fixture}: {report}"
+        );
+        let text = said(&report);
+        assert!(text.contains(words), "{fixture} must say {words:?}: {text}");
+    }
+}
+
+#[test]
+fn a_cpp_program_that_does_not_compile_is_shown_at_the_students_file_and_line() {
+    let Some(course) = course_with_nvcc() else {
+        return;
+    };
+    let file = "cpp01_first_program/first_program.cu";
+    let path = course.path(&format!("exercises/{file}"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replace("int n = (int)x.size();", "int n = (int)x.size()");
+    std::fs::write(&path, broken).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("int n = (int)x.size();"))
+        .unwrap();
+    let (code, report) = check(&course, "cpp01", path.to_str().unwrap());
+    assert_eq!(
+        (code, report["verdict"].as_str()),
+        (1, Some("compile_error")),
+        "{report}"
+    );
+    let errors = report["build_errors"].as_str().unwrap_or_default();
+    // nvcc names the line after the missing semicolon, or the line itself.
+    let at = |l: usize| format!("exercises/{file}({l}): error");
+    assert!(
+        errors.contains(&at(line + 1)) || errors.contains(&at(line + 2)),
+        "{errors}"
+    );
+    assert!(
+        !errors.contains(&course.path("").display().to_string()),
+        "{errors}"
+    );
+}
