@@ -267,6 +267,24 @@ pub(crate) fn bin64(op: FOp, m: FMode, a: f64, b: f64) -> f64 {
     }
 }
 
+/// `fma.rn.f32` without `.ftz` or `.sat` (what `a * b + c` compiles to): `fma32` with the mode
+/// known, so that the warp's loop over lanes needs no call.
+#[inline(always)]
+pub(crate) fn fma32_rn(a: f32, b: f32, c: f32) -> f32 {
+    let (hi, lo) = two_sum(a as f64 * b as f64, c as f64);
+    // Rounding to odd first makes the one rounding to f32 exact (see the module's comment).
+    let r = if hi.is_finite() {
+        to_odd(hi, lo) as f32
+    } else {
+        a.mul_add(b, c)
+    };
+    if r.is_nan() {
+        NAN32
+    } else {
+        r
+    }
+}
+
 #[inline]
 pub(crate) fn fma32(m: FMode, a: f32, b: f32, c: f32) -> f32 {
     let (a, b, c) = if m.ftz {
@@ -415,5 +433,47 @@ pub(crate) fn as_f64(ty: Ty, bits: u64) -> f64 {
         Ty::F32 => f32::from_bits(bits as u32) as f64,
         Ty::F16 => super::halves::to_f64(bits),
         _ => f64::from_bits(bits),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inline_fma_is_the_general_one_in_its_mode() {
+        let plain = FMode {
+            rnd: Rnd::Rn,
+            ftz: false,
+            sat: false,
+        };
+        let tiny = f32::from_bits(1);
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            1.0 + f32::EPSILON,
+            3.0e38,
+            -3.0e38,
+            tiny,
+            f32::MIN_POSITIVE,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            0.1,
+            1e-20,
+        ];
+        for &a in &values {
+            for &b in &values {
+                for &c in &values {
+                    let (want, got) = (fma32(plain, a, b, c), fma32_rn(a, b, c));
+                    assert_eq!(want.to_bits(), got.to_bits(), "fma({a}, {b}, {c})");
+                }
+            }
+        }
+        // A product whose exact sum with c is a tie at f32 precision, decided by the low part.
+        let a = 1.0 + f32::EPSILON;
+        assert_eq!(fma32_rn(a, a, -1.0), fma32(plain, a, a, -1.0));
     }
 }
