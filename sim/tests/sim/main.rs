@@ -18,4 +18,5 @@ mod ncu;
 mod ncu_cases;
 mod ncu_public;
 mod parsing;
+mod provenance;
 mod races;

@@ -89,7 +89,7 @@ fn event(
         let slot = req.regs[k];
         let computed = wc
             .defs
-            .reaching(&cx.l.prog, slot, w.pc)
+            .reaching(cx.l.prog, slot, w.pc)
             .map(|def| computation(w, cx, wc, def, lane));
         (store_value(w, req, k, lane), computed)
     };
@@ -187,7 +187,7 @@ fn shared_place(cx: &BlockCx, offset: u64, element_bytes: u32) -> Place {
     Place {
         space: Space::Shared,
         address: offset,
-        name: var.map(|v| v.name.clone()),
+        name: var.map(|v| super::demangle_shared(&v.name)),
         index: var.map(|v| (offset - v.offset as u64) / element_bytes.max(1) as u64),
     }
 }

@@ -1,0 +1,167 @@
+//! Watched launches: the store that wrote an element is named (thread, block, line, value, the
+//! instruction that computed it and where its operands were loaded), an element nobody wrote
+//! says so, and two runs are compared store by store.
+
+use super::common::*;
+use sim::{
+    origin_of, Closeness, ElementStores, Launch, Limits, Machine, NamedBuffer, Scalar, Watch,
+    WatchedElement,
+};
+
+const CLOSE: Closeness = Closeness {
+    abs: 1e-6,
+    rel: 1e-5,
+};
+
+fn params(args: &[Arg]) -> Vec<Vec<u8>> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Ptr(p) => p.to_le_bytes().to_vec(),
+            Arg::I32(v) => v.to_le_bytes().to_vec(),
+            Arg::U32(v) => v.to_le_bytes().to_vec(),
+            Arg::F32(v) => v.to_le_bytes().to_vec(),
+        })
+        .collect()
+}
+
+fn watched(
+    gpu: &mut Machine,
+    kernel: &str,
+    grid: u32,
+    args: &[Arg],
+    watch: &Watch,
+) -> Vec<ElementStores> {
+    let launch = Launch {
+        kernel: kernel.into(),
+        grid: [grid, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared_bytes: 0,
+        params: params(args),
+        limits: Limits::default(),
+    };
+    let (report, stores) = gpu
+        .launch_watched(&module("provenance"), &launch, watch)
+        .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    assert!(!report.aborted, "{:?}", report.diagnostics);
+    stores
+}
+
+fn buffer(name: &str, address: u64, elements: usize) -> NamedBuffer {
+    NamedBuffer {
+        name: name.into(),
+        address,
+        bytes: 4 * elements as u64,
+        element_bytes: 4,
+    }
+}
+
+fn element(base: u64, index: u64) -> WatchedElement {
+    WatchedElement {
+        address: base + 4 * index,
+        bytes: 4,
+    }
+}
+
+#[test]
+fn the_store_that_wrote_an_element_is_named_with_its_operands() {
+    let mut gpu = Machine::new();
+    let n = 40;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let da = upload(&mut gpu, &a);
+    let dout = gpu.alloc(4 * n as u64);
+    let watch = Watch {
+        elements: vec![element(dout, 37), element(dout, 39)],
+        buffers: vec![buffer("a", da, n), buffer("out", dout, n)],
+    };
+    let args = [Arg::Ptr(da), Arg::Ptr(dout), Arg::I32(n as i32)];
+    let stores = watched(&mut gpu, "scale_shifted", 2, &args, &watch);
+
+    let out37 = &stores[0];
+    assert_eq!(out37.count, 1);
+    let store = out37.last().expect("element 37 was written");
+    assert_eq!(store.thread, [5, 0, 0]);
+    assert_eq!(store.block, [1, 0, 0]);
+    let line = store.location.as_ref().expect("line information").line;
+    assert_eq!(line, line_of("provenance", "// STORE"));
+    assert_eq!(store.instruction, "st.global.f32");
+    assert_eq!(store.ty, Scalar::F32);
+    assert!(store.whole);
+    assert_eq!(f32::from_bits(store.bits as u32), a[38] * 2.0);
+    let computed = store
+        .computed_by
+        .as_ref()
+        .expect("the computation is known");
+    assert_eq!(computed.instruction, "add.f32");
+    assert_eq!(computed.operands.len(), 2);
+    for operand in &computed.operands {
+        assert_eq!(operand.bits, Some(a[38].to_bits() as u64));
+        let from = operand
+            .loaded_from
+            .as_ref()
+            .expect("a load made the operand");
+        assert_eq!(from.to_string(), "a[38]");
+    }
+
+    // The guard stops thread 39: nobody writes the last element.
+    assert_eq!(stores[1].count, 0);
+    assert!(stores[1].last().is_none());
+}
+
+#[test]
+fn atomics_are_counted_with_the_value_each_left() {
+    let mut gpu = Machine::new();
+    let data: Vec<i32> = (0..64).map(|i| if i % 4 == 0 { 1 } else { -1 }).collect();
+    let dd = upload(&mut gpu, &data);
+    let dcount = gpu.alloc(4);
+    let watch = Watch {
+        elements: vec![element(dcount, 0)],
+        buffers: vec![buffer("count", dcount, 1)],
+    };
+    let args = [Arg::Ptr(dd), Arg::Ptr(dcount), Arg::I32(64)];
+    let stores = watched(&mut gpu, "count_positive", 2, &args, &watch);
+    assert_eq!(stores[0].count, 16);
+    let last = stores[0].last().unwrap();
+    assert_eq!(last.bits, 16);
+    assert_eq!(last.thread, [28, 0, 0]);
+    assert_eq!(last.block, [1, 0, 0]);
+    assert!(last.instruction.starts_with("atom.global.add"));
+    let line = last.location.as_ref().unwrap().line;
+    assert_eq!(line, line_of("provenance", "// ATOMIC"));
+}
+
+#[test]
+fn two_runs_are_compared_store_by_store() {
+    let mut gpu = Machine::new();
+    let n = 32;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let da = upload(&mut gpu, &a);
+    let dout = gpu.alloc(4 * n as u64);
+    let watch = |out| Watch {
+        elements: vec![element(out, 3)],
+        buffers: vec![buffer("a", da, n), buffer("out", out, n)],
+    };
+    let args = |out| [Arg::Ptr(da), Arg::Ptr(out), Arg::I32(n as i32)];
+    let two = watched(&mut gpu, "two_passes", 1, &args(dout), &watch(dout));
+    assert_eq!(two[0].count, 2);
+    let first = &two[0].first[0];
+    assert_eq!(
+        first.location.as_ref().unwrap().line,
+        line_of("provenance", "// FIRST")
+    );
+    assert_eq!(f32::from_bits(two[0].last().unwrap().bits as u32), 4.0);
+
+    // Against a run that stores twice the value once, the first store is where they part.
+    let other = gpu.alloc(4 * n as u64);
+    let once = watched(&mut gpu, "scale_shifted", 1, &args(other), &watch(other));
+    let origin = origin_of(&two[0], Some(&once[0]), CLOSE);
+    let part = origin.first_difference.expect("the runs differ");
+    assert_eq!(part.number, 1);
+    assert_eq!(f32::from_bits(part.student.unwrap().bits as u32), 3.0);
+    assert_eq!(f32::from_bits(part.reference.unwrap().bits as u32), 8.0);
+    assert_eq!(origin.student.count, 2);
+    assert_eq!(origin.reference.unwrap().count, 1);
+
+    // A run compared with itself does not differ.
+    let same = origin_of(&two[0], Some(&two[0]), CLOSE);
+    assert!(same.first_difference.is_none());
+}
