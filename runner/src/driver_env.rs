@@ -126,10 +126,14 @@ fn course_nvrtc(course: Option<&Course>) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// The CUDA C++ compiler for programs on the runtime API: the course's (`.nvcc/`, made by
+/// The CUDA C++ compiler for programs on the runtime API: `RUNNER_NVCC` where set (a course
+/// copied without its `.nvcc/`, as the tests' are), the course's (`.nvcc/`, made by
 /// `scripts/install-nvcc`), else a toolkit's (`CUDA_HOME`, `/usr/local/cuda`, then `PATH`), as on
 /// a GPU machine.
 pub fn course_nvcc(course: Option<&Course>) -> Option<PathBuf> {
+    if let Some(nvcc) = std::env::var_os("RUNNER_NVCC") {
+        return Some(PathBuf::from(nvcc));
+    }
     let own = course.map(|c| c.root.join(".nvcc/bin/nvcc"));
     let toolkits = [
         std::env::var_os("CUDA_HOME").map(|home| PathBuf::from(home).join("bin/nvcc")),

@@ -129,6 +129,13 @@ impl TestCourse {
         if let Some(nvrtc) = nvrtc() {
             command.env("RUNNER_NVRTC", nvrtc);
         }
+        // The C++ track builds with the repository's nvcc, where scripts/install-nvcc made one.
+        let nvcc = repo_root().join(".nvcc/bin/nvcc");
+        if nvcc.exists() {
+            command.env("RUNNER_NVCC", nvcc);
+        } else {
+            command.env_remove("RUNNER_NVCC");
+        }
         command
     }
 
