@@ -96,6 +96,12 @@ fn each_typical_cpp_mistake_fails_and_is_named() {
         ),
         (
             "cpp03",
+            "cpp03_no_sync.cu",
+            "wrong_output",
+            "asynchronous copies back to the host were never waited for",
+        ),
+        (
+            "cpp03",
             "cpp03_one_stream.cu",
             "targets_missed",
             "copy time overlapped by other work",
