@@ -1,7 +1,8 @@
 //! Host exercises: the student writes a whole program (a Rust crate on cudarc's driver API, a
 //! Python script on Numba, or CUDA C++ on the runtime API), which `runner check` builds
-//! (`build`), runs on each case through the simulator's CUDA driver (`execute`), and judges by its outputs and by the driver's record of what it did (`judge`):
-//! copies, launches, errors left unchecked, streams that overlap nothing.
+//! (`build`), runs on each case through the simulator's CUDA driver (`execute`), and judges by
+//! its outputs and by the driver's record of what it did (`judge`): copies, launches, errors left
+//! unchecked, streams that overlap nothing.
 
 mod build;
 mod execute;
