@@ -185,6 +185,11 @@ fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> R
     }
     // A synchronous call works on the default stream, as a null stream names it.
     let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
+    if bytes == 0 {
+        // Nothing to copy: NVIDIA's driver answers success whatever the pointers, null ones
+        // included (Numba copies a 0-sized array with a null device pointer).
+        return Ok(());
+    }
     let (direction, pinned) = match what {
         Copy::In { dst, src } => {
             // The device side first: no slice of the program's memory is made for a length
@@ -309,6 +314,8 @@ fn on_device(d: &Driver, ptr: u64) -> bool {
 /// A copy between any two addresses, its direction found from where they lie.
 fn unified(d: &mut Driver, dst: u64, src: u64, bytes: usize, stream: Option<CUstream>) -> Result {
     let what = match (on_device(d, dst), on_device(d, src)) {
+        // Zero bytes between any two addresses: `copy` answers success, as NVIDIA's driver does.
+        _ if bytes == 0 => Copy::Within { dst, src },
         (true, true) => Copy::Within { dst, src },
         (true, false) => Copy::In {
             dst,
@@ -358,6 +365,10 @@ fn memset(
     d.require_context()?;
     // A synchronous call works on the default stream, as a null stream names it.
     let stream_index = d.stream_index(stream.unwrap_or(std::ptr::null_mut()).cast())?;
+    if count == 0 {
+        // As a copy of no bytes: success whatever the pointer.
+        return Ok(());
+    }
     // Checked before the pattern is built: a count past the allocation (or one whose bytes
     // overflow) is refused at once, as NVIDIA's driver does, not after building it.
     let length = pattern.len().checked_mul(count);

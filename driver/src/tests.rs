@@ -146,6 +146,17 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
             E::CUDA_ERROR_NOT_FOUND
         );
 
+        // Zero bytes: success whatever the pointers, null ones included, as NVIDIA's driver
+        // answers (scripts/gpu/driver-answers/zero_bytes.sh).
+        assert_eq!(cuMemcpyHtoD_v2(0, std::ptr::null(), 0), E::CUDA_SUCCESS);
+        assert_eq!(
+            cuMemcpyDtoHAsync_v2(std::ptr::null_mut(), 0, 0, stream),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(crate::memory::cuMemcpy(0, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!(cuMemsetD8_v2(0, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!(cuMemcpyHtoD_v2(0, pinned, 1), E::CUDA_ERROR_INVALID_VALUE);
+
         // An entry point this driver lacks names itself and fails.
         let mut array = std::ptr::null_mut();
         // A writable handle and a null descriptor, never read on the simulator.
