@@ -52,6 +52,10 @@ pub struct WrongElement {
     pub actual: String,
     /// The inputs that produced this element, when the exercise can tell.
     pub inputs: Option<String>,
+    /// Which thread and line stored this value, beside what the reference solution stored there:
+    /// traced in the simulator after the comparison (`runner::checker::provenance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<sim::ElementOrigin>,
 }
 
 impl WrongElement {
@@ -196,6 +200,7 @@ fn mismatch_of(
                 expected: expected.show(i),
                 actual: actual.show(i),
                 inputs: None,
+                origin: None,
             })
             .collect(),
         likely_cause: likely_cause(buffer, expected.len(), wrong, never_written, launch),

@@ -11,6 +11,7 @@ use crate::trace;
 use crate::tuned::Retiling;
 
 pub mod gpu_lock;
+pub mod provenance;
 mod reference;
 mod run;
 mod timing;
@@ -430,6 +431,9 @@ impl Checker<'_> {
             ran.verdict = verdict::worse(ran.verdict, case_verdict);
             let failed = ran.verdict != Verdict::Passed;
             let mut result = outcome.result;
+            if let Some(mismatch) = result.mismatch.as_mut() {
+                self.trace_origins(module, exercise, (index, case), mismatch);
+            }
             result.verdict = case_verdict;
             result.passed = case_verdict == Verdict::Passed;
             report.cases.push(result);

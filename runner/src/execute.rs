@@ -173,6 +173,27 @@ impl Prepared {
         }
     }
 
+    /// What a watched launch records for elements `indices` of output `buffer`, with every
+    /// buffer named so that where a value was loaded reads `a[5]`; None for an unknown buffer.
+    pub fn watch(&self, buffer: &str, indices: &[usize]) -> Option<sim::Watch> {
+        let output = self.buffers.iter().find(|b| b.name == buffer)?;
+        let size = output.like.element_bytes();
+        let at = |i: usize| sim::WatchedElement {
+            address: output.data_ptr(self.guarded) + (i * size) as u64,
+            bytes: size as u32,
+        };
+        let named = |b: &Allocation| sim::NamedBuffer {
+            name: b.name.clone(),
+            address: b.data_ptr(self.guarded),
+            bytes: b.len as u64,
+            element_bytes: b.like.element_bytes() as u32,
+        };
+        Some(sim::Watch {
+            elements: indices.iter().map(|&i| at(i)).collect(),
+            buffers: self.buffers.iter().map(named).collect(),
+        })
+    }
+
     pub fn free(self, backend: &mut dyn Backend) {
         for buffer in &self.buffers {
             backend.free(buffer.base);

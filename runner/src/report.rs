@@ -252,6 +252,12 @@ fn render_case(out: &mut String, case: &CaseResult) {
                 "        {}[{at}]: expected {}, got {}{inputs}\n",
                 m.buffer, w.expected, w.actual
             ));
+            if let Some(origin) = &w.origin {
+                let lines = crate::checker::provenance::text::lines(origin);
+                for line in lines {
+                    out.push_str(&format!("          {line}\n"));
+                }
+            }
         }
         if let Some(cause) = &m.likely_cause {
             out.push_str(&format!("      {} {cause}\n", "Likely:".yellow()));

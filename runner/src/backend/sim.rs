@@ -6,6 +6,8 @@ use crate::compile::{Image, Target};
 use sim::{Diagnostic, DiagnosticKind, Limits, Machine, Module};
 use std::time::Duration;
 
+mod watch;
+
 /// The PTX architecture the simulator is given: sm_80's instruction set covers every exercise.
 pub const SIM_ARCHITECTURE: u32 = 80;
 
@@ -57,6 +59,24 @@ pub fn relative_to_current_dir(file: &mut String) {
     };
     if let Ok(rest) = std::path::Path::new(file.as_str()).strip_prefix(&here) {
         *file = rest.display().to_string();
+    }
+}
+
+/// The simulator's launch for `launch`: its time limit as a budget of warp instructions.
+fn sim_launch(launch: &KernelLaunch) -> sim::Launch {
+    sim::Launch {
+        kernel: launch.kernel.to_string(),
+        grid: launch.launch.grid,
+        block: launch.launch.block,
+        dynamic_shared_bytes: launch.launch.shared_bytes,
+        params: launch.params.to_vec(),
+        limits: Limits {
+            max_warp_instructions: (launch.time_limit.as_secs_f64()
+                * WARP_INSTRUCTIONS_PER_SECOND as f64) as u64,
+            threads: cpu_threads(),
+            max_clock: (launch.time_limit.as_secs_f64() * 1e9) as u64,
+            ..Limits::default()
+        },
     }
 }
 
@@ -196,21 +216,7 @@ impl Backend for SimBackend {
         module: ModuleId,
         launch: &KernelLaunch,
     ) -> Result<LaunchDetails, BackendError> {
-        let sim_launch = sim::Launch {
-            kernel: launch.kernel.to_string(),
-            grid: launch.launch.grid,
-            block: launch.launch.block,
-            dynamic_shared_bytes: launch.launch.shared_bytes,
-            params: launch.params.to_vec(),
-            limits: Limits {
-                max_warp_instructions: (launch.time_limit.as_secs_f64()
-                    * WARP_INSTRUCTIONS_PER_SECOND as f64)
-                    as u64,
-                threads: cpu_threads(),
-                max_clock: (launch.time_limit.as_secs_f64() * 1e9) as u64,
-                ..Limits::default()
-            },
-        };
+        let sim_launch = sim_launch(launch);
         let mut report = self
             .machine
             .launch(&self.modules[module].0, &sim_launch)
@@ -236,6 +242,15 @@ impl Backend for SimBackend {
             ));
         }
         Ok(Some(report))
+    }
+
+    fn launch_watched(
+        &mut self,
+        module: ModuleId,
+        launch: &KernelLaunch,
+        watch: &sim::Watch,
+    ) -> Result<Option<Vec<sim::ElementStores>>, BackendError> {
+        watch::launch(self, module, launch, watch).map(Some)
     }
 
     fn time(

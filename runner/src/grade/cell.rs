@@ -742,6 +742,7 @@ mod tests {
                 expected: "1.5".into(),
                 actual: "0".into(),
                 inputs: None,
+                origin: None,
             }],
             likely_cause: Some("the tail is wrong".into()),
             unchanged: false,

@@ -1,0 +1,31 @@
+//! A watched launch in the simulator: the stores to a few output elements, with their source
+//! files named as the student knows them.
+
+use super::{relative_to_current_dir, sim_launch, SimBackend};
+use crate::backend::{BackendError, KernelLaunch, ModuleId};
+use sim::{ElementStores, SourceLocation, StoreEvent};
+
+pub(super) fn launch(
+    backend: &mut SimBackend,
+    module: ModuleId,
+    launch: &KernelLaunch,
+    watch: &sim::Watch,
+) -> Result<Vec<ElementStores>, BackendError> {
+    let (_, mut stores) = backend
+        .machine
+        .launch_watched(&backend.modules[module].0, &sim_launch(launch), watch)
+        .map_err(|e| BackendError::Fault(format!("the simulator stopped: {e}")))?;
+    for element in &mut stores {
+        let events = element.first.iter_mut().chain(element.later_last.as_mut());
+        events.for_each(relativise);
+    }
+    Ok(stores)
+}
+
+fn relativise(event: &mut StoreEvent) {
+    let computed = event.computed_by.as_mut().and_then(|c| c.location.as_mut());
+    let locations: [Option<&mut SourceLocation>; 2] = [event.location.as_mut(), computed];
+    for location in locations.into_iter().flatten() {
+        relative_to_current_dir(&mut location.file);
+    }
+}

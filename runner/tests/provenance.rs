@@ -1,0 +1,119 @@
+//! Every wrong element traced to where it came from (issue 23): for the first wrong elements a
+//! check in the simulator names the thread, block and line that stored the value, the instruction
+//! and operands behind it, or that no thread stored it, beside the reference solution's store.
+
+mod common;
+
+use common::{repo_root, TestCourse};
+use serde_json::Value;
+
+/// `runner check ID --json --file FILE`'s report.
+fn check(id: &str, file: &str) -> Value {
+    let run = TestCourse::new().run(&["check", id, "--json", "--file", file]);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()))
+}
+
+/// The first wrong elements of the first failing case.
+fn first_wrong(report: &Value) -> &Vec<Value> {
+    let mut cases = report["cases"].as_array().unwrap().iter();
+    let case = cases
+        .find(|c| !c["passed"].as_bool().unwrap())
+        .unwrap_or_else(|| panic!("no failing case: {report:#}"));
+    case["mismatch"]["first_wrong"].as_array().unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    TestCourse::fixture(&format!("provenance/{name}"))
+}
+
+/// The line of `file` with `marker` (1-based).
+fn line_of(file: &str, marker: &str) -> u64 {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines().position(|l| l.contains(marker)).unwrap() as u64 + 1
+}
+
+fn place(value: &Value) -> (String, u64) {
+    let name = value["name"].as_str().unwrap().to_string();
+    (name, value["index"].as_u64().unwrap())
+}
+
+#[test]
+fn an_index_off_by_one_names_the_thread_line_and_the_element_it_read() {
+    let file = fixture("b_shifted.cu");
+    let report = check("02", &file);
+    let wrong = &first_wrong(&report)[0];
+    let origin = &wrong["origin"];
+    let index = wrong["index"].as_u64().unwrap();
+    let last = &origin["student"]["last"];
+    assert_eq!(origin["student"]["count"], 1);
+    assert_eq!(last["location"]["line"], line_of(&file, "MISTAKE"));
+    assert_eq!(last["thread"][0].as_u64().unwrap() % 256, index % 256);
+    let computed = &last["computed_by"];
+    assert_eq!(computed["instruction"], "add.f32");
+    let operands: Vec<(String, u64)> = computed["operands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| place(&o["loaded_from"]))
+        .collect();
+    assert!(operands.contains(&("a".into(), index)), "{operands:?}");
+    assert!(operands.contains(&("b".into(), index + 1)), "{operands:?}");
+    // The solution's thread read b[index] for the same element.
+    let theirs = &origin["reference"]["last"]["computed_by"]["operands"];
+    let theirs: Vec<(String, u64)> = theirs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| place(&o["loaded_from"]))
+        .collect();
+    assert!(theirs.contains(&("b".into(), index)), "{theirs:?}");
+    assert_eq!(origin["reference"]["last"]["thread"], last["thread"]);
+    // The first three wrong elements are traced, the rest only shown.
+    let all = first_wrong(&report);
+    assert!(all.len() > 3);
+    assert!(all[..3].iter().all(|w| w["origin"].is_object()));
+    assert!(all[3..].iter().all(|w| w["origin"].is_null()));
+}
+
+#[test]
+fn a_wrong_formula_shows_its_instruction_beside_the_solutions() {
+    let file = fixture("subtracts.cu");
+    let run = TestCourse::new().run(&["check", "02", "--file", &file]);
+    let text = run.all();
+    let line = line_of(&file, "MISTAKE");
+    let stored = format!("stored by thread (0, 0, 0) of block (0, 0, 0) at line {line}: ");
+    assert!(text.contains(&stored), "{text}");
+    assert!(text.contains(" = sub.f32(a[0] = "), "{text}");
+    assert!(text.contains("the solution's run: thread (0, 0, 0) of block (0, 0, 0) at line "));
+    assert!(text.contains(" = add.f32(a[0] = "), "{text}");
+}
+
+#[test]
+fn an_element_no_thread_stored_says_so_and_who_stores_it_in_the_solution() {
+    let file = fixture("guard_short.cu");
+    let report = check("02", &file);
+    let wrong = &first_wrong(&report)[0];
+    let origin = &wrong["origin"];
+    assert_eq!(origin["student"]["count"], 0);
+    assert!(origin["student"]["last"].is_null());
+    let n = wrong["index"].as_u64().unwrap() + 1;
+    let theirs = &origin["reference"]["last"];
+    let [block, thread] = ["block", "thread"].map(|k| theirs[k][0].as_u64().unwrap());
+    assert_eq!(block * 256 + thread, n - 1);
+}
+
+#[test]
+fn a_shared_memory_mistake_is_traced_through_the_tile() {
+    // The halo slots are zeroed where they should hold the neighbours' elements.
+    let file = repo_root().join("checks/mistakes/15/halo_zeroed.cu");
+    let report = check("15", &file.display().to_string());
+    let origin = &first_wrong(&report)[0]["origin"];
+    let operands = &origin["student"]["last"]["computed_by"]["operands"];
+    let from_tile = operands
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["loaded_from"]["space"] == "shared" && o["loaded_from"]["name"] == "tile");
+    assert!(from_tile, "{origin:#}");
+    assert!(!origin["first_difference"].is_null());
+}
