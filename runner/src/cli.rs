@@ -114,8 +114,9 @@ pub enum Command {
     /// driver, then sum up its calls, copies, launches and modelled timeline.
     Run(crate::cmd::run::RunArgs),
     /// Grade a class of submissions, each check in its own process, into a CSV grade book, JSON,
-    /// JUnit, Gradescope results and an HTML report; `grade merge` joins shards.
-    Grade(Box<crate::cmd::grade::GradeArgs>),
+    /// JUnit, Gradescope results and an HTML report; `grade merge` joins shards. Runs the
+    /// grader, `runner-grade`, installed beside the runner.
+    Grade(crate::cmd::grade::GradeArgs),
     /// Tools for course authors.
     #[command(subcommand)]
     Dev(DevCommand),

@@ -41,7 +41,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Run(args) => run::run(args),
-        Command::Grade(args) => grade::run(*args),
+        Command::Grade(args) => grade::run(args),
         Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
     }
 }

@@ -23,28 +23,43 @@ fn scratch() -> MutexGuard<'static, Vec<PathBuf>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Has a signal end the runner's programs and scratch folders with it. Called once, by the
-/// commands that start programs; where a handler is already set (`runner grade` sets its own),
-/// that one stands.
+/// Has a signal end the runner's programs and scratch folders with it. Called by the commands
+/// that start programs; a second call changes nothing.
 pub fn on_signal_end_everything() {
-    // SAFETY: prctl with integer arguments. Orphans of the runner's programs are adopted by the
-    // runner rather than init, so `descendants` finds them.
-    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
-    let _ = ctrlc::set_handler(|| {
-        ENDING.store(true, Ordering::SeqCst);
-        // Held until the exit: the command, which sees its program killed, prints no verdict
-        // on it, and main does not end the process first with the command's own exit code.
-        let _out = std::io::stdout().lock();
-        let _err = std::io::stderr().lock();
-        end_descendants();
-        for dir in scratch().iter() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        // The one exit outside main: a signal has ended the command, and its destructors would
-        // only remove what is removed above.
-        #[allow(clippy::disallowed_methods)]
-        std::process::exit(INTERRUPTED);
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with integer arguments. Orphans of the runner's programs are adopted by
+        // the runner rather than init, so `descendants` finds them.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        // The handler runs on a thread of its own, outside the signal's context, so it may
+        // lock, read /proc and remove folders.
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                end_everything();
+            }
+        });
     });
+}
+
+/// A signal's end of the runner: its programs killed, its scratch folders removed, exit 130.
+fn end_everything() -> ! {
+    ENDING.store(true, Ordering::SeqCst);
+    // Held until the exit: the command, which sees its program killed, prints no verdict on it,
+    // and main does not end the process first with the command's own exit code.
+    let _out = std::io::stdout().lock();
+    let _err = std::io::stderr().lock();
+    end_descendants();
+    for dir in scratch().iter() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    // The one exit outside main: a signal has ended the command, and its destructors would
+    // only remove what is removed above.
+    #[allow(clippy::disallowed_methods)]
+    std::process::exit(INTERRUPTED);
 }
 
 /// Called as the command ends: while a signal's handler is ending everything, waits for it to

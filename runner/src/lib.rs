@@ -10,6 +10,7 @@
 //! | `backend`, `execute`, `checker`, `targets`, `tuned` | running a check on a GPU or in the simulator |
 //! | `host`, `driver_env`, `kernel_name` | whole programs on the simulated driver |
 //! | `report`, `output`, `style`, `trace`, `ending` | what a check says, and how the runner ends |
+//! | `process` | the runner's child processes: their output read back |
 
 // The modules name themselves `runner::...` in places (they were the binary's, using this library).
 extern crate self as runner;
@@ -23,12 +24,12 @@ pub mod course;
 pub mod driver_env;
 pub mod ending;
 pub mod execute;
-pub mod grade;
 pub mod host;
 pub mod kernel_file;
 pub mod kernel_name;
 pub mod output;
 pub mod pristine;
+pub mod process;
 pub mod progress;
 pub mod quiz;
 pub mod report;
@@ -46,7 +47,20 @@ use std::process::ExitCode;
 /// Runs the runner's command line `args` (the program's name first) to its end, as `runner`
 /// does: the exit code to end the process with.
 pub fn start(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    // A copy of the runner started to compile under limits does only that.
+    main_of(args, |cli: cli::Cli| {
+        style::apply(cli.color);
+        cmd::run(cli.command)
+    })
+}
+
+/// What every binary of the runner's does around its command line `C` (`runner`, `runner-grade`):
+/// serves a compile under limits when started for one, parses `args`, runs the command with
+/// `run`, waits for a signal's handler ending the process, and prints an error in red (exit 2).
+pub fn main_of<C: Parser>(
+    args: impl IntoIterator<Item = OsString>,
+    run: impl FnOnce(C) -> anyhow::Result<ExitCode>,
+) -> ExitCode {
+    // A copy of the program started to compile under limits does only that.
     if let Some(code) = compile::child::serve_if_asked() {
         return code;
     }
@@ -54,9 +68,7 @@ pub fn start(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // panic at the first write after the reader has gone.
     sigpipe::reset();
     trace::start();
-    let cli = cli::Cli::parse_from(args);
-    style::apply(cli.color);
-    let outcome = cmd::run(cli.command);
+    let outcome = run(C::parse_from(args));
     ending::wait_if_ending();
     match outcome {
         Ok(code) => {

@@ -451,35 +451,6 @@ fn hints_list_and_reset_work_on_a_python_exercise() {
 }
 
 #[test]
-fn grade_refuses_a_python_exercise_unless_asked_and_says_how() {
-    let course = TestCourse::new();
-    let class = tempfile::tempdir().unwrap();
-    let out = class.path().join("grades");
-    let run = course.run(&[
-        "grade",
-        class.path().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--exercises",
-        "py03",
-    ]);
-    assert_eq!(run.code, 2, "{}", run.all());
-    assert!(
-        run.stderr.contains("exercise py03 is a whole program")
-            && run
-                .stderr
-                .contains("each runs in a bubblewrap sandbox of its own")
-            && run.stderr.contains("--run-programs")
-            && run
-                .stderr
-                .contains("runner check py03 --file PATH/py03_grid_stride/grid_stride.py"),
-        "{}",
-        run.all()
-    );
-    assert!(!out.exists(), "a refused grade wrote results");
-}
-
-#[test]
 fn damaged_progress_file_is_kept_aside_not_lost() {
     let course = TestCourse::new();
     std::fs::create_dir_all(course.path(".runner")).unwrap();

@@ -93,7 +93,7 @@ pub fn run_case(
     // with it. (The group outlives its leader while members remain, so its id is not reused.)
     // SAFETY: killpg takes a process group id and a signal; it touches no memory.
     unsafe { libc::killpg(group, libc::SIGKILL) };
-    let tail = |path: &Path| crate::grade::cell::read_tail(path, MAX_OUTPUT);
+    let tail = |path: &Path| crate::process::read_tail(path, MAX_OUTPUT);
     let output = format!("{}{}", tail(&out_path), tail(&err_path));
     let record = match std::fs::read_to_string(driver.record_path()).map(|t| record::parse(&t)) {
         Ok(Ok(record)) => Some(record),

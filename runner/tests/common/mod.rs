@@ -12,6 +12,16 @@ use std::time::Duration;
 /// this size tells an unbounded run from a bounded one, never a slow machine from a fast one.
 pub const NEVER: Duration = Duration::from_secs(600);
 
+/// The program under test: `runner`, or `runner-grade` for the grading tests (grade/tests),
+/// which include this module too.
+pub const PROGRAM: &str = match (
+    option_env!("CARGO_BIN_EXE_runner"),
+    option_env!("CARGO_BIN_EXE_runner-grade"),
+) {
+    (Some(program), _) | (None, Some(program)) => program,
+    (None, None) => panic!("common/mod.rs is for the tests of runner and runner-grade"),
+};
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -107,7 +117,7 @@ impl TestCourse {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_runner"));
+        let mut command = Command::new(PROGRAM);
         command
             .args(args)
             .current_dir(self.dir.path())

@@ -1,0 +1,29 @@
+//! `runner-grade`: grading a class of submissions, the binary `runner grade` runs (as cargo runs
+//! its external subcommands), with the archive, grade-book, progress and signal crates that only
+//! grading needs. The checks themselves are the runner library's: each cell's process runs one
+//! in-process (`sandbox`), on the runner's own command line. `cmd` is the verb; the other modules
+//! are the parts it is made of, one concern each (its doc has the table).
+
+pub mod archive;
+pub mod autograder;
+pub mod bench;
+pub mod cell;
+pub mod cluster;
+pub mod cmd;
+pub mod config;
+pub mod display;
+pub mod kernels;
+pub mod names;
+pub mod output;
+pub mod policy;
+pub mod prepare;
+pub mod profile;
+pub mod program;
+pub mod results;
+pub mod run;
+pub mod sandbox;
+pub mod scratch;
+pub mod settings;
+pub mod similarity;
+pub mod submissions;
+pub mod worker;

@@ -1,0 +1,312 @@
+//! Before any student is graded: the exercises chosen, the course checked once (so a broken
+//! machine does not give every student the same error), and each submission's kernels found,
+//! checked and staged.
+
+use super::archive::{self, Limits};
+use super::cell::{Exit, Raw};
+use super::config::GradingFile;
+use super::kernels::{self, Lookup, Tree};
+use super::submissions::{Kind, Submission};
+use anyhow::{bail, Context};
+use runner::course::{Course, Exercise};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why whole programs are graded only when asked, and how to ask.
+pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code (a kernel is only \
+     compiled and run by the simulator or the GPU): each runs in a bubblewrap sandbox of its own, \
+     which keeps the network, the other students' files, the solutions and the grading file out \
+     of its reach (the README says what it does not stop); pass --run-programs or set \
+     run_programs = true in grading.toml";
+
+/// `01,02,5-7` as exercise ids of the course, in course order. Whole programs (host and Python
+/// exercises) only with `run_programs`: by default they are left out, and naming one says why.
+pub fn select_exercises(
+    course: &Course,
+    spec: Option<&str>,
+    run_programs: bool,
+) -> anyhow::Result<Vec<Exercise>> {
+    let Some(spec) = spec else {
+        return Ok(course
+            .exercises
+            .iter()
+            .filter(|e| run_programs || !e.is_host())
+            .cloned()
+            .collect());
+    };
+    let mut wanted = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((from, to)) => {
+                let (from, to) = (
+                    course.exercise(from)?.id.clone(),
+                    course.exercise(to)?.id.clone(),
+                );
+                wanted.extend(
+                    course
+                        .exercises
+                        .iter()
+                        .filter(|e| e.id >= from && e.id <= to)
+                        .map(|e| e.id.clone()),
+                );
+            }
+            None => wanted.push(course.exercise(part)?.id.clone()),
+        }
+    }
+    if wanted.is_empty() {
+        bail!("--exercises {spec:?} names no exercise; write ids such as 01,02 or a range such as 01-04");
+    }
+    if let Some(host) = course
+        .exercises
+        .iter()
+        .find(|e| !run_programs && e.is_host() && wanted.contains(&e.id))
+    {
+        bail!(
+            "exercise {} is a whole program, which `runner grade` runs only when asked: {RUN_PROGRAMS_RISK}. \
+             One student's program can be checked with `runner check {} --file {} --json`",
+            host.id,
+            host.id,
+            Path::new("PATH").join(&host.file).display()
+        );
+    }
+    Ok(course
+        .exercises
+        .iter()
+        .filter(|e| wanted.contains(&e.id))
+        .cloned()
+        .collect())
+}
+
+pub fn limits_of(file: &GradingFile) -> Limits {
+    Limits {
+        max_archive_bytes: file.max_archive_mb << 20,
+        max_expanded_bytes: file.max_expanded_mb << 20,
+        max_entries: file.max_entries,
+        max_file_bytes: file.max_file_kb << 10,
+    }
+}
+
+/// Finds and stages one submission's kernels; an archive refused as a whole refuses every cell.
+/// `all` are the course's exercises, graded or not: a file name several share (`main.rs`) is
+/// taken only by its path.
+pub fn stage(
+    submission: &Submission,
+    exercises: &[Exercise],
+    all: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<BTreeMap<String, Lookup>, String> {
+    let staging = work.join("stage").join(&submission.id);
+    let tree = match submission.kind {
+        Kind::Folder => {
+            let tree = Tree::walk(&submission.path, exercises, Vec::new())
+                .map_err(|why| format!("{} {why}", file_name(&submission.path)))?;
+            match lone_archive(&submission.path) {
+                Some((archive, kind)) if tree.is_empty() => {
+                    extract(&submission.id, &archive, kind, exercises, work, limits)?
+                }
+                _ => tree,
+            }
+        }
+        Kind::File => lone_file(submission, exercises, work, limits)?,
+        Kind::Unreadable(format) => {
+            return Err(super::submissions::unreadable_reason(
+                &submission.name,
+                format,
+            ))
+        }
+        kind => extract(
+            &submission.id,
+            &submission.path,
+            kind,
+            exercises,
+            work,
+            limits,
+        )?,
+    };
+    Ok(kernels::look_up_all(
+        &tree.sharing_names_of(all),
+        exercises,
+        &staging,
+        limits.max_file_bytes,
+    ))
+}
+
+/// The exercises' files as handed out, by id: the runner's embedded copies (see
+/// `pristine::handed_out`), never an instructor's solved working copy.
+pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, String> {
+    exercises
+        .iter()
+        .filter_map(|e| Some((e.id.clone(), runner::pristine::handed_out(course, e)?.0)))
+        .collect()
+}
+
+/// Marks each kernel that is its exercise's file as handed out (line endings and trailing blank
+/// space aside: an editor may change those on save) as untouched. Decided here, against the
+/// originals, rather than by a check: it costs no check (a class leaves many exercises
+/// untouched), and an untouched find-the-bug exercise (22, 23), which writes its output, would
+/// otherwise be graded "failed".
+pub fn mark_untouched(
+    lookups: &mut BTreeMap<String, Lookup>,
+    originals: &BTreeMap<String, String>,
+) {
+    for (id, lookup) in lookups.iter_mut() {
+        if let Lookup::Found { found_at, text, .. } = lookup {
+            if originals
+                .get(id)
+                .is_some_and(|original| runner::pristine::same_text(text, original))
+            {
+                *lookup = Lookup::Untouched {
+                    found_at: std::mem::take(found_at),
+                    text: std::mem::take(text),
+                };
+            }
+        }
+    }
+}
+
+/// The one archive at the top of a folder that holds no kernel file: a student who uploaded
+/// their zip beside a note (Gradescope keeps every uploaded file), or an LMS export that puts
+/// each student's upload in a folder of its own.
+fn lone_archive(folder: &Path) -> Option<(PathBuf, Kind)> {
+    let mut archives = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            match super::submissions::kind_and_stem(&name, !is_file) {
+                Some((kind, _)) if is_file && kind.is_readable_archive() => {
+                    Some((entry.path(), kind))
+                }
+                _ => None,
+            }
+        });
+    let first = archives.next()?;
+    archives.next().is_none().then_some(first)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A submission that is one file, copied alone into a folder under `work`, as a tree: its name
+/// tells its exercise, as any file's does (`kernels`).
+fn lone_file(
+    submission: &Submission,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<Tree, String> {
+    let dest = work.join("extract").join(&submission.id);
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+    let bytes = runner::pristine::read_regular(&submission.path)
+        .map_err(|e| format!("{} cannot be read: {e}", submission.name))?;
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(format!(
+            "{} is larger than the {} KiB a kernel file may be",
+            submission.name,
+            limits.max_file_bytes / 1024
+        ));
+    }
+    std::fs::write(dest.join(&submission.name), bytes)
+        .map_err(|e| format!("cannot copy {}: {e}", submission.name))?;
+    Tree::walk(&dest, exercises, Vec::new()).map_err(|why| format!("{} {why}", submission.name))
+}
+
+/// The candidate files of an archive, extracted under `work`, as a tree.
+fn extract(
+    id: &str,
+    archive: &Path,
+    kind: Kind,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+) -> Result<Tree, String> {
+    let dest = work.join("extract").join(id);
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+    let wanted = |p: &Path| kernels::is_candidate(p, exercises);
+    let extracted =
+        archive::extract(archive, kind, &dest, limits, &wanted).map_err(|e| e.to_string())?;
+    Tree::walk(&dest, exercises, extracted.skipped)
+        .map_err(|why| format!("{} {why}", file_name(archive)))
+}
+
+/// Checks each exercise's own (pristine) file once: the course, the compiler and the backend
+/// must work before a class is graded, or every student would get the same error. Returns the
+/// backend and device the checks ran on.
+pub fn preflight(
+    run: &mut dyn FnMut(&str, &Path, &Path) -> std::io::Result<Raw>,
+    course: &Course,
+    exercises: &[Exercise],
+    work: &Path,
+) -> anyhow::Result<(String, String)> {
+    let mut found = None;
+    let mut program_found = None;
+    let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for exercise in exercises {
+        let file = course.exercise_path(exercise);
+        if !file.is_file() {
+            bail!(
+                "exercise {}'s file {} is missing from the course; grading compares against it",
+                exercise.id,
+                file.display()
+            );
+        }
+        let raw = run(
+            &exercise.id,
+            &file,
+            &work.join("preflight").join(&exercise.id),
+        )
+        .context("cannot start the runner to check the course")?;
+        if raw.exit == Exit::Cancelled {
+            bail!("stopped while checking the course, before any submission was graded: run the command again");
+        }
+        let report = match raw.exit {
+            Exit::Code(0 | 1) => serde_json::from_str::<serde_json::Value>(&raw.stdout).ok(),
+            _ => None,
+        };
+        match report {
+            // A whole program's report names its backend in words, and no device: a kernel's
+            // report says which, and only where none is graded does the program's count.
+            Some(report) if report["kind"] == "host" => {
+                let said = report["backend"].as_str().unwrap_or_default().to_string();
+                let backend = if said.contains("simulator") {
+                    "sim"
+                } else {
+                    "gpu"
+                };
+                program_found.get_or_insert((backend.to_string(), said));
+            }
+            Some(report) if found.is_none() => {
+                let field = |name: &str| report[name].as_str().unwrap_or_default().to_string();
+                found = Some((field("backend"), field("device")));
+            }
+            Some(_) => {}
+            None => {
+                let said = raw.stderr.trim().trim_start_matches("Error: ").to_string();
+                let said = if said.is_empty() {
+                    format!("the check ended with {:?} and said nothing", raw.exit)
+                } else {
+                    said
+                };
+                problems.entry(said).or_default().push(exercise.id.clone());
+            }
+        }
+    }
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|(said, ids)| format!("exercise {}: {said}", ids.join(", ")))
+            .collect();
+        bail!(
+            "the course cannot be checked, so no submission was graded:\n  {}\nFix the course or the machine, or leave \
+             those exercises out with --exercises.",
+            lines.join("\n  ")
+        );
+    }
+    found.or(program_found).context("no exercise to grade")
+}

@@ -1,0 +1,562 @@
+//! Grading a class: prepare (see `prepare`), then run the cells on a pool of workers, saving
+//! each the moment it finishes. Ctrl-C stops the checks in flight and keeps everything finished.
+//!
+//! Each of the pool's threads checks its cells in a process per cell (`cell`), or on a worker
+//! that checks many (`worker`, one per GPU: the default on a GPU; its module says what isolation
+//! that keeps). Workers take the cells one exercise after another, so that what an exercise's
+//! checks share (its cases, the reference solution and its time) is made once per worker.
+
+use super::cell::{judge, program_time_limit, CheckCommand, Exit, Naming, Raw};
+use super::cluster::ShardRecord;
+use super::config::GradingFile;
+use super::display::Display;
+use super::kernels::{naming_the_file_taken, Lookup};
+use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exercises, stage};
+use super::results::{CellResult, Status, Store};
+use super::sandbox;
+use super::settings::{ExerciseInfo, Settings};
+use super::submissions::{Shard, Submission};
+use super::worker::{self, Isolation, Slot};
+use anyhow::{bail, Context};
+use runner::course::Course;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+
+/// Set by Ctrl-C: workers stop their checks and take no more.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+pub struct Options {
+    pub submissions: PathBuf,
+    pub out: PathBuf,
+    pub seed: Option<u64>,
+    pub jobs: Option<usize>,
+    pub backend: Option<String>,
+    pub exercises: Option<String>,
+    pub resume: bool,
+    pub grading: Option<PathBuf>,
+    pub shard: Option<Shard>,
+    /// A process per cell, or workers that check many; by default workers on a GPU.
+    pub isolation: Option<Isolation>,
+    /// Grade whole programs (host and Python exercises) too; see `prepare::RUN_PROGRAMS_RISK`.
+    pub run_programs: bool,
+    /// Grade whole programs without a sandbox where none can be made (`sandbox::NO_SANDBOX_FLAG`).
+    pub no_sandbox: bool,
+    /// Keep each worker's `RUNNER_TRACE` phase lines in this folder (`runner grade bench
+    /// --profile`).
+    pub trace_workers: Option<PathBuf>,
+}
+
+/// What a run leaves for the outputs: its settings and the cells it was asked for.
+pub struct Graded {
+    pub settings: Settings,
+    pub submissions: Vec<String>,
+    pub interrupted: bool,
+    pub graded_now: usize,
+    /// Checks that ran at once, and how they were kept apart.
+    pub workers: usize,
+    pub isolation: Isolation,
+}
+
+/// Checks at once when `--jobs` is not given. On a GPU one, so that no kernel's timing is
+/// judged against another's. In the simulator three per core: a check spends much of its short
+/// life starting up and waiting on the kernel (loading NVRTC, page faults, writing its cache),
+/// and on 2 cores 6 jobs graded 200 x 24 in 4.2 minutes where 2 jobs needed 10.8.
+pub fn default_jobs(backend: &str) -> usize {
+    match backend {
+        "gpu" => 1,
+        _ => 3 * std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// Workers per GPU when `--jobs` is not given: a check spends most of its time on the CPU
+/// (compiles, the CPU reference, the simulator's re-check) and the GPU times kernels for one
+/// worker at a time (`checker::gpu_lock`), so a few workers keep one GPU busy. On an H100 with
+/// 16 cores, 200 x 24 took 10.5 minutes with one worker, 3.5 with four, 2.9 with eight
+/// (scripts/gpu/results/grade-throughput.md); four cores a worker, at most four per GPU.
+fn workers_per_gpu(cores: usize, gpus: usize) -> usize {
+    (cores / (4 * gpus.max(1))).clamp(1, 4)
+}
+
+fn immediate(
+    submission: &Submission,
+    exercise: &ExerciseInfo,
+    status: Status,
+    message: String,
+    key: String,
+) -> CellResult {
+    CellResult {
+        submission: submission.id.clone(),
+        name: submission.name.clone(),
+        exercise: exercise.id.clone(),
+        title: exercise.title.clone(),
+        status,
+        points: 0.0,
+        max_points: exercise.points,
+        message,
+        details: String::new(),
+        found_at: None,
+        cases: Vec::new(),
+        seconds: 0.0,
+        key,
+    }
+}
+
+struct Job {
+    submission: Submission,
+    exercise: ExerciseInfo,
+    staged: PathBuf,
+    found_at: String,
+    /// Taken by another name than the exercise's (see `Lookup::Found`).
+    renamed: bool,
+    text: String,
+    key: String,
+}
+
+pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
+    // Ctrl-C, SIGTERM (Slurm's time limit, scancel) and SIGHUP (a closed terminal) all stop the
+    // run the same way: checks ended, nothing half done saved, the scratch folder removed when
+    // `work` drops, and the run resumable.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let (file, grading_path) = GradingFile::load(options.grading.as_deref(), &course.root)?;
+    let exercises = select_exercises(
+        course,
+        options.exercises.as_deref().or(file.exercises.as_deref()),
+        options.run_programs || file.run_programs,
+    )?;
+    if !file.sizes.is_empty() && exercises.iter().any(|e| e.is_host()) {
+        eprintln!(
+            "Note: the grading file's sizes are added to the kernel exercises' cases; a whole \
+             program (host or Python exercise) is checked on its own cases."
+        );
+    }
+    let class = super::submissions::discover(&options.submissions)?;
+    let mut submissions = class.submissions;
+    if let Some(shard) = options.shard {
+        submissions = shard.select(submissions);
+    }
+    let store = Store::new(&options.out);
+    if !options.resume && !store.is_empty() {
+        bail!(
+            "{} already holds graded cells; pass --resume to finish that run, or give another --out",
+            options.out.display()
+        );
+    }
+    let work = super::scratch::make()?;
+    let exe = std::env::current_exe().context("cannot find the runner's own program")?;
+    let hidden = [&options.submissions, &options.out, work.path()]
+        .into_iter()
+        .map(|p| p.to_path_buf())
+        .chain(grading_path)
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect();
+    let sandbox = sandbox::for_class(
+        course,
+        &exercises,
+        &exe,
+        hidden,
+        file.disk_limit_mb,
+        options.no_sandbox,
+    )?;
+    let mut command = CheckCommand {
+        exe,
+        course_root: course.root.clone(),
+        backend: options.backend.clone(),
+        seed: options.seed.or(file.seed),
+        sizes: file.sizes.clone(),
+        time_limit: Duration::from_secs_f64(file.time_limit_s),
+        memory_limit_mb: file.memory_limit_mb,
+        programs: Default::default(),
+        sandbox,
+    };
+    // GPUs to put workers on: none when the simulator is asked for.
+    let gpus = match options.backend.as_deref() {
+        Some("sim") => Vec::new(),
+        _ => worker::gpus(),
+    };
+    let isolation = options.isolation.unwrap_or(if gpus.is_empty() {
+        Isolation::Cell
+    } else {
+        Isolation::Worker
+    });
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = match (isolation, options.jobs) {
+        (_, Some(jobs)) => jobs.max(1),
+        (Isolation::Worker, None) if !gpus.is_empty() => {
+            gpus.len() * workers_per_gpu(cores, gpus.len())
+        }
+        (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
+    };
+    let seed = command.seed;
+    command.programs = exercises
+        .iter()
+        .filter(|e| e.is_host())
+        .map(|e| {
+            let cases = checks::host_cases_for(&e.id, seed).map_or(1, |c| c.len());
+            (e.id.clone(), program_time_limit(e, cases, workers))
+        })
+        .collect();
+    let mut slots: Vec<Slot> = match isolation {
+        Isolation::Cell => Vec::new(),
+        Isolation::Worker => (0..workers)
+            .map(|n| {
+                let device = (!gpus.is_empty()).then(|| gpus[n % gpus.len()].clone());
+                // On a GPU the simulator's re-check shares the cores among the workers.
+                let threads = if gpus.is_empty() { 1 } else { cores / workers };
+                Slot::new(
+                    &command,
+                    device,
+                    threads,
+                    &work.path().join(format!("worker{n}")),
+                    // Where `prepare::stage` puts each submission's files.
+                    &work.path().join("stage"),
+                    options
+                        .trace_workers
+                        .as_ref()
+                        .map(|dir| dir.join(format!("worker{n}.log"))),
+                )
+            })
+            .collect(),
+    };
+    // The course is checked on the first worker, which goes on grading with its backend open.
+    let (backend, device) = match slots.first_mut() {
+        Some(slot) => preflight(
+            &mut |exercise, file, _| slot.run(exercise, file, &INTERRUPTED),
+            course,
+            &exercises,
+            work.path(),
+        )?,
+        None => preflight(
+            &mut |exercise, file, scratch| command.run(exercise, file, scratch, &INTERRUPTED),
+            course,
+            &exercises,
+            work.path(),
+        )?,
+    };
+    command.backend = Some(backend.clone());
+    for slot in &mut slots {
+        slot.set_backend(&backend);
+    }
+    let settings = Settings::new(&file, options.seed, &backend, &device, &exercises);
+    if options.resume {
+        if let Ok(before) = Settings::load(&options.out) {
+            if before.same_grading(&settings, "the earlier run").is_err() {
+                eprintln!(
+                    "Note: the settings changed since the earlier run in {}; cells graded otherwise are graded again.",
+                    options.out.display()
+                );
+            }
+        }
+    }
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("cannot make {}", options.out.display()))?;
+    settings.save(&options.out)?;
+    let ids: Vec<String> = submissions.iter().map(|s| s.id.clone()).collect();
+    ShardRecord {
+        shard: options.shard.map(|s| s.to_string()),
+        submissions: ids,
+    }
+    .save(&options.out)?;
+    for ignored in &class.ignored {
+        eprintln!(
+            "Note: {ignored} in {} is neither a folder nor an archive (.zip, .tar, .tar.gz, .tar.xz, .tar.bz2, .7z); it is not graded.",
+            options.submissions.display()
+        );
+    }
+
+    let limits = limits_of(&file);
+    let originals = originals(course, &exercises);
+    let mut jobs = VecDeque::new();
+    for submission in &submissions {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
+        let mut staged = stage(
+            submission,
+            &exercises,
+            &course.exercises,
+            work.path(),
+            &limits,
+        );
+        if let Ok(lookups) = &mut staged {
+            mark_untouched(lookups, &originals);
+        }
+        for info in &settings.exercises {
+            let lookup = match &staged {
+                Ok(lookups) => lookups[&info.id].clone(),
+                Err(reason) => Lookup::Refused {
+                    reason: reason.clone(),
+                },
+            };
+            let (status, message, key, found_at) = match lookup {
+                Lookup::Found {
+                    found_at,
+                    staged,
+                    text,
+                    renamed,
+                } => {
+                    let key = settings.cell_key(info, &text);
+                    let done = store
+                        .load(&submission.id, &info.id)
+                        .is_some_and(|c| kept_on_resume(&c, info, &key, &settings));
+                    if !(options.resume && done) {
+                        jobs.push_back(Job {
+                            submission: submission.clone(),
+                            exercise: info.clone(),
+                            staged,
+                            found_at,
+                            renamed,
+                            text,
+                            key,
+                        });
+                    }
+                    continue;
+                }
+                Lookup::Untouched { found_at, text } => (
+                    Status::NotDone,
+                    format!(
+                        "Not done: {found_at} is the exercise's file as handed out, unchanged."
+                    ),
+                    settings.cell_key(info, &text),
+                    Some(found_at),
+                ),
+                Lookup::Missing { expected } => (
+                    Status::Missing,
+                    format!("No kernel for this exercise: the submission has no {expected}."),
+                    settings.cell_key(info, ""),
+                    None,
+                ),
+                Lookup::Refused { reason } => (
+                    Status::Refused,
+                    format!("Refused: {reason}."),
+                    settings.cell_key(info, &reason),
+                    None,
+                ),
+            };
+            let mut cell = immediate(submission, info, status, message, key);
+            cell.found_at = found_at;
+            if !(options.resume
+                && store
+                    .load(&submission.id, &info.id)
+                    .is_some_and(|c| c == cell))
+            {
+                store.save(&cell, None)?;
+            }
+        }
+    }
+
+    let graded_now = jobs.len();
+    if isolation == Isolation::Worker {
+        jobs.make_contiguous()
+            .sort_by(|a, b| a.exercise.id.cmp(&b.exercise.id));
+    }
+    let checkers: Vec<Checker> = match isolation {
+        Isolation::Cell => (0..workers)
+            .map(|_| Checker::Process(command.clone()))
+            .collect(),
+        Isolation::Worker => slots.into_iter().map(Checker::Worker).collect(),
+    };
+    let mut display = Display::new(jobs.len());
+    if options.resume && graded_now < submissions.len() * exercises.len() {
+        display.note(&format!(
+            "Resuming: {graded_now} cells to grade, the others are done."
+        ));
+    }
+    run_pool(
+        jobs,
+        checkers,
+        &command,
+        &settings,
+        &store,
+        work.path(),
+        &mut display,
+    )?;
+    display.done();
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    Ok(Graded {
+        settings,
+        submissions: submissions.into_iter().map(|s| s.id).collect(),
+        interrupted,
+        graded_now,
+        workers,
+        isolation,
+    })
+}
+
+/// Whether `--resume` keeps a saved cell rather than grading it again: graded for good, for
+/// this kernel under these settings (`key`, which hashes the hidden seed too, so that no one
+/// who lacks it can make a key that matches), and worth what its status earns. A cell that
+/// fails any of these, whoever wrote it, is graded again.
+fn kept_on_resume(cell: &CellResult, info: &ExerciseInfo, key: &str, settings: &Settings) -> bool {
+    let points = cell
+        .status
+        .points(info.points, settings.target_missed_credit);
+    cell.key == key
+        && cell.status.is_final()
+        && cell.exercise == info.id
+        && cell.max_points == info.points
+        && cell.points == points
+}
+
+/// What one thread of the pool checks its cells with.
+enum Checker {
+    Process(CheckCommand),
+    Worker(Slot),
+}
+
+impl Checker {
+    fn run(&mut self, exercise: &str, kernel: &Path, scratch: &Path) -> std::io::Result<Raw> {
+        match self {
+            Checker::Process(command) => command.run(exercise, kernel, scratch, &INTERRUPTED),
+            Checker::Worker(slot) => slot.run(exercise, kernel, &INTERRUPTED),
+        }
+    }
+}
+
+fn run_pool(
+    jobs: VecDeque<Job>,
+    checkers: Vec<Checker>,
+    command: &CheckCommand,
+    settings: &Settings,
+    store: &Store,
+    work: &Path,
+    display: &mut Display,
+) -> anyhow::Result<()> {
+    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
+    let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for mut checker in checkers {
+            let sender = sender.clone();
+            let queue = &queue;
+            scope.spawn(move || loop {
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Some((number, job)) =
+                    queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
+                else {
+                    return;
+                };
+                let scratch = work.join("scratch").join(number.to_string());
+                let root = staging_root(&job.staged, &job.exercise.file);
+                let naming = Naming {
+                    staged_file: &job.staged,
+                    staging_root: &root,
+                    found_at: &job.found_at,
+                };
+                let cell = match checker.run(&job.exercise.id, &job.staged, &scratch) {
+                    Ok(raw) if raw.exit == Exit::Cancelled => return,
+                    Ok(raw) => {
+                        let (limit, memory_limit_mb) = command.limits(&job.exercise.id);
+                        let judged = judge(&raw, &naming, limit, memory_limit_mb);
+                        CellResult {
+                            submission: job.submission.id.clone(),
+                            name: job.submission.name.clone(),
+                            exercise: job.exercise.id.clone(),
+                            title: job.exercise.title.clone(),
+                            status: judged.status,
+                            points: judged
+                                .status
+                                .points(job.exercise.points, settings.target_missed_credit),
+                            max_points: job.exercise.points,
+                            message: naming_the_file_taken(
+                                judged.message,
+                                job.renamed,
+                                &job.found_at,
+                                &job.exercise.file,
+                            ),
+                            details: judged.details,
+                            found_at: Some(job.found_at.clone()),
+                            cases: judged.cases,
+                            seconds: (raw.seconds * 100.0).round() / 100.0,
+                            key: job.key.clone(),
+                        }
+                    }
+                    Err(e) => {
+                        let mut cell = immediate(
+                            &job.submission,
+                            &job.exercise,
+                            Status::Error,
+                            format!("The grader could not start the check: {e}"),
+                            job.key.clone(),
+                        );
+                        cell.found_at = Some(job.found_at.clone());
+                        cell
+                    }
+                };
+                let _ = std::fs::remove_dir_all(&scratch);
+                if sender.send((cell, job.text)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(sender);
+        for (cell, text) in receiver {
+            store.save(&cell, Some(&text))?;
+            display.finished(&cell);
+        }
+        Ok(())
+    })
+}
+
+/// The staging folder of a submission: the staged kernel's path less the exercise's file path.
+fn staging_root(staged: &Path, exercise_file: &str) -> PathBuf {
+    let mut root = staged.to_path_buf();
+    for _ in Path::new(exercise_file).components() {
+        root.pop();
+    }
+    root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::workers_per_gpu;
+    use super::*;
+
+    #[test]
+    fn resume_keeps_only_a_cell_that_its_key_and_status_vouch_for() {
+        let info = ExerciseInfo {
+            id: "02".into(),
+            title: "Vector add".into(),
+            points: 10,
+            file: "02_vector_add/vector_add.cu".into(),
+        };
+        let settings = Settings::new(&GradingFile::default(), Some(7), "sim", "sim", &[]);
+        let key = settings.cell_key(&info, "__global__ void add() {}");
+        let submission = Submission {
+            id: "ann".into(),
+            name: "ann".into(),
+            path: "ann".into(),
+            kind: super::super::submissions::Kind::Folder,
+        };
+        let mut cell = immediate(
+            &submission,
+            &info,
+            Status::Failed,
+            "wrong".into(),
+            key.clone(),
+        );
+        assert!(kept_on_resume(&cell, &info, &key, &settings));
+        // Full points for a failed cell: not what the grader wrote.
+        cell.points = 10.0;
+        assert!(!kept_on_resume(&cell, &info, &key, &settings));
+        cell.status = Status::Passed;
+        assert!(kept_on_resume(&cell, &info, &key, &settings));
+        // A key made without the seed.
+        let other = Settings::new(&GradingFile::default(), None, "sim", "sim", &[]);
+        let guessed = other.cell_key(&info, "__global__ void add() {}");
+        cell.key = guessed;
+        assert!(!kept_on_resume(&cell, &info, &key, &settings));
+    }
+
+    #[test]
+    fn a_gpu_gets_a_worker_for_four_cores_from_one_to_four() {
+        assert_eq!(workers_per_gpu(16, 1), 4);
+        assert_eq!(workers_per_gpu(32, 1), 4, "at most four on one GPU");
+        assert_eq!(workers_per_gpu(32, 2), 4);
+        assert_eq!(workers_per_gpu(16, 2), 2);
+        assert_eq!(workers_per_gpu(2, 1), 1, "at least one");
+    }
+}

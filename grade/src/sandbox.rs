@@ -1,0 +1,284 @@
+//! Each grading cell in a sandbox of its own, made by bubblewrap (`policy` says what the cell
+//! sees). Two sides:
+//! - the grader's: [`Sandbox`] finds out once whether a sandbox can be made here, and starts a
+//!   cell's command inside one, handing it the hidden seed and the reference solutions through
+//!   file descriptors (never a command line, never a path the cell's programs can open);
+//! - the cell's (`inside`): `runner grade sandbox` is its first process, which prepares the
+//!   cell, takes the seed, sets the limits and runs the check in its own, non-dumpable process.
+//!   When it ends, bubblewrap ends, and the kernel ends every process left in the cell's PID
+//!   namespace (a `setsid` child included).
+
+mod inside;
+
+pub use inside::run;
+
+use super::policy::{Cell, Policy, Setup, Trust};
+use runner::course::{Course, Exercise};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Descriptors handed into a sandbox are moved at or above this, clear of the grader's own.
+const FIRST_HANDED_FD: RawFd = 100;
+
+/// The exit code of a check that ran out of room in the cell's folders: only the cell's own
+/// programs fill them, so the cell is graded (crashed), not left for `--resume` as an error.
+pub const DISK_FULL_EXIT: u8 = 3;
+
+/// The flag an instructor passes to grade whole programs where no sandbox can be made.
+pub const NO_SANDBOX_FLAG: &str = "--no-sandbox-i-trust-these-programs";
+
+pub struct Limits {
+    /// Data memory (heap and private writable mappings), not address space: a CUDA context and
+    /// each thread's malloc arena reserve far more address space than they use.
+    pub memory_mb: u64,
+    pub cpu_seconds: u64,
+}
+
+/// Why no sandbox can be made on this machine, as the instructor reads it.
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    #[error(
+        "bubblewrap (`{}`) is not installed, so students' programs cannot be run in a sandbox: \
+         install it (Debian and Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)",
+        super::policy::BWRAP
+    )]
+    NotInstalled,
+    #[error(
+        "bubblewrap cannot make a sandbox on this machine ({0}): it needs user namespaces (a \
+         container may forbid them; sysctl kernel.unprivileged_userns_clone=1 where that setting \
+         exists) or to be run as root"
+    )]
+    Refused(String),
+}
+
+/// Sandboxes for the cells of one run.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    pub policy: Policy,
+    /// Each exercise's reference solutions (the solution, a tuned one), by id.
+    pub solutions: BTreeMap<String, Vec<PathBuf>>,
+    /// The Rust programs' exercises: their cells build.
+    pub rust_programs: Vec<String>,
+}
+
+impl Sandbox {
+    /// A sandbox of this policy, after trying one: bubblewrap is there and may make namespaces.
+    pub fn try_new(
+        policy: Policy,
+        solutions: BTreeMap<String, Vec<PathBuf>>,
+        rust_programs: Vec<String>,
+    ) -> Result<Sandbox, Unavailable> {
+        let output = Command::new(super::policy::BWRAP)
+            .args([
+                "--unshare-all",
+                "--die-with-parent",
+                "--ro-bind",
+                "/",
+                "/",
+                "--proc",
+                "/proc",
+                "--dev",
+                "/dev",
+                "--tmpfs",
+                "/tmp",
+                "true",
+            ])
+            .output();
+        match output {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::NotInstalled),
+            Err(e) => Err(Unavailable::Refused(e.to_string())),
+            Ok(o) if o.status.success() => {
+                let _ = policy.make_folders();
+                Ok(Sandbox {
+                    policy,
+                    solutions,
+                    rust_programs,
+                })
+            }
+            Ok(o) => Err(Unavailable::Refused(
+                String::from_utf8_lossy(&o.stderr).trim().to_string(),
+            )),
+        }
+    }
+
+    /// The cell for a check of `exercise` on `kernel`: a student's unless it is the course's
+    /// own file (the preflight, which builds and compiles for the class).
+    pub fn cell(&self, exercise: &str, kernel: &Path) -> Cell {
+        let course = kernel.starts_with(self.policy.course_root.join("exercises"));
+        Cell {
+            trust: if course {
+                Trust::Course
+            } else {
+                Trust::Student
+            },
+            staged: if course { None } else { staged_folder(kernel) },
+            solutions: self.solutions_of(exercise),
+            seed_fd: None,
+            shared: Vec::new(),
+            read_only: Vec::new(),
+            builds: self.rust_programs.iter().any(|p| p == exercise),
+        }
+    }
+
+    /// The reference solutions of `exercise` (all of them where it is None: a worker checks
+    /// every exercise), to be handed in by descriptor.
+    pub fn solutions_of(&self, exercise: &str) -> Vec<(PathBuf, RawFd)> {
+        self.solutions
+            .iter()
+            .filter(|(id, _)| exercise.is_empty() || *id == exercise)
+            .flat_map(|(_, paths)| paths.iter().map(|p| (p.clone(), -1)))
+            .collect()
+    }
+}
+
+/// The sandbox a class is graded in: `hidden` are the grader's paths (submissions, grade book,
+/// grading file, scratch). Where none can be made, whole programs are refused unless the
+/// instructor opted out by name; kernels (compiled and run by the simulator or the GPU, never
+/// as the student's own process) are checked as before, with a note.
+pub fn for_class(
+    course: &Course,
+    exercises: &[Exercise],
+    exe: &Path,
+    hidden: Vec<PathBuf>,
+    disk_mb: u64,
+    no_sandbox: bool,
+) -> anyhow::Result<Option<Sandbox>> {
+    let rust_programs = exercises
+        .iter()
+        .filter(|e| e.is_host() && !e.is_python())
+        .map(|e| e.id.clone())
+        .collect();
+    let solutions = exercises
+        .iter()
+        .map(|e| {
+            let paths = std::iter::once(course.solution_path(e))
+                .chain(course.tuned_path(e))
+                .collect();
+            (e.id.clone(), paths)
+        })
+        .collect();
+    let policy = Policy::for_run(&course.root, exe, hidden, disk_mb);
+    match Sandbox::try_new(policy, solutions, rust_programs) {
+        Ok(sandbox) => Ok(Some(sandbox)),
+        Err(why) => match exercises.iter().find(|e| e.is_host()) {
+            Some(program) if !no_sandbox => anyhow::bail!(
+                "{why}. Exercise {} is a whole program, the student's own code: `runner grade` \
+                 runs each in a sandbox of its own and will not run one without. Install \
+                 bubblewrap, or pass {NO_SANDBOX_FLAG} to run the programs with your own rights \
+                 (then only inside a container or a VM of their own)",
+                program.id
+            ),
+            Some(_) => {
+                eprintln!("Warning: {why}. The students' programs run with your own rights ({NO_SANDBOX_FLAG}).");
+                Ok(None)
+            }
+            None => {
+                eprintln!("Note: {why}. The kernels are checked without a sandbox.");
+                Ok(None)
+            }
+        },
+    }
+}
+
+/// `runner COMMAND...` under `limits`, in a sandbox for `cell` where there is one, with `seed`
+/// handed over on a descriptor: it never reaches a command line. The command's own variables
+/// are set on the returned command as on any other; its descriptors live as long as it does.
+pub fn command(
+    exe: &Path,
+    limits: &Limits,
+    sandbox: Option<(&Sandbox, Cell)>,
+    seed: Option<u64>,
+    command: &[OsString],
+) -> std::io::Result<Sandboxed> {
+    let mut handed = Vec::new();
+    let mut seed_fd = None;
+    if let Some(seed) = seed {
+        let (reader, mut writer) = std::io::pipe()?;
+        writer.write_all(seed.to_string().as_bytes())?;
+        drop(writer);
+        let fd = hand(OwnedFd::from(reader))?;
+        seed_fd = Some(fd.as_raw_fd());
+        handed.push(fd);
+    }
+    let (mut outer, setup) = match sandbox {
+        Some((sandbox, mut cell)) => {
+            cell.seed_fd = seed_fd;
+            for (path, _) in std::mem::take(&mut cell.solutions) {
+                // A course without a solution's file: the check says what it cannot judge.
+                let Ok(file) = std::fs::File::open(&path) else {
+                    continue;
+                };
+                let own = hand(OwnedFd::from(file))?;
+                cell.solutions.push((path, own.as_raw_fd()));
+                handed.push(own);
+            }
+            let (arguments, setup) = sandbox.policy.arguments(&cell);
+            let mut outer = Command::new(super::policy::BWRAP);
+            outer.args(arguments).arg("--").arg(exe);
+            outer.env_clear().envs(sandbox.policy.environment());
+            (outer, setup)
+        }
+        None => (
+            Command::new(exe),
+            Setup {
+                seed_fd,
+                ..Setup::default()
+            },
+        ),
+    };
+    outer
+        .args(["sandbox", "--memory-mb"])
+        .arg(limits.memory_mb.to_string())
+        .arg("--cpu-seconds")
+        .arg(limits.cpu_seconds.to_string())
+        .arg("--setup")
+        .arg(serde_json::to_string(&setup).expect("a setup serialises"))
+        .arg("--")
+        .args(command);
+    let fds: Vec<RawFd> = handed.iter().map(AsRawFd::as_raw_fd).collect();
+    // SAFETY: between fork and exec only fcntl(2), which is async-signal-safe, on descriptors
+    // this process owns until the command is dropped.
+    unsafe {
+        outer.pre_exec(move || {
+            for &fd in &fds {
+                if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    Ok(Sandboxed {
+        command: outer,
+        _handed: handed,
+    })
+}
+
+/// A command to start in a sandbox, with the descriptors it is handed: keep the whole value
+/// until the command has been spawned (dropping it closes them, and the spawn then fails).
+pub struct Sandboxed {
+    pub command: Command,
+    _handed: Vec<OwnedFd>,
+}
+
+/// A copy of `fd` at or above [`FIRST_HANDED_FD`], closed on exec in every other child.
+fn hand(fd: OwnedFd) -> std::io::Result<OwnedFd> {
+    // SAFETY: fcntl(2) duplicates a descriptor this function owns; the new one is owned below.
+    let copy = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FIRST_HANDED_FD) };
+    if copy == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is a fresh descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(copy) })
+}
+
+/// The folder a staged kernel or program is checked from: its own folder (a Rust program's
+/// `src/`, with the modules beside `main.rs`).
+pub fn staged_folder(kernel: &Path) -> Option<PathBuf> {
+    kernel.parent().map(Path::to_path_buf)
+}
