@@ -174,6 +174,18 @@ pub struct Race {
     /// The access reported (the diagnostic's own block, thread and line), then the other one.
     pub accesses: [RaceAccess; 2],
     pub place: RacePlace,
+    /// Where the diagnostic's message names `place` (a byte range of it, `[start, end)`), so a
+    /// reader that knows the memory by another name (a buffer's parameter name, Numba's words)
+    /// renders the sentence with that name in place, without searching the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place_words: Option<[usize; 2]>,
+}
+
+impl Race {
+    /// Where `words` stand in `message`, as [`Race::place_words`] keeps it.
+    pub fn words_in(message: &str, words: &str) -> Option<[usize; 2]> {
+        message.find(words).map(|at| [at, at + words.len()])
+    }
 }
 
 /// The memory two racing accesses share.

@@ -109,20 +109,18 @@ pub(super) fn findings(case: &Case, diagnostics: &[Diagnostic]) -> Vec<Finding> 
     diagnostics.iter().map(|d| finding(case, d)).collect()
 }
 
-/// One diagnostic as a finding of `case`: its facts as fields, and the sentence.
+/// One diagnostic as a finding of `case`: its facts as fields, and the sentence, which calls the
+/// array by the buffer's name where the race's place is a kernel argument.
 fn finding(case: &Case, d: &Diagnostic) -> Finding {
     let raced = raced_argument(d);
     let buffer = raced.and_then(|(argument, _)| match case.args.get(argument as usize) {
         Some(checks::Arg::Buffer(buffer)) => Some(buffer.name.clone()),
         _ => None,
     });
-    let mut text = crate::backend::sim::describe(d);
-    for (k, arg) in case.args.iter().enumerate() {
-        if let checks::Arg::Buffer(buffer) = arg {
-            let by_position = format!("the array passed as argument {}", k + 1);
-            text = text.replace(&by_position, &format!("`{}`", buffer.name));
-        }
-    }
+    let element = raced.and_then(|(_, element)| element);
+    let words = buffer
+        .as_ref()
+        .map(|name| named_element(element, &format!("`{name}`")));
     Finding {
         verdict: of_diagnostic(d),
         case: case.name.clone(),
@@ -132,11 +130,35 @@ fn finding(case: &Case, d: &Diagnostic) -> Finding {
             line: l.line,
         }),
         buffer,
-        element: raced.and_then(|(_, element)| element),
+        element,
         thread: d.thread,
         block: d.block,
-        text,
+        text: sentence(d, words.as_deref()),
     }
+}
+
+/// "element 3 of `x`", or the array alone where the simulator gave no element.
+pub fn named_element(element: Option<u64>, array: &str) -> String {
+    match element {
+        Some(e) => format!("element {e} of {array}"),
+        None => array.to_string(),
+    }
+}
+
+/// The diagnostic in a line (where, which thread, what), with the memory its message names
+/// called `words` where given: spliced in where the simulator says its message names the place.
+pub fn sentence(d: &Diagnostic, words: Option<&str>) -> String {
+    let span = d.race.as_deref().and_then(|r| r.place_words);
+    let message = match (span, words) {
+        (Some([start, end]), Some(words)) if d.message.get(start..end).is_some() => {
+            format!("{}{words}{}", &d.message[..start], &d.message[end..])
+        }
+        _ => return crate::backend::sim::describe(d),
+    };
+    crate::backend::sim::describe(&Diagnostic {
+        message,
+        ..d.clone()
+    })
 }
 
 /// What to do when an entry point is missing: C++ mangles the names of functions declared
@@ -270,23 +292,22 @@ mod tests {
             location: location.clone(),
             access,
         };
+        let what = format!("element 3 of the array passed as argument {}", argument + 1);
+        let message = format!("race on global memory: thread (1,0,0) writes {what} at line 12");
         Diagnostic {
             kind: DiagnosticKind::GlobalRace,
             block: [2, 0, 0],
             thread: [1, 0, 0],
             location: location.clone(),
-            message: format!(
-                "race on global memory: thread (1,0,0) writes element 3 of the array passed as \
-                 argument {} at line 12",
-                argument + 1
-            ),
             race: Some(Box::new(sim::Race {
                 accesses: [
                     access([1, 0, 0], sim::AccessKind::Write),
                     access([0, 0, 0], sim::AccessKind::Read),
                 ],
                 place,
+                place_words: sim::Race::words_in(&message, &what),
             })),
+            message,
         }
     }
 
@@ -312,10 +333,12 @@ mod tests {
         assert_eq!((found.thread, found.block), ([1, 0, 0], [2, 0, 0]));
         let place = found.place.as_ref().unwrap();
         assert_eq!((place.file.as_str(), place.line), ("race.cu", 12));
-        assert!(
-            found.text.contains(&format!("element 3 of `{name}`")),
-            "{}",
-            found.text
+        assert_eq!(
+            found.text,
+            format!(
+                "race.cu:12: race on global memory: thread (1,0,0) writes element 3 of `{name}` \
+                 at line 12 (block (2, 0, 0), thread (1, 0, 0))"
+            )
         );
         // A scalar argument names no buffer.
         let scalar = case

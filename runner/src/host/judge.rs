@@ -5,7 +5,8 @@
 use super::execute::{Exit, Run};
 use super::record::{Direction, Launch, Record};
 use super::words;
-use crate::backend::sim::{describe, relative_to_current_dir, verdict_of};
+use crate::backend::sim::relative_to_current_dir;
+use crate::checker::verdict::{named_element, of_diagnostic, sentence};
 use crate::course::{Exercise, Language};
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
@@ -107,9 +108,15 @@ fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
     if let Some(place) = diagnostic.location.as_mut() {
         relative_to_current_dir(&mut place.file);
     }
-    let what = describe(&diagnostic);
-    let what = if python { in_numba_words(&what) } else { what };
-    (verdict_of(&diagnostic), format!("kernel {kernel}: {what}"))
+    let what = if python {
+        in_numba_words(&sentence(&diagnostic, numba_place(&diagnostic).as_deref()))
+    } else {
+        sentence(&diagnostic, None)
+    };
+    (
+        of_diagnostic(&diagnostic),
+        format!("kernel {kernel}: {what}"),
+    )
 }
 
 /// Whether the program's output says an allocation failed (Rust's abort, Python's MemoryError).
@@ -144,10 +151,7 @@ fn output_without_diagnostics(run: &Run) -> String {
         .collect()
 }
 
-/// The simulator's advice, which is in CUDA C's words, as a Numba program says it. Numba passes
-/// each array to a kernel as several arguments (its data, shape and strides among them), so the
-/// simulator's argument number counts those, not the Python function's parameters: the array
-/// is left unnumbered.
+/// The simulator's advice, which is in CUDA C's words, as a Numba program says it.
 fn in_numba_words(text: &str) -> String {
     let mut text = text.to_string();
     for (c, numba) in [
@@ -157,16 +161,21 @@ fn in_numba_words(text: &str) -> String {
     ] {
         text = text.replace(c, numba);
     }
-    const NUMBERED: &str = "the array passed as argument ";
-    let mut said = String::new();
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find(NUMBERED) {
-        said.push_str(&rest[..at]);
-        said.push_str("one of the kernel's arrays");
-        rest = rest[at + NUMBERED.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    text
+}
+
+/// A race's array in a Numba program's words. Numba passes each array to a kernel as several
+/// arguments (its data, shape and strides among them), so the simulator's argument number counts
+/// those, not the Python function's parameters: the array is left unnumbered.
+fn numba_place(d: &sim::Diagnostic) -> Option<String> {
+    match &d.race.as_deref()?.place {
+        sim::RacePlace::Global {
+            argument: Some(_),
+            element,
+            ..
+        } => Some(named_element(*element, "one of the kernel's arrays")),
+        _ => None,
     }
-    said.push_str(rest);
-    said
 }
 
 /// The language of a host exercise's program (Rust where the metadata names none).
@@ -367,18 +376,53 @@ pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A launch whose kernel raced on element 3 of its 12th argument (one of Numba's arrays).
+    fn raced_launch() -> Launch {
+        let what = "element 3 of the array passed as argument 12";
+        let message = format!(
+            "race on shared memory: thread (1,0,0) writes {what}, and thread (0,0,0) reads it: a \
+             __syncthreads() is missing, or an update like `x += v` needs an atomic such as atomicAdd"
+        );
+        let access = |access| sim::RaceAccess {
+            block: [0; 3],
+            thread: [1, 0, 0],
+            location: None,
+            access,
+        };
+        let race = sim::Race {
+            accesses: [
+                access(sim::AccessKind::Write),
+                access(sim::AccessKind::Read),
+            ],
+            place: sim::RacePlace::Global {
+                argument: Some(11),
+                variable: None,
+                element: Some(3),
+                address: 0x100c,
+            },
+            place_words: sim::Race::words_in(&message, what),
+        };
+        let mut launch = launch_with(sim::DiagnosticKind::GlobalRace, &message);
+        launch.diagnostics[0].race = Some(Box::new(race));
+        launch
+    }
+
     #[test]
     fn a_python_exercise_hears_the_simulators_advice_in_numbas_words() {
-        let said = in_numba_words(
-            "race on shared memory: thread (1,0,0) writes element 3 of the array passed as \
-             argument 12, and thread (0,0,0) reads it: a __syncthreads() is missing, or an \
-             update like `x += v` needs an atomic such as atomicAdd",
-        );
+        let (verdict, said) = kernel_failure(&raced_launch(), true);
+        assert_eq!(verdict, Verdict::Race);
         assert_eq!(
             said,
-            "race on shared memory: thread (1,0,0) writes element 3 of one of the kernel's \
-             arrays, and thread (0,0,0) reads it: a cuda.syncthreads() is missing, or an update \
-             like `x += v` needs an atomic such as cuda.atomic.add"
+            "kernel k: race on shared memory: thread (1,0,0) writes element 3 of one of the \
+             kernel's arrays, and thread (0,0,0) reads it: a cuda.syncthreads() is missing, or an \
+             update like `x += v` needs an atomic such as cuda.atomic.add (block (0, 0, 0), \
+             thread (1, 0, 0))"
+        );
+        // A CUDA C program's is left in the simulator's words.
+        let (_, said) = kernel_failure(&raced_launch(), false);
+        assert!(
+            said.contains("element 3 of the array passed as argument 12"),
+            "{said}"
         );
     }
 
@@ -411,30 +455,38 @@ mod tests {
         }
     }
 
+    /// A launch of `_Z1kPf` with one diagnostic of `kind` saying `message`.
+    fn launch_with(kind: sim::DiagnosticKind, message: &str) -> Launch {
+        Launch {
+            kernel: "_Z1kPf".into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 0,
+            stream: 0,
+            figures: None,
+            lines: vec![],
+            warp_instructions: None,
+            diagnostics: vec![sim::Diagnostic {
+                kind,
+                block: [0; 3],
+                thread: [1, 0, 0],
+                location: None,
+                message: message.into(),
+                race: None,
+            }],
+            aborted: false,
+            start_us: 0.0,
+            end_us: 1.0,
+        }
+    }
+
     #[test]
     fn the_drivers_copy_of_a_reported_diagnostic_is_left_out_of_the_output() {
         let record = Record {
-            launches: vec![crate::host::record::Launch {
-                kernel: "_Z1kPf".into(),
-                grid: [1, 1, 1],
-                block: [32, 1, 1],
-                shared_bytes: 0,
-                stream: 0,
-                figures: None,
-                lines: vec![],
-                warp_instructions: None,
-                diagnostics: vec![sim::Diagnostic {
-                    kind: sim::DiagnosticKind::GlobalRace,
-                    block: [0; 3],
-                    thread: [1, 0, 0],
-                    location: None,
-                    message: "race on global memory: x".into(),
-                    race: None,
-                }],
-                aborted: false,
-                start_us: 0.0,
-                end_us: 1.0,
-            }],
+            launches: vec![launch_with(
+                sim::DiagnosticKind::GlobalRace,
+                "race on global memory: x",
+            )],
             ..Record::default()
         };
         let run = Run {

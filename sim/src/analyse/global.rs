@@ -513,6 +513,7 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
         access: r.kind,
     };
     let [first, second] = [side(me), side(other)];
+    let place_words = Race::words_in(&message, &what);
     Diagnostic {
         kind: DiagnosticKind::GlobalRace,
         block: first.block,
@@ -522,6 +523,7 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
         race: Some(Box::new(Race {
             accesses: [first, second],
             place,
+            place_words,
         })),
     }
 }

@@ -214,6 +214,23 @@ fn racy_counter_is_a_write_write_race() {
 }
 
 #[test]
+fn a_race_says_where_its_message_names_the_memory() {
+    for (kernel, blocks) in [("global_racy_counter", 4), ("global_block_counter", 8)] {
+        let mut gpu = Machine::new();
+        let count = upload(&mut gpu, &[0i32]);
+        let r = run_on(&mut gpu, kernel, blocks, 64, &[Arg::Ptr(count)]);
+        let d = races(&r, DiagnosticKind::GlobalRace)[0];
+        let [start, end] = d.race.as_ref().unwrap().place_words.expect("a span");
+        assert_eq!(
+            &d.message[start..end],
+            "element 0 of the array passed as argument 1",
+            "{kernel}: {}",
+            d.message
+        );
+    }
+}
+
+#[test]
 fn blocks_racing_on_a_counter() {
     let mut gpu = Machine::new();
     let count = upload(&mut gpu, &[0i32]);

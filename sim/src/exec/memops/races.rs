@@ -76,11 +76,12 @@ pub(super) fn report(cx: &mut BlockCx, found: Found) {
         block: cx.block,
         thread: cx.l.thread_index(first.tid as u32),
         location: cx.location(first.site),
-        message,
         race: Some(Box::new(Race {
             accesses: [side(first), side(second)],
             place,
+            place_words: Race::words_in(&message, &what),
         })),
+        message,
     };
     if cx.out.race_reads.remove(&key) {
         if let Some(entry) = cx.out.diags.iter_mut().find(|(_, k, _)| *k == key) {
