@@ -11,8 +11,10 @@ pub(crate) type Slot = u32;
 pub(crate) type Pred = u32;
 pub(crate) const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ty {
+/// A PTX value type; public as [`crate::Scalar`], the type of a value a watched launch records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ty {
     U8,
     S8,
     U16,

@@ -8,8 +8,9 @@
 mod definition;
 mod scalar;
 
+/// A recorded value's type: the type of the instruction that made or stored it.
+pub use crate::ir::Ty as Scalar;
 pub(crate) use definition::{operands, Definitions};
-pub use scalar::Scalar;
 
 use crate::report::SourceLocation;
 use serde::{Deserialize, Serialize};

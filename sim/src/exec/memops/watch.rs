@@ -3,7 +3,7 @@
 
 use super::{atom_apply, store_value, Kind, Req};
 use crate::analyse::provenance::{
-    Computation, ElementStores, Operand, Place, Scalar, Space, StoreEvent, WatchCx,
+    Computation, ElementStores, Operand, Place, Space, StoreEvent, WatchCx,
 };
 use crate::exec::block::BlockCx;
 use crate::exec::{lanes, Warp};
@@ -70,7 +70,7 @@ fn event(
         let old = reg(req.regs[0]);
         let new = atom_apply(req.atom, req.ty, old, reg(req.b), reg(req.c));
         let operand = |bits| Operand {
-            ty: req.ty.into(),
+            ty: req.ty,
             bits: Some(bits),
             loaded_from: None,
         };
@@ -111,7 +111,7 @@ fn event(
         thread: cx.l.thread_index(w.thread_linear(lane)),
         location: cx.location(inst.site),
         instruction: wc.instruction(inst.ptx_line),
-        ty: req.ty.into(),
+        ty: req.ty,
         bits,
         whole,
         computed_by,
@@ -130,7 +130,7 @@ fn computation(w: &Warp, cx: &BlockCx, wc: &WatchCx, def: u32, lane: usize) -> C
         .map(|&s| {
             let kept = !written.contains(&s) && wc.defs.unchanged(prog, s, def, w.pc);
             Operand {
-                ty: Scalar::from(ty.unwrap_or(crate::ir::Ty::U32)),
+                ty: ty.unwrap_or(crate::ir::Ty::U32),
                 bits: kept.then(|| w.regs[s as usize * 32 + lane]),
                 loaded_from: wc
                     .defs
