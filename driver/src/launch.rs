@@ -151,15 +151,17 @@ fn launch(
             ..sim::Limits::default()
         },
     };
-    let report = d.machine.launch(&module, &launch).map_err(|e| {
-        eprintln!("simcuda: cannot launch {kernel}: {e}");
-        match e {
-            sim::SimError::InvalidLaunch(_) => E::CUDA_ERROR_INVALID_VALUE,
-            sim::SimError::TooManyResources { .. } => E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-            sim::SimError::KernelNotLowered { .. } => E::CUDA_ERROR_NOT_SUPPORTED,
-            _ => E::CUDA_ERROR_INVALID_VALUE,
-        }
-    })?;
+    let report = d
+        .with_mirrors(|d| d.machine.launch(&module, &launch))
+        .map_err(|e| {
+            eprintln!("simcuda: cannot launch {kernel}: {e}");
+            match e {
+                sim::SimError::InvalidLaunch(_) => E::CUDA_ERROR_INVALID_VALUE,
+                sim::SimError::TooManyResources { .. } => E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                sim::SimError::KernelNotLowered { .. } => E::CUDA_ERROR_NOT_SUPPORTED,
+                _ => E::CUDA_ERROR_INVALID_VALUE,
+            }
+        })?;
     for diagnostic in &report.diagnostics {
         eprintln!("simcuda: {kernel}: {}", diagnostic.message);
     }

@@ -9,6 +9,9 @@
 //! | `device` | `cuInit`, versions, the device and its attributes (a model of an H100) |
 //! | `context` | primary and ordinary contexts, the current context |
 //! | `memory` | allocation, memset, copies in every direction, pinned host memory |
+//! | `mirror` | host memory the device also sees, kept alike on both sides around device work |
+//! | `managed` | managed memory (`cuMemAllocManaged`), prefetches and advice |
+//! | `mapped` | page-locked host memory mapped for kernels (`cuMemHostGetDevicePointer`) |
 //! | `pitched` | 2D allocations with pitched rows and copies of rectangles (`cudaMallocPitch`, `cudaMemcpy2D`) |
 //! | `pointers` | what the driver knows about a pointer: its attributes and the block that holds it |
 //! | `ranges` | the address ranges kept per allocation, found in O(log n) |
@@ -47,7 +50,10 @@ mod in_flight;
 mod launch;
 mod library;
 mod link;
+mod managed;
+mod mapped;
 mod memory;
+mod mirror;
 mod module;
 mod not_supported;
 mod occupancy;

@@ -44,7 +44,7 @@ pub extern "C" fn cuMemFree_v2(dptr: u64) -> CUresult {
         d.allocations
             .remove(dptr)
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        d.machine.free(dptr);
+        crate::managed::free(d, dptr);
         Ok(())
     })
 }
@@ -100,6 +100,7 @@ pub unsafe extern "C" fn cuMemHostAlloc(
     pass_through!(cuMemHostAlloc(pp, bytes, flags));
     call("cuMemHostAlloc", |d| {
         let ptr = alloc_host(d, bytes)?;
+        crate::mapped::map_if_asked(d, ptr as u64, bytes as u64, flags)?;
         // SAFETY: the caller's contract.
         unsafe { put(pp, ptr) }
     })
@@ -123,6 +124,7 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
             start: p as usize,
             len: len as usize,
         });
+        d.unmirror(p as u64);
         // SAFETY: `p` was allocated by posix_memalign in `alloc_host` and is freed once.
         unsafe { libc::free(p) };
         Ok(())
@@ -144,6 +146,7 @@ pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_ui
             return Err(E::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
         }
         d.record.implicit_barrier();
+        crate::mapped::map_if_asked(d, start, bytes as u64, flags)?;
         d.pinned.insert(start, bytes as u64);
         Ok(())
     })
@@ -165,6 +168,7 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
             start: p as usize,
             len: len as usize,
         });
+        d.unmirror(p as u64);
         Ok(())
     })
 }
@@ -178,6 +182,10 @@ enum Copy {
 
 /// Runs a copy of `bytes` and records it on `stream` (`None`: a synchronous copy).
 fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
+    d.with_mirrors(|d| copy_now(d, what, bytes, stream))
+}
+
+fn copy_now(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
     d.require_context()?;
     if stream.is_none() {
         // A synchronous copy runs on the legacy default stream: after everything queued.
@@ -356,6 +364,16 @@ pub unsafe extern "C" fn cuMemcpyAsync(
 
 /// Fills `count` elements of `pattern` (1, 2 or 4 bytes, little-endian) at `dst`.
 fn memset(
+    d: &mut Driver,
+    dst: u64,
+    pattern: &[u8],
+    count: usize,
+    stream: Option<CUstream>,
+) -> Result {
+    d.with_mirrors(|d| memset_now(d, dst, pattern, count, stream))
+}
+
+fn memset_now(
     d: &mut Driver,
     dst: u64,
     pattern: &[u8],

@@ -725,20 +725,12 @@ not_supported!(
         addr: CUdeviceptr,
         flags: ::core::ffi::c_ulonglong,
     );
-    fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice);
-    fn cuMemAdvise_v2(
-        devPtr: CUdeviceptr,
-        count: usize,
-        advice: CUmem_advise,
-        location: CUmemLocation,
-    );
     fn cuMemAllocFromPoolAsync(
         dptr: *mut CUdeviceptr,
         bytesize: usize,
         pool: CUmemoryPool,
         hStream: CUstream,
     );
-    fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::core::ffi::c_uint);
     fn cuMemBatchDecompressAsync(
         paramsArray: *mut CUmemDecompressParams,
         count: usize,
@@ -806,11 +798,6 @@ not_supported!(
         location: *mut CUmemLocation,
         type_: CUmemAllocationType,
     );
-    fn cuMemHostGetDevicePointer_v2(
-        pdptr: *mut CUdeviceptr,
-        p: *mut ::core::ffi::c_void,
-        Flags: ::core::ffi::c_uint,
-    );
     fn cuMemHostGetFlags(pFlags: *mut ::core::ffi::c_uint, p: *mut ::core::ffi::c_void);
     fn cuMemImportFromShareableHandle(
         handle: *mut CUmemGenericAllocationHandle,
@@ -866,19 +853,6 @@ not_supported!(
         value: *mut ::core::ffi::c_void,
     );
     fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize);
-    fn cuMemPrefetchAsync(
-        devPtr: CUdeviceptr,
-        count: usize,
-        dstDevice: CUdevice,
-        hStream: CUstream,
-    );
-    fn cuMemPrefetchAsync_v2(
-        devPtr: CUdeviceptr,
-        count: usize,
-        location: CUmemLocation,
-        flags: ::core::ffi::c_uint,
-        hStream: CUstream,
-    );
     fn cuMemPrefetchBatchAsync(
         dptrs: *mut CUdeviceptr,
         sizes: *mut usize,
@@ -888,13 +862,6 @@ not_supported!(
         numPrefetchLocs: usize,
         flags: ::core::ffi::c_ulonglong,
         hStream: CUstream,
-    );
-    fn cuMemRangeGetAttribute(
-        data: *mut ::core::ffi::c_void,
-        dataSize: usize,
-        attribute: CUmem_range_attribute,
-        devPtr: CUdeviceptr,
-        count: usize,
     );
     fn cuMemRangeGetAttributes(
         data: *mut *mut ::core::ffi::c_void,
@@ -1649,11 +1616,8 @@ pub(crate) const NAMES: &[&str] = &[
     "cuLogsUnregisterCallback",
     "cuMemAddressFree",
     "cuMemAddressReserve",
-    "cuMemAdvise",
-    "cuMemAdvise_v2",
     "cuMemAllocAsync",
     "cuMemAllocFromPoolAsync",
-    "cuMemAllocManaged",
     "cuMemBatchDecompressAsync",
     "cuMemCreate",
     "cuMemDiscardAndPrefetchBatchAsync",
@@ -1666,7 +1630,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMemGetDefaultMemPool",
     "cuMemGetHandleForAddressRange",
     "cuMemGetMemPool",
-    "cuMemHostGetDevicePointer_v2",
     "cuMemHostGetFlags",
     "cuMemImportFromShareableHandle",
     "cuMemMap",
@@ -1682,10 +1645,7 @@ pub(crate) const NAMES: &[&str] = &[
     "cuMemPoolSetAccess",
     "cuMemPoolSetAttribute",
     "cuMemPoolTrimTo",
-    "cuMemPrefetchAsync",
-    "cuMemPrefetchAsync_v2",
     "cuMemPrefetchBatchAsync",
-    "cuMemRangeGetAttribute",
     "cuMemRangeGetAttributes",
     "cuMemRelease",
     "cuMemRetainAllocationHandle",

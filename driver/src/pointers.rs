@@ -24,6 +24,8 @@ struct Block {
     memory_type: u32,
     /// Registered memory is mapped as it is; what the driver allocates, in 2 MiB pieces.
     registered: bool,
+    /// Managed memory (`cuMemAllocManaged`): device memory the host reads and writes too.
+    managed: bool,
 }
 
 fn block_holding(d: &Driver, ptr: u64) -> Option<Block> {
@@ -33,6 +35,8 @@ fn block_holding(d: &Driver, ptr: u64) -> Option<Block> {
             len,
             memory_type: DEVICE,
             registered: false,
+            managed: d.mirrors.holding(start).map(|(_, _, kind)| kind)
+                == Some(crate::mirror::Kind::Managed),
         });
     }
     let (start, len) = d.pinned.holding(ptr)?;
@@ -42,6 +46,7 @@ fn block_holding(d: &Driver, ptr: u64) -> Option<Block> {
         len,
         memory_type: HOST,
         registered,
+        managed: false,
     })
 }
 
@@ -65,19 +70,19 @@ fn attribute(context: u64, block: &Block, attribute: c_uint, ptr: u64) -> Result
         1 => Value::U64(context),
         2 => Value::U32(block.memory_type),
         3 => Value::U64(ptr),
-        4 if block.memory_type == HOST => Value::U64(ptr),
+        4 if block.memory_type == HOST || block.managed => Value::U64(ptr),
         4 => return Err(E::CUDA_ERROR_INVALID_VALUE),
-        // Synchronous memory operations are not forced (only managed memory has it set).
-        6 => Value::U32(0),
+        // Synchronous memory operations are forced only on managed memory.
+        6 => Value::U32(u32::from(block.managed)),
         // Unique among live blocks: their starts differ.
         7 => Value::U64(block.start),
-        8 => Value::U32(0),
+        8 => Value::U32(u32::from(block.managed)),
         9 => Value::I32(0),
         11 => Value::U64(block.start),
         12 => Value::U64(block.len),
         13 => Value::U32(1),
         14 => Value::U64(0),
-        15 => Value::U32(u32::from(block.memory_type == DEVICE)),
+        15 => Value::U32(u32::from(block.memory_type == DEVICE && !block.managed)),
         16 => Value::U32(READ_WRITE),
         17 => Value::U64(0),
         18 if block.registered => Value::U64(block.len),
@@ -193,7 +198,26 @@ mod tests {
             len: 1000,
             memory_type,
             registered,
+            managed: false,
         }
+    }
+
+    #[test]
+    fn managed_memory_is_device_memory_with_a_host_pointer_as_nvidias_driver_says() {
+        // scripts/gpu/results/driver-pointers.txt, "managed": 2=2 4=ptr 6=1 8=1 15=0.
+        let managed = Block {
+            managed: true,
+            ..block(DEVICE, false)
+        };
+        assert_eq!(attribute(7, &managed, 2, 0x100a), Ok(Value::U32(DEVICE)));
+        assert_eq!(attribute(7, &managed, 4, 0x100a), Ok(Value::U64(0x100a)));
+        assert_eq!(attribute(7, &managed, 6, 0x100a), Ok(Value::U32(1)));
+        assert_eq!(attribute(7, &managed, 8, 0x100a), Ok(Value::U32(1)));
+        assert_eq!(attribute(7, &managed, 15, 0x100a), Ok(Value::U32(0)));
+        assert_eq!(
+            attribute(7, &managed, 18, 0x100a),
+            Ok(Value::U64(MAPPING_GRANULE))
+        );
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub(crate) struct Driver {
     /// The starts of the page-locked blocks this driver allocated (the rest of `pinned` is the
     /// program's memory, registered): only these are the driver's to free.
     pub allocated_host: std::collections::HashSet<u64>,
+    /// Host memory the device also sees (managed, mapped): `mirror`.
+    pub mirrors: crate::mirror::Mirrors,
+    /// Advice and prefetches per managed block (`managed`).
+    pub advice: crate::managed::AdviceTable,
     /// Contexts created; the primary context is index 0.
     pub contexts: Vec<bool>,
     pub primary_retains: u32,
@@ -82,6 +86,8 @@ impl Driver {
             allocations: Ranges::default(),
             pinned: Ranges::default(),
             allocated_host: Default::default(),
+            mirrors: Default::default(),
+            advice: Default::default(),
             contexts: vec![true],
             primary_retains: 0,
             limits: HashMap::new(),

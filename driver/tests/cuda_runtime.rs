@@ -342,3 +342,33 @@ fn a_pitched_2d_array_is_allocated_and_copied_as_rectangles() {
     );
     assert_eq!(failed_calls(&record), Vec::<String>::new());
 }
+
+#[test]
+fn managed_memory_is_written_by_the_host_and_the_kernel_through_one_pointer() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "managed", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    assert_eq!(
+        stdout(&output),
+        "managed 1 concurrent 1\na[7] 200 read mostly 1 type 3\ncudaSuccess\nok\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(failed_calls(&record), Vec::<String>::new());
+}
+
+#[test]
+fn mapped_host_memory_is_read_and_written_by_a_kernel() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "mapped", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    assert_eq!(
+        stdout(&output),
+        "can map 1 same pointer 1\ncudaSuccess\nok\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(failed_calls(&record), Vec::<String>::new());
+}

@@ -64,6 +64,12 @@ impl Machine {
         self.mem.alloc(bytes, 256)
     }
 
+    /// Places an allocation of `bytes` at `addr`, an address the host's own memory has (mapped
+    /// host memory, managed memory): zero-filled, refused where the device already uses an address.
+    pub fn alloc_at(&mut self, addr: u64, bytes: u64) -> Result<(), SimError> {
+        self.mem.alloc_at(addr, bytes)
+    }
+
     /// Frees an allocation; freeing an address that is not an allocation's start does nothing.
     pub fn free(&mut self, addr: u64) {
         self.mem.free(addr);

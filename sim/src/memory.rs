@@ -179,6 +179,44 @@ impl GlobalMemory {
         Ok(base)
     }
 
+    /// Places an allocation of `bytes` at `base`, where memory the host already has lives (host
+    /// memory mapped into the device's address space, or managed memory): kernels then use the
+    /// host's own addresses. Refused when any byte of it is another allocation's, or in a window.
+    pub fn alloc_at(&mut self, base: u64, bytes: u64) -> Result<(), SimError> {
+        let size = bytes.max(1);
+        let end = base.checked_add(size);
+        let windows = [SHARED_WINDOW, LOCAL_WINDOW];
+        let in_window = |end: u64| windows.iter().any(|&w| base < w + WINDOW_SIZE && end > w);
+        let overlaps = |end: u64| {
+            self.allocs
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, a)| a.base + a.size > base)
+        };
+        match end {
+            Some(end) if base >= 4096 && !in_window(end) && !overlaps(end) => {}
+            _ => {
+                return Err(SimError::BadAccess {
+                    op: "map",
+                    addr: base,
+                    len: bytes,
+                    reason: "an address range the device already uses".to_string(),
+                })
+            }
+        }
+        if size > MEMORY_LIMIT - self.in_use {
+            return Err(SimError::OutOfMemory {
+                requested: bytes,
+                in_use: self.in_use,
+                limit: MEMORY_LIMIT,
+            });
+        }
+        let words = (0..size.div_ceil(4)).map(|_| AtomicU32::new(0)).collect();
+        self.allocs.insert(base, Allocation { base, size, words });
+        self.in_use += size;
+        Ok(())
+    }
+
     pub fn free(&mut self, addr: u64) -> bool {
         match self.allocs.remove(&addr) {
             Some(a) => {
@@ -274,5 +312,20 @@ mod tests {
         }
         assert_eq!(mem.freed.len(), FREES_KEPT);
         assert!(mem.allocs.is_empty());
+    }
+
+    #[test]
+    fn an_allocation_placed_at_a_host_address_is_found_there_and_may_not_overlap() {
+        let mut mem = GlobalMemory::new();
+        let host = 0x5555_0000_1000;
+        mem.alloc_at(host, 100).unwrap();
+        mem.write(host + 96, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(mem.read(host + 96, 4).unwrap(), [1, 2, 3, 4]);
+        assert!(mem.find(host + 97, 4).is_none());
+        assert!(mem.alloc_at(host + 64, 8).is_err());
+        assert!(mem.alloc_at(host - 8, 16).is_err());
+        assert!(mem.alloc_at(SHARED_WINDOW + 8, 16).is_err());
+        mem.alloc_at(host + 100, 4).unwrap();
+        assert!(mem.free(host));
     }
 }

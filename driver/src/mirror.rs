@@ -1,0 +1,86 @@
+//! Host memory the device also sees: managed memory and mapped page-locked memory. Each block is
+//! the program's host memory and a simulator allocation at the same address (so a kernel is given
+//! the host's own pointer, as on a GPU with unified addressing). Work runs in the calling thread,
+//! so keeping the two alike at the edges of device work is enough: the host's bytes go to the
+//! device before a launch, copy or memset, and come back after it.
+
+use crate::state::Driver;
+use std::collections::BTreeMap;
+
+/// What a mirrored block is, which decides who frees its host memory.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    /// `cuMemAllocManaged`: the driver mapped the host memory, and unmaps it when freed.
+    Managed,
+    /// Page-locked host memory mapped for the device (`DEVICEMAP`, `cuMemHostGetDevicePointer`):
+    /// its host memory is freed (or unregistered) by the page-locked memory's own calls.
+    Mapped,
+}
+
+/// The mirrored blocks, by start: length and kind.
+#[derive(Default)]
+pub(crate) struct Mirrors {
+    blocks: BTreeMap<u64, (u64, Kind)>,
+}
+
+impl Mirrors {
+    /// The block holding byte `at`: `(start, len, kind)`.
+    pub fn holding(&self, at: u64) -> Option<(u64, u64, Kind)> {
+        let (&start, &(len, kind)) = self.blocks.range(..=at).next_back()?;
+        (at - start < len).then_some((start, len, kind))
+    }
+}
+
+impl Driver {
+    /// Makes `[start, start + len)` of host memory device memory too, at the same address.
+    pub(crate) fn mirror(&mut self, start: u64, len: u64, kind: Kind) -> crate::state::Result {
+        use cudarc::driver::sys::cudaError_enum as E;
+        self.machine
+            .alloc_at(start, len)
+            .map_err(|_| E::CUDA_ERROR_OUT_OF_MEMORY)?;
+        self.mirrors.blocks.insert(start, (len, kind));
+        Ok(())
+    }
+
+    /// Forgets the mirror that starts at `start`, if any: its length and kind.
+    pub(crate) fn unmirror(&mut self, start: u64) -> Option<(u64, Kind)> {
+        let block = self.mirrors.blocks.remove(&start)?;
+        self.machine.free(start);
+        Some(block)
+    }
+
+    /// Gives the device the host's bytes of every mirrored block, before device work.
+    pub(crate) fn mirrors_to_device(&mut self) {
+        for (&start, &(len, _)) in &self.mirrors.blocks {
+            // SAFETY: the block is live host memory of `len` bytes (mapped by this driver, or
+            // page-locked memory the program has not freed or unregistered).
+            let bytes = unsafe { std::slice::from_raw_parts(start as *const u8, len as usize) };
+            self.machine
+                .write(start, bytes)
+                .expect("a mirrored block is a device allocation of its length");
+        }
+    }
+
+    /// Gives the host the device's bytes of every mirrored block, after device work.
+    pub(crate) fn mirrors_to_host(&mut self) {
+        for (&start, &(len, _)) in &self.mirrors.blocks {
+            let bytes = self
+                .machine
+                .read(start, len)
+                .expect("a mirrored block is a device allocation of its length");
+            // SAFETY: as in `mirrors_to_device`; the device's copy never overlaps the host's.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
+        }
+    }
+
+    /// Runs device work `f` with every mirrored block alike on both sides around it.
+    pub(crate) fn with_mirrors<T>(&mut self, f: impl FnOnce(&mut Driver) -> T) -> T {
+        if self.mirrors.blocks.is_empty() {
+            return f(self);
+        }
+        self.mirrors_to_device();
+        let out = f(self);
+        self.mirrors_to_host();
+        out
+    }
+}
