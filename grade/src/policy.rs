@@ -38,6 +38,7 @@ const COURSE_ENTRIES: &[&str] = &[
     "hostkit",
     ".nvrtc",
     ".cuda-python",
+    ".nvcc",
     "Cargo.toml",
     "Cargo.lock",
 ];
@@ -182,11 +183,12 @@ fn home_of(variable: &str, default: &str) -> Option<PathBuf> {
 }
 
 /// The folder a tool named by a variable lives in: a program's or library's folder, a Python
-/// environment's root for its interpreter, the course-style `.nvrtc` root for NVRTC.
+/// environment's root for its interpreter, the course-style `.nvrtc` root for NVRTC and `.nvcc`
+/// root for nvcc (whose wrapper runs the compilers and headers of the wheels beside it).
 fn tool_folder(path: &Path) -> Option<PathBuf> {
     if let Some(root) = path.ancestors().find(|a| {
         a.file_name()
-            .is_some_and(|n| n == ".nvrtc" || n == ".cuda-python")
+            .is_some_and(|n| n == ".nvrtc" || n == ".cuda-python" || n == ".nvcc")
     }) {
         return Some(root.to_path_buf());
     }
@@ -204,6 +206,7 @@ impl Policy {
         let mut tools: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
         let named = [
             "RUNNER_NVRTC",
+            "RUNNER_NVCC",
             "RUNNER_SIMCUDA",
             "RUNNER_CUDA_PYTHON",
             "RUNNER_REAL_LIBCUDA",

@@ -13,7 +13,7 @@ mod inside;
 pub use inside::run;
 
 use super::policy::{Cell, Policy, Setup, Trust};
-use runner::course::{Course, Exercise};
+use runner::course::{Course, Exercise, Language};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write;
@@ -150,7 +150,7 @@ pub fn for_class(
 ) -> anyhow::Result<Option<Sandbox>> {
     let rust_programs = exercises
         .iter()
-        .filter(|e| e.is_host() && !e.is_python())
+        .filter(|e| e.language() == Some(Language::Rust))
         .map(|e| e.id.clone())
         .collect();
     let solutions = exercises

@@ -1728,6 +1728,45 @@ fn whole_programs_are_graded_only_when_asked_and_each_file_by_its_own_path() {
     assert!(cases.as_array().is_some_and(|c| !c.is_empty()), "{cases}");
 }
 
+const CPP01: &str = "cpp01_first_program/first_program.cu";
+
+#[test]
+fn cpp_programs_are_built_with_the_courses_nvcc_inside_each_cells_sandbox() {
+    if !repo_root().join(".nvcc/bin/nvcc").exists() {
+        eprintln!("skipped: nvcc is not installed (scripts/install-nvcc installs it from PyPI)");
+        return;
+    }
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    put(&class.join("ann").join(CPP01), &solution(CPP01));
+    put(&class.join("ben").join(CPP01), &exercise(CPP01));
+    put(
+        &class.join("cat").join(CPP01),
+        &fixture("host/cpp01_leak.cu"),
+    );
+    let out = work.path().join("grades");
+    let run = grade(
+        &course,
+        &class,
+        &out,
+        &["--exercises", "cpp01", "--run-programs"],
+    );
+    assert_eq!(run.code, 0, "{}", run.all());
+    let cell = |student: &str| {
+        let json = read_json(&out.join(format!("cells/{student}/cpp01.json")));
+        let text = |key: &str| json[key].as_str().unwrap_or_default().to_string();
+        (text("status"), text("message"))
+    };
+    assert_eq!(cell("ann").0, "passed", "{:?}", cell("ann"));
+    assert_eq!(cell("ben").0, "not_done", "{:?}", cell("ben"));
+    let (status, message) = cell("cat");
+    assert!(
+        status != "passed" && message.contains("cudaFree"),
+        "{status}: {message}"
+    );
+}
+
 #[test]
 fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_needs() {
     let course = TestCourse::new();
