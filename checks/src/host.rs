@@ -19,6 +19,12 @@ mod py06_grid_2d;
 mod py07_shared_memory;
 mod py08_transpose;
 mod py09_cuda_core;
+mod py10_device_functions;
+mod py11_local_const;
+mod py12_matmul_tiled;
+mod py13_reduction;
+mod py14_scan;
+mod py15_stencil;
 
 /// One run of a host program: what it is given and what it must hand back.
 #[derive(Clone, Debug)]
@@ -102,6 +108,42 @@ const CHECKS: &[HostCheck] = &[
         id: "py09",
         cases: py09_cuda_core::cases,
         diagnose: Some(py09_cuda_core::diagnose),
+    },
+    HostCheck {
+        id: "py10",
+        cases: py10_device_functions::cases,
+        diagnose: Some(py10_device_functions::diagnose),
+    },
+    HostCheck {
+        id: "py11",
+        cases: py11_local_const::cases,
+        diagnose: Some(py11_local_const::diagnose),
+    },
+    HostCheck {
+        id: "py12",
+        cases: py12_matmul_tiled::cases,
+        diagnose: Some(py12_matmul_tiled::diagnose),
+    },
+    HostCheck {
+        id: "py13",
+        cases: py13_reduction::cases,
+        diagnose: Some(py13_reduction::diagnose),
+    },
+    HostCheck {
+        id: "py14",
+        cases: py14_scan::cases,
+        diagnose: Some(py14_scan::diagnose),
+    },
+    HostCheck {
+        id: "py15",
+        cases: py15_stencil::cases,
+        diagnose: Some(py15_stencil::diagnose),
+    },
+    // Exercise 27's program in Numba: the same cases.
+    HostCheck {
+        id: "py16",
+        cases: ex27_pinned_streams::cases,
+        diagnose: None,
     },
     HostCheck {
         id: "cpp01",

@@ -115,6 +115,13 @@ pub struct HostSpec {
     /// In the simulator: shared-memory bank conflicts, loads and stores together, at most, over
     /// the launches of the exercise's kernels (as `targets.max_bank_conflicts`).
     pub max_bank_conflicts: Option<u64>,
+    /// In the simulator: global load sectors of the exercise's kernels on the largest case, at
+    /// most (the solution's count with a margin: a kernel that reads its inputs again from global
+    /// memory, where the exercise keeps them in shared, local or constant memory, takes more).
+    pub max_load_sectors: Option<u64>,
+    /// Times read from pairs of events (cuEventElapsedTime) in one run, at least: the program
+    /// times its work on the GPU's own clock.
+    pub min_event_timings: Option<u64>,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct

@@ -176,6 +176,109 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "targets_missed",
             "most on line 40 of py08_strided_writes.py (16.0 sectors per request)",
         ),
+        (
+            "py10",
+            "py10_counts_start.py",
+            "wrong_output",
+            "every count is too high by 1",
+        ),
+        (
+            "py11",
+            "py11_weights_in_global.py",
+            "targets_missed",
+            "missed: \"global load sectors, largest case (simulator)\" (got \"18121, most on \
+             line 36 of py11_weights_in_global.py (14996 sectors)\")",
+        ),
+        (
+            "py11",
+            "py11_unsorted.py",
+            "wrong_output",
+            "the window was weighted in the order it was read",
+        ),
+        (
+            "py12",
+            "py12_naive.py",
+            "targets_missed",
+            "56638, most on line 43 of py12_naive.py (48500 sectors)",
+        ),
+        (
+            "py12",
+            "py12_no_second_barrier.py",
+            "race",
+            "py12_no_second_barrier.py:37: race on shared memory",
+        ),
+        (
+            "py13",
+            "py13_interleaved.py",
+            "targets_missed",
+            "most on line 40 of py13_interleaved.py (13440 bank conflicts)",
+        ),
+        (
+            "py13",
+            "py13_no_barrier.py",
+            "race",
+            "py13_no_barrier.py:38: race on shared memory",
+        ),
+        (
+            "py13",
+            "py13_plain_add.py",
+            "race",
+            "py13_plain_add.py:43: race on global memory",
+        ),
+        (
+            "py14",
+            "py14_no_first_barrier.py",
+            "race",
+            "py14_no_first_barrier.py:35: race on shared memory",
+        ),
+        (
+            "py14",
+            "py14_no_guard.py",
+            "wrong_output",
+            "199 of 200 elements of out are wrong",
+        ),
+        (
+            "py14",
+            "py14_no_offsets.py",
+            "wrong_output",
+            "the totals of the blocks before it were not added",
+        ),
+        (
+            "py15",
+            "py15_global_window.py",
+            "targets_missed",
+            "24056, most on line 40 of py15_global_window.py (21244 sectors)",
+        ),
+        (
+            "py15",
+            "py15_no_halo.py",
+            "wrong_output",
+            "only elements within 3 of a block's edge are wrong",
+        ),
+        (
+            "py15",
+            "py15_no_barrier.py",
+            "race",
+            "py15_no_barrier.py:37: race on shared memory",
+        ),
+        (
+            "py16",
+            "py16_pageable.py",
+            "targets_missed",
+            "asynchronous copies used pageable host memory (a NumPy array)",
+        ),
+        (
+            "py16",
+            "py16_one_stream.py",
+            "targets_missed",
+            "missed: \"copy time overlapped by other work (largest case)\" (got \"0%\")",
+        ),
+        (
+            "py16",
+            "py16_no_events.py",
+            "targets_missed",
+            "missed: \"times measured with a pair of events\" (got \"0\")",
+        ),
     ];
     for (id, fixture, verdict, phrase) in cases {
         let report = check(&course, id, fixture);
@@ -202,6 +305,19 @@ fn a_numba_kernel_that_does_not_compile_is_shown_at_its_line() {
     );
     assert!(
         output.contains("NameError: name 'j' is not defined"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_plain_python_function_called_from_a_kernel_is_shown_at_the_call() {
+    let course = TestCourse::new();
+    let report = check(&course, "py10", "py10_no_device_flag.py");
+    assert_eq!(report["verdict"], "crashed", "{report:#}");
+    let output = report["cases"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        output.contains("py10_no_device_flag.py, line 44: steps[i] = collatz_steps(x[i])")
+            && output.contains("Untyped global name 'collatz_steps'"),
         "{output}"
     );
 }

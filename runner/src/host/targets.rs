@@ -1,6 +1,7 @@
 //! A host exercise's targets, judged on the driver's records of its runs: how many copies each
 //! way, how much copy time other work hid, and the simulator's memory figures for the launches
-//! of the exercise's own kernels (sectors per request, bank conflicts).
+//! of the exercise's own kernels (sectors per request, bank conflicts, load sectors), and whether
+//! the program timed its work with events.
 
 use super::execute::Run;
 use super::record::Record;
@@ -40,6 +41,18 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
             met: got <= max,
         });
     }
+    if let Some(max) = targets.max_load_sectors {
+        results.extend(load_sectors_target(max, entries, records.last().copied()));
+    }
+    if let Some(min) = targets.min_event_timings {
+        let got = most(event_timings);
+        results.push(TargetResult {
+            name: EVENTS_TARGET.into(),
+            wanted: format!("at least {min}"),
+            got: got.to_string(),
+            met: got >= min,
+        });
+    }
     if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
         let got = last.copy_time_hidden();
         results.push(TargetResult {
@@ -50,6 +63,52 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
         });
     }
     results
+}
+
+/// Times the program read from pairs of events (`cuEventElapsedTime`, under any version suffix).
+fn event_timings(record: &Record) -> u64 {
+    record
+        .calls
+        .iter()
+        .filter(|(call, _)| call.starts_with("cuEventElapsedTime"))
+        .map(|(_, count)| count)
+        .sum()
+}
+
+/// Global load sectors of the kernels' launches in the largest case's run, naming the line that
+/// loads most; skipped, with a note, where the kernels ran on a GPU.
+fn load_sectors_target(
+    max: u64,
+    entries: &[String],
+    last: Option<&Record>,
+) -> Option<TargetResult> {
+    let figures = kernel_figures(entries, &[last?])?;
+    let name = LOAD_SECTORS_TARGET.to_string();
+    let wanted = format!("at most {max}");
+    let Some(figures) = figures else {
+        return Some(TargetResult {
+            name,
+            wanted,
+            got: "skipped: the kernel ran on a GPU, and only the simulator counts these".into(),
+            met: true,
+        });
+    };
+    let got = figures.total.global_load_sectors;
+    let line = if got <= max {
+        String::new()
+    } else {
+        costliest_line(
+            &figures.lines,
+            |f| f.global_load_sectors as f64,
+            |c| format!("{c} sectors"),
+        )
+    };
+    Some(TargetResult {
+        name,
+        wanted,
+        got: format!("{got}{line}"),
+        met: got <= max,
+    })
 }
 
 /// The simulator's figures of the launches of `entries`' kernels, added up, and per source line.
@@ -203,6 +262,8 @@ fn figure_targets(
 
 const SECTORS_TARGET: &str = "global sectors per request (simulator)";
 const CONFLICTS_TARGET: &str = "shared-memory bank conflicts (simulator)";
+const LOAD_SECTORS_TARGET: &str = "global load sectors, largest case (simulator)";
+const EVENTS_TARGET: &str = "times measured with a pair of events";
 
 /// Says what a missed target usually means.
 pub fn explain_missed(target: &TargetResult) -> &'static str {
@@ -214,6 +275,14 @@ pub fn explain_missed(target: &TargetResult) -> &'static str {
         "a warp reading down a column of a shared array whose rows are a multiple of 32 words \
          long, so the whole column is in one bank: pad each row by one element \
          (`__shared__ float tile[TILE][TILE + 1]`; in Numba a (TILE, TILE + 1) shape)"
+    } else if target.name == LOAD_SECTORS_TARGET {
+        "the same input elements read again from global memory: load each once and keep it on \
+         the chip, in a shared tile with its halo, a cuda.local array of the thread's own, or \
+         constants in a cuda.const array"
+    } else if target.name == EVENTS_TARGET {
+        "no time measured on the GPU's clock: record an event before the work and one after it \
+         on the stream (cuda.event(), event.record(stream)), wait for the second \
+         (event.synchronize()), then cuda.event_elapsed_time(start, end)"
     } else if target.name.starts_with("copies back") {
         "a copy back inside the loop: keep the data on the device between kernels, and copy back \
          once, after the last"
@@ -271,6 +340,8 @@ mod tests {
         min_copy_hidden: None,
         max_sectors_per_request: Some(4.0),
         max_bank_conflicts: Some(0),
+        max_load_sectors: None,
+        min_event_timings: None,
     };
 
     #[test]
@@ -314,6 +385,42 @@ mod tests {
         let results = figure_targets(&SPEC, &entries, &records.iter().collect::<Vec<_>>());
         assert!(results.iter().all(|r| r.met), "{results:?}");
         assert_eq!(results[0].got, "4.0");
+    }
+
+    #[test]
+    fn load_sectors_are_held_on_the_kernels_launches_and_name_the_line_that_loads_most() {
+        let reloaded = sim::Figures {
+            global_load_requests: 10,
+            global_load_sectors: 50,
+            ..Default::default()
+        };
+        let entries = ["stencil".to_string()];
+        let run = record(vec![
+            launch("stencil", Some(reloaded.clone())),
+            launch("__main__::other", Some(reloaded)),
+        ]);
+        let missed = load_sectors_target(40, &entries, Some(&run)).unwrap();
+        assert!(!missed.met);
+        // Only the kernel's own launch counts: 50, not 100.
+        assert_eq!(
+            missed.got,
+            "50, most on line 51 of transpose.py (50 sectors)"
+        );
+        assert!(explain_missed(&missed).contains("cuda.const"));
+        assert!(load_sectors_target(50, &entries, Some(&run)).unwrap().met);
+        let on_gpu = record(vec![launch("stencil", None)]);
+        let skipped = load_sectors_target(40, &entries, Some(&on_gpu)).unwrap();
+        assert!(skipped.met && skipped.got.starts_with("skipped"));
+        assert!(load_sectors_target(40, &entries, None).is_none());
+    }
+
+    #[test]
+    fn event_timings_count_elapsed_time_reads_under_any_version_suffix() {
+        let mut run = record(vec![]);
+        assert_eq!(event_timings(&run), 0);
+        run.calls.insert("cuEventRecord".into(), 2);
+        run.calls.insert("cuEventElapsedTime_v2".into(), 3);
+        assert_eq!(event_timings(&run), 3);
     }
 
     #[test]

@@ -1,0 +1,50 @@
+"""Exercise py16: pinned memory, streams and events.
+
+The signal goes to the device in `chunks` pieces; each piece's copy in, kernel and copy out are
+queued on a stream of its own, so the copies of one piece run while another's kernel does. Two
+things make that possible: the host arrays must be page-locked (cuda.pinned_array), because a
+copy from ordinary pageable memory makes the host wait while the driver stages it; and the
+copies must be asynchronous, given a stream, with nothing waited for until all is queued.
+
+Events are marks on the GPU's own timeline: start.record() before the work, and end.record()
+once every stream's work is done; end.synchronize() waits for the mark, and
+cuda.event_elapsed_time(start, end) is the time between the two, in milliseconds, measured on
+the GPU.
+"""
+
+import hostkit
+import numpy as np
+from numba import cuda, float32
+
+task = hostkit.Task.open()
+signal = task.read("signal")
+chunks, rounds = task.param("chunks"), task.param("rounds")
+
+THREADS = 256
+
+
+@cuda.jit
+def transform(x, out, rounds):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        for _ in range(rounds):
+            v = v * float32(0.5) + float32(1) / (v * v + float32(1))
+        out[i] = v
+
+
+n = signal.size
+chunk = (n + chunks - 1) // chunks
+# TODO: page-locked host arrays for the signal and the result (cuda.pinned_array); copy the
+# signal into the first.
+device_in = cuda.device_array(n, dtype=np.float32)
+device_out = cuda.device_array(n, dtype=np.float32)
+# TODO: a stream for each chunk, and two events; record the first before queueing any work.
+for c in range(chunks):
+    part = slice(c * chunk, min(n, (c + 1) * chunk))
+    blocks = (part.stop - part.start + THREADS - 1) // THREADS
+    # TODO: on the chunk's own stream: copy host_in[part] into device_in[part], launch transform
+    # on the part, copy device_out[part] back into host_out[part].
+# TODO: wait for every stream, record the second event, wait for it, and print the time
+# between the two.
+task.write("signal", host_out)
