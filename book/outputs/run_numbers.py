@@ -64,6 +64,16 @@ CHECKS = {
     "py08_strided_writes": ("py08", "py08_strided_writes.py"),
     "py08_unpadded_tile": ("py08", "py08_unpadded_tile.py"),
     "26_download_in_loop": ("26", "26_download_in_loop.rs"),
+    "py10_counts_start": ("py10", "py10_counts_start.py"),
+    "py11_weights_in_global": ("py11", "py11_weights_in_global.py"),
+    "py11_unsorted": ("py11", "py11_unsorted.py"),
+    "py12_naive": ("py12", "py12_naive.py"),
+    "py13_interleaved": ("py13", "py13_interleaved.py"),
+    "py14_no_offsets": ("py14", "py14_no_offsets.py"),
+    "py15_global_window": ("py15", "py15_global_window.py"),
+    "py15_no_halo": ("py15", "py15_no_halo.py"),
+    "py16_one_stream": ("py16", "py16_one_stream.py"),
+    "py16_no_events": ("py16", "py16_no_events.py"),
 }
 
 # Exercises whose passing check a page quotes figures of, by id: their solution is checked in the
@@ -76,6 +86,9 @@ TARGETS = {
     "copies back to the host": "downloads",
     "global sectors per request": "sectors_per_request",
     "shared-memory bank conflicts": "bank_conflicts",
+    "global load sectors": "load_sectors",
+    "times measured with a pair of events": "events",
+    "copy time overlapped": "copy_hidden",
 }
 
 
