@@ -54,7 +54,7 @@ fn the_grader_beside_the_runner_gets_the_same_arguments_and_gives_its_exit_code(
     assert_eq!(out.status.code(), Some(7), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "beside\n--color=never\nclass dir\n--out\ng\n--help\nmerge\n"
+        "beside\nclass dir\n--out\ng\n--help\nmerge\n--color=never\n"
     );
 }
 
@@ -67,7 +67,7 @@ fn without_one_beside_the_runner_the_grader_on_path_runs() {
     assert_eq!(out.status.code(), Some(7), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "on-path\n--color=never\nmerge\na\n"
+        "on-path\nmerge\na\n--color=never\n"
     );
 }
 
@@ -82,5 +82,26 @@ fn without_a_grader_runner_grade_says_how_to_install_one() {
         said.contains("runner-grade, which is neither beside")
             && said.contains("cargo install --path grade"),
         "{said}"
+    );
+}
+
+#[test]
+fn the_colour_goes_after_a_subcommand_before_a_double_dash_and_never_twice() {
+    let here = scratch();
+    let runner = runner_in(here.path());
+    grader_in(here.path(), "beside");
+    let out = grade(
+        &runner,
+        here.path(),
+        &["bench", "--submissions", "2", "--", "x"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "beside\nbench\n--submissions\n2\n--color=never\n--\nx\n"
+    );
+    let out = grade(&runner, here.path(), &["bench", "--color=always"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "beside\nbench\n--color=always\n"
     );
 }

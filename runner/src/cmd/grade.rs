@@ -48,8 +48,21 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         "never"
     };
     let err = std::process::Command::new(&grader)
-        .arg(format!("--color={color}"))
-        .args(&args.args)
+        .args(with_color(&args.args, color))
         .exec();
     Err(err).with_context(|| format!("cannot start the grader {}", grader.display()))
+}
+
+/// The user's arguments with `--color=COLOR` after them (before a `--`, where there is one),
+/// unless they name a colour themselves. Not in front: `--color` is global in the grader, and
+/// given before a subcommand (`bench`, `merge`) it makes clap take the subcommand's name for the
+/// submissions folder.
+fn with_color(args: &[OsString], color: &str) -> Vec<OsString> {
+    let mut all = args.to_vec();
+    let given = |a: &OsString| a == "--color" || a.to_string_lossy().starts_with("--color=");
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    if !args[..end].iter().any(given) {
+        all.insert(end, format!("--color={color}").into());
+    }
+    all
 }
