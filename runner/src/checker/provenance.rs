@@ -54,6 +54,7 @@ impl Checker<'_> {
             let theirs = reference.as_ref().and_then(|r| r.get(k));
             wrong.origin = Some(sim::origin_of(stores, theirs, close));
         }
+        crate::trace::mark("wrong elements traced to their stores");
     }
 
     /// Runs `case` again on fresh buffers, watching elements `indices` of output `buffer`.
