@@ -189,13 +189,32 @@ fn diagnose(ev: &Evidence) -> Option<String> {
             None => scales.push((group(i), ratio)),
         }
     }
+    // Only two warps of one row with different scales show per-warp sums: rows differ in their
+    // sums, so a scale that differs from row to row says nothing about warps.
     let differs = scales
         .windows(2)
-        .any(|w| (w[0].1 - w[1].1).abs() > 1e-3 * w[0].1.abs());
-    differs.then(|| {
-        "each warp's elements of a row are in the right proportions but scaled differently: each \
-         warp divides by its own part of the sum; combine the warps' sums across the block"
-            .into()
+        .any(|w| w[0].0 .0 == w[1].0 .0 && (w[0].1 - w[1].1).abs() > 1e-3 * w[0].1.abs());
+    if differs {
+        return Some(
+            "each warp's elements of a row are in the right proportions but scaled differently: \
+             each warp divides by its own part of the sum; combine the warps' sums across the block"
+                .into(),
+        );
+    }
+    // One factor for a whole row says the sum is wrong; for a few elements it says nothing.
+    let whole_rows = scales.iter().all(|&((r, _), factor)| {
+        (r * cols..(r + 1) * cols).all(|i| {
+            let scaled = factor * element_f64(ev.expected, i);
+            (actual(i) - scaled).abs() <= 1e-3 * scaled.abs() + 1e-6
+        })
+    });
+    let ((row, _), factor) = scales[0];
+    whole_rows.then(|| {
+        format!(
+            "every wrong row is in the right proportions but scaled by one factor ({factor:.4} in \
+             row {row}): the exponentials are not divided by the row's whole sum (or are divided \
+             by another number); every element needs expf(x - max) / sum"
+        )
     })
 }
 
@@ -252,6 +271,22 @@ mod tests {
             out
         };
         assert_eq!(diagnosis("rows not a multiple", off), None);
+        // Never divided by the sum: each row has its own factor, one per row, not per warp.
+        let unnormalised = |case: &Case| {
+            let x = case.f32s("in");
+            let cols = x.len() / 3;
+            x.chunks(cols)
+                .flat_map(|row| {
+                    let max = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+                    row.iter().map(move |v| (v - max).exp())
+                })
+                .collect()
+        };
+        let said = diagnosis("shorter than a warp", unnormalised).unwrap();
+        assert!(
+            said.contains("whole sum") && !said.contains("warp"),
+            "{said}"
+        );
         let nan = |case: &Case| {
             let mut out = vec![f32::NAN; case.f32s("in").len()];
             out[0] = 0.0;
