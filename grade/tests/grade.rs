@@ -1813,6 +1813,33 @@ fn a_gradescope_autograder_for_whole_programs_runs_them_and_says_what_the_image_
 }
 
 #[test]
+fn a_gradescope_autograder_for_cpp_programs_installs_nvcc_and_a_host_compiler() {
+    let course = TestCourse::new();
+    // The test course has no scripts/: the zip carries the course's own installer.
+    std::fs::create_dir_all(course.path("scripts")).unwrap();
+    std::fs::copy(
+        repo_root().join("scripts/install-nvcc"),
+        course.path("scripts/install-nvcc"),
+    )
+    .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let (run, out) = write_autograder(&course, "cpp01", work.path());
+    let mut zip =
+        zip::ZipArchive::new(std::fs::File::open(out.join("autograder.zip")).unwrap()).unwrap();
+    assert!(
+        zip.by_name("course/scripts/install-nvcc").is_ok(),
+        "{}",
+        run.all()
+    );
+    let mut setup = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("setup.sh").unwrap(), &mut setup).unwrap();
+    assert!(
+        setup.contains("install-nvcc") && setup.contains("g++") && !setup.contains("sh.rustup.rs"),
+        "{setup}"
+    );
+}
+
+#[test]
 fn bench_profile_says_where_the_workers_time_went() {
     let course = TestCourse::new();
     let run = course.run(&[

@@ -1,8 +1,9 @@
-//! What the Gradescope zip adds for whole programs (host exercises in Rust, the Python track):
+//! What the Gradescope zip adds for whole programs (host exercises in Rust, the Python and C++
+//! tracks):
 //! the course's driver library beside the runner, `hostkit/`, Cargo.lock and each Rust
 //! exercise's crate (its manifest and kernels), and the steps of `setup.sh` that give the image
 //! cargo (rustup, from the internet, when Gradescope builds the image), the course's CUDA Python
-//! environment, and cudarc built once, so no student's grading waits for it.
+//! environment, nvcc for C++ programs, and cudarc built once, so no student's grading waits for it.
 
 use anyhow::Context;
 use runner::course::{Course, Exercise, Language};
@@ -13,6 +14,8 @@ pub struct Programs {
     /// The ids of the Rust ones (the first is built in `setup.sh`, to compile cudarc once).
     pub rust: Vec<String>,
     pub python: bool,
+    /// CUDA C++ programs, built with the course's nvcc (`scripts/install-nvcc`, from PyPI).
+    pub cpp: bool,
 }
 
 impl Programs {
@@ -25,11 +28,12 @@ impl Programs {
                 .map(|e| e.id.clone())
                 .collect(),
             python: chosen.iter().any(Exercise::is_python),
+            cpp: chosen.iter().any(|e| language(e) == Some(Language::Cpp)),
         }
     }
 
     pub fn any(&self) -> bool {
-        !self.rust.is_empty() || self.python
+        !self.rust.is_empty() || self.python || self.cpp
     }
 
     /// The files the zip needs for them, as (name in the zip, bytes, mode).
@@ -59,8 +63,11 @@ impl Programs {
             )?;
             files.push(("course/Cargo.lock".to_string(), lock, 0o644));
         }
-        if self.python {
-            let script = "scripts/install-cuda-python";
+        let scripts = [
+            (self.python, "scripts/install-cuda-python"),
+            (self.cpp, "scripts/install-nvcc"),
+        ];
+        for (_, script) in scripts.into_iter().filter(|(wanted, _)| *wanted) {
             let bytes = std::fs::read(course.root.join(script))
                 .with_context(|| format!("cannot read the course's {script}"))?;
             files.push((format!("course/{script}"), bytes, 0o755));
@@ -76,6 +83,13 @@ impl Programs {
                 "# The Python track: the course's CUDA Python environment (numba-cuda, cuda.core).\n\
                  apt-get install -y --no-install-recommends python3-venv\n\
                  bash \"$source/course/scripts/install-cuda-python\"\n",
+            );
+        }
+        if self.cpp {
+            lines.push_str(
+                "# The C++ track: nvcc 13 from PyPI into the course's .nvcc/, g++ for host code.\n\
+                 apt-get install -y --no-install-recommends g++ python3-pip\n\
+                 bash \"$source/course/scripts/install-nvcc\"\n",
             );
         }
         if let Some(first) = self.rust.first() {
