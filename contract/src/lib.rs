@@ -26,8 +26,9 @@ pub use sim::DiagnosticKind;
 pub use verdict::Verdict;
 
 /// The version of a check report's JSON form (`runner check --json`), raised when a field changes
-/// meaning or goes; new fields may appear without it.
-pub const SCHEMA_VERSION: u32 = 2;
+/// meaning or goes; new fields may appear without it. 3: a whole program's report says
+/// `"kind": "program"` (was `"host"`), its `backend` is `sim` or `gpu` and its `device` the words.
+pub const SCHEMA_VERSION: u32 = 3;
 
 pub use driver_record::{
     Direction, DriverRecord, Failure, Launch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,

@@ -9,6 +9,7 @@ use super::kernels::{self, Lookup, Tree};
 use super::submissions::{Kind, Submission};
 use anyhow::{bail, Context};
 use runner::course::{Course, Exercise};
+use runner::report::Report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -266,24 +267,17 @@ pub fn preflight(
             bail!("stopped while checking the course, before any submission was graded: run the command again");
         }
         let report = match raw.exit {
-            Exit::Code(0 | 1) => serde_json::from_str::<serde_json::Value>(&raw.stdout).ok(),
+            Exit::Code(0 | 1) => serde_json::from_str::<Report>(&raw.stdout).ok(),
             _ => None,
         };
         match report {
-            // A whole program's report names its backend in words, and no device: a kernel's
-            // report says which, and only where none is graded does the program's count.
-            Some(report) if report["kind"] == "host" => {
-                let said = report["backend"].as_str().unwrap_or_default().to_string();
-                let backend = if said.contains("simulator") {
-                    "sim"
-                } else {
-                    "gpu"
-                };
-                program_found.get_or_insert((backend.to_string(), said));
+            // Every report names its backend and its device; a program's counts only where no
+            // kernel is graded.
+            Some(Report::Program(report)) => {
+                program_found.get_or_insert((report.backend.name().to_string(), report.device));
             }
-            Some(report) if found.is_none() => {
-                let field = |name: &str| report[name].as_str().unwrap_or_default().to_string();
-                found = Some((field("backend"), field("device")));
+            Some(Report::Kernel(report)) if found.is_none() => {
+                found = Some((report.backend.name().to_string(), report.device));
             }
             Some(_) => {}
             None => {

@@ -1,5 +1,5 @@
 //! A whole program's cell (a host exercise in Rust, the Python track): `runner check --json`
-//! prints a `HostReport` (host/report.rs) rather than a kernel's `CheckReport`, and this reads
+//! prints a `Report::Program` (a `HostReport`) rather than a kernel's `CheckReport`, and this reads
 //! it into the same grade: status, one line, details, cases. The exits without a report
 //! (time, memory, signals) are judged by `cell::judge` for both.
 
@@ -8,13 +8,13 @@ use super::results::Status;
 use runner::host::report::HostReport;
 use runner::report::{Verdict, SCHEMA_VERSION};
 
-/// Whether a check's JSON is a whole program's report: it says `"kind": "host"`.
+/// Whether a check's JSON is a whole program's report: its `kind` is `program`.
 pub fn is_program_report(json: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Kind {
         kind: Option<String>,
     }
-    serde_json::from_str::<Kind>(json).is_ok_and(|k| k.kind.as_deref() == Some("host"))
+    serde_json::from_str::<Kind>(json).is_ok_and(|k| k.kind.as_deref() == Some("program"))
 }
 
 /// The report as a grade, or why it cannot be read.
@@ -139,7 +139,7 @@ mod tests {
     fn host_json(verdict: &str, extra: &str) -> String {
         format!(
             r#"{{"schema_version": {SCHEMA_VERSION}, "exercise": "25", "title": "First program",
-            "kind": "host", "backend": "the simulator's CUDA driver", "verdict": "{verdict}",
+            "kind": "program", "backend": "sim", "device": "the simulator's CUDA driver", "verdict": "{verdict}",
             "summary": "1 of 2 cases right.", "build_errors": null, "warnings": [],
             "cases": [
               {{"name": "n = 1", "passed": true, "problem": null, "output": null, "seconds": 0.1}},

@@ -18,9 +18,6 @@ pub struct KernelLaunch<'a> {
     pub time_limit: Duration,
 }
 
-/// Kept for host/judge.rs until its next edit: the rule is the checker's.
-pub use crate::checker::verdict::of_fault as verdict_of_fault;
-
 /// What the simulator learnt during a launch; a GPU has nothing to add here.
 pub type LaunchDetails = Option<::sim::LaunchReport>;
 

@@ -82,7 +82,11 @@ pub fn check(
 ) -> anyhow::Result<HostReport> {
     let source = crate::checker::read_kernel(course, exercise, path)?;
     let untouched = original.is_some_and(|o| o == source);
-    let mut report = HostReport::new(exercise, describe(options.backend));
+    let typed = match options.backend {
+        Backend::Sim => crate::report::Backend::Sim,
+        Backend::Gpu => crate::report::Backend::Gpu,
+    };
+    let mut report = HostReport::new(exercise, typed, describe(options.backend));
     let built = match build::build(course, exercise, path, &source, options.program.as_deref()) {
         Ok(built) => built,
         Err(BuildFailure::Setup(err)) => return Err(err),

@@ -15,6 +15,38 @@ pub const MAX_PRINTF_BYTES: usize = 1 << 20;
 /// simulator's own note for one launch cut at its buffer starts the same way.
 pub const PRINTF_CUT_NOTE: &str = "printf output cut at 1 MiB";
 
+/// One check's report, a kernel's or a whole program's: what `runner check --json` prints (its
+/// `kind`, `kernel` or `program`, beside `schema_version`) and what the grader reads back.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Report {
+    /// A CUDA C kernel checked against its CPU reference, case by case.
+    Kernel(Box<CheckReport>),
+    /// A whole program run on each case through the course's driver.
+    Program(Box<crate::host::report::HostReport>),
+}
+
+impl Report {
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Report::Kernel(report) => report.verdict,
+            Report::Program(report) => report.verdict,
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        self.verdict() == Verdict::Passed
+    }
+
+    /// The report as a student reads it.
+    pub fn render(&self) -> String {
+        match self {
+            Report::Kernel(report) => report.render(),
+            Report::Program(report) => report.render(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CheckReport {
     pub schema_version: u32,
@@ -462,6 +494,28 @@ mod tests {
             "targets": [], "diagnostics": [], "printf": "", "progress": null
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn one_report_says_its_kind_and_reads_back_as_the_same_kind() {
+        let kernel = serde_json::to_value(Report::Kernel(Box::new(empty()))).unwrap();
+        assert_eq!(kernel["kind"], "kernel");
+        assert_eq!(kernel["schema_version"], SCHEMA_VERSION);
+        assert_eq!(kernel["backend"], "sim");
+        let program = serde_json::json!({
+            "kind": "program", "schema_version": SCHEMA_VERSION, "exercise": "25", "title": "t",
+            "backend": "gpu", "device": "the GPU", "verdict": "wrong_output", "summary": "s",
+            "build_errors": null, "warnings": [], "cases": [], "mistakes": [], "targets": [],
+            "record": null, "progress": null
+        });
+        let Report::Program(read) = serde_json::from_value(program).unwrap() else {
+            panic!("a program's report read as a kernel's");
+        };
+        assert_eq!(read.backend, Backend::Gpu);
+        assert_eq!(Report::Program(read).verdict(), Verdict::WrongOutput);
+        let Report::Kernel(_) = serde_json::from_value(kernel).unwrap() else {
+            panic!("a kernel's report read as a program's");
+        };
     }
 
     #[test]

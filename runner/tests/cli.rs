@@ -77,7 +77,8 @@ fn json_report_has_verdict_cases_and_simulator_figures() {
     assert_eq!(run.code, 0, "{}", run.all());
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["verdict"], "passed");
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
+    assert_eq!(report["kind"], "kernel");
     assert_eq!(report["cases"][0]["verdict"], "passed");
     assert_eq!(report["backend"], "sim");
     assert!(report["cases"].as_array().unwrap().len() >= 4);
@@ -238,7 +239,7 @@ fn a_file_that_cannot_be_read_still_gets_a_json_answer() {
     let run = course.run(&["check", "02", "--json", "--file", missing.to_str().unwrap()]);
     assert_eq!(run.code, 2, "{}", run.all());
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(answer["schema_version"], 2);
+    assert_eq!(answer["schema_version"], 3);
     assert!(
         answer["error"]
             .as_str()

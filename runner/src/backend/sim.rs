@@ -103,9 +103,6 @@ fn cpu_threads() -> usize {
         .unwrap_or(0)
 }
 
-/// Kept for host/judge.rs until its next edit: the rule is the checker's.
-pub use crate::checker::verdict::of_diagnostic as verdict_of;
-
 /// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
 fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
     let text = describe(diagnostic);

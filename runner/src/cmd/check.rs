@@ -7,7 +7,7 @@ use crate::cli::{BackendChoice, CheckArgs};
 use crate::course::{Course, Exercise};
 use crate::pristine;
 use crate::progress::Progress;
-use crate::report::{CheckReport, Verdict};
+use crate::report::{CheckReport, Report, Verdict};
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
 use colored::Colorize;
@@ -121,8 +121,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Err(err) => return Err(err),
     };
     record(&course, &exercise, &mut report, own_file)?;
+    emit(&Report::Kernel(Box::new(report)), json)
+}
+
+/// Prints the report, as JSON for `--json`, and gives the exit code its verdict means.
+fn emit(report: &Report, json: bool) -> anyhow::Result<ExitCode> {
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
         print!("{}", report.render());
     }
@@ -143,16 +148,7 @@ fn check_host(
     own_file: bool,
 ) -> anyhow::Result<ExitCode> {
     let report = host_report(course, exercise, path, options, own_file)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", report.render());
-    }
-    Ok(if report.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    emit(&Report::Program(Box::new(report)), json)
 }
 
 /// Checks host exercise `exercise`'s program at `path`, and records a pass of its own file, as
@@ -166,11 +162,11 @@ pub fn host_report(
 ) -> anyhow::Result<crate::host::report::HostReport> {
     let original = pristine::original_text(course, exercise);
     let mut report = crate::host::check(course, exercise, path, options, original.as_deref())?;
-    let passed = report.passed().then(|| report.backend.clone());
+    let passed = report.passed().then(|| report.backend.name());
     report.progress = Some(record_outcome(
         course,
         exercise,
-        passed.as_deref(),
+        passed,
         own_file,
         &mut report.summary,
     )?);

@@ -87,7 +87,7 @@ fn fault_verdict(run: &Run) -> Option<Verdict> {
     let record = run.record.as_ref()?;
     record
         .program_failures()
-        .find_map(|f| crate::backend::verdict_of_fault(f.error))
+        .find_map(|f| crate::checker::verdict::of_fault(f.error))
 }
 
 /// The verdict a launch's diagnostics give, as a kernel exercise's check gives it (a race is

@@ -2,20 +2,23 @@
 
 use super::judge::CaseResult;
 use super::targets::{explain_missed, TargetResult};
-use crate::report::Verdict;
+use crate::report::{Backend, Verdict};
 use colored::Colorize;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-/// Read back by `runner grade` (grade/program.rs), which checks `schema_version`.
+/// A whole program's report: `crate::report::Report::Program`, whose JSON says
+/// `"kind": "program"`. Read back by `runner-grade` (grade/src/program.rs), which checks
+/// `schema_version`.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct HostReport {
     pub schema_version: u32,
     pub exercise: String,
     pub title: String,
-    /// "host": a whole program, not a kernel; the fields below differ from a kernel's report.
-    pub kind: String,
-    pub backend: String,
+    /// Where the program's driver calls went.
+    pub backend: Backend,
+    /// The same in words, for the student: "the simulator's CUDA driver".
+    pub device: String,
     pub verdict: Verdict,
     pub summary: String,
     /// The compiler's errors, where the program did not build.
@@ -36,13 +39,13 @@ pub struct HostReport {
 
 impl HostReport {
     /// A report that has found nothing yet: passed until something fails.
-    pub fn new(exercise: &crate::course::Exercise, backend: &str) -> HostReport {
+    pub fn new(exercise: &crate::course::Exercise, backend: Backend, device: &str) -> HostReport {
         HostReport {
             schema_version: crate::report::SCHEMA_VERSION,
             exercise: exercise.id.clone(),
             title: exercise.title.clone(),
-            kind: "host".into(),
-            backend: backend.into(),
+            backend,
+            device: device.into(),
             verdict: Verdict::Passed,
             summary: String::new(),
             build_errors: None,
@@ -68,7 +71,7 @@ impl HostReport {
             "Exercise".bold(),
             self.exercise.bold(),
             self.title,
-            self.backend
+            self.device
         );
         if let Some(errors) = &self.build_errors {
             let _ = writeln!(out, "\n{errors}");
