@@ -261,6 +261,16 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
     }
     // SAFETY: non-null, and a launch configuration by the caller's contract.
     let c = unsafe { &*config };
+    // SAFETY: the configuration's attributes, by the caller's contract.
+    if unsafe { crate::cooperative::asked(c) } {
+        let grid = [c.gridDimX, c.gridDimY, c.gridDimZ];
+        let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
+        let checked =
+            crate::cooperative::check("cuLaunchKernelEx", function, grid, block, c.sharedMemBytes);
+        if checked != E::CUDA_SUCCESS {
+            return checked;
+        }
+    }
     // SAFETY: the caller's contract, passed on.
     unsafe {
         cuLaunchKernel(

@@ -18,6 +18,7 @@
 //! | `handles` | the tables handles index: modules, functions, streams, events, links |
 //! | `module` | PTX modules, their functions and globals |
 //! | `library` | the CUDA 12 library API: modules and kernels loaded in no context |
+//! | `cooperative` | cooperative launches, refused past the blocks that fit at once |
 //! | `launch` | `cuLaunchKernel` on the simulator |
 //! | `link` | the driver's linker, for one PTX input (Numba, cuda.core) |
 //! | `occupancy` | occupancy queries and context limits, from the H100 model |
@@ -40,6 +41,7 @@
 mod passthrough;
 
 mod context;
+mod cooperative;
 mod cudart_support;
 mod device;
 mod errors;

@@ -647,18 +647,6 @@ not_supported!(
     );
     fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice);
     fn cuLaunch(f: CUfunction);
-    fn cuLaunchCooperativeKernel(
-        f: CUfunction,
-        gridDimX: ::core::ffi::c_uint,
-        gridDimY: ::core::ffi::c_uint,
-        gridDimZ: ::core::ffi::c_uint,
-        blockDimX: ::core::ffi::c_uint,
-        blockDimY: ::core::ffi::c_uint,
-        blockDimZ: ::core::ffi::c_uint,
-        sharedMemBytes: ::core::ffi::c_uint,
-        hStream: CUstream,
-        kernelParams: *mut *mut ::core::ffi::c_void,
-    );
     fn cuLaunchCooperativeKernelMultiDevice(
         launchParamsList: *mut CUDA_LAUNCH_PARAMS,
         numDevices: ::core::ffi::c_uint,
@@ -1599,7 +1587,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuKernelGetParamInfo",
     "cuKernelSetCacheConfig",
     "cuLaunch",
-    "cuLaunchCooperativeKernel",
     "cuLaunchCooperativeKernelMultiDevice",
     "cuLaunchGrid",
     "cuLaunchGridAsync",

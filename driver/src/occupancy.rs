@@ -12,11 +12,11 @@ const THREADS_PER_SM: c_int = 2048;
 const BLOCKS_PER_SM: c_int = 32;
 const SHARED_PER_SM: usize = 228 * 1024;
 const SHARED_KEPT_PER_BLOCK: usize = 1024;
-const SMS: c_int = 132;
+pub(crate) const SMS: c_int = 132;
 
 /// Blocks of `block_size` threads using `shared` bytes of dynamic shared memory that fit on an
 /// SM at once.
-fn blocks_per_sm(block_size: c_int, shared: usize) -> c_int {
+pub(crate) fn blocks_per_sm(block_size: c_int, shared: usize) -> c_int {
     if block_size <= 0 || block_size > 1024 {
         return 0;
     }

@@ -372,3 +372,18 @@ fn mapped_host_memory_is_read_and_written_by_a_kernel() {
     );
     assert_eq!(failed_calls(&record), Vec::<String>::new());
 }
+
+#[test]
+fn a_cooperative_launch_past_the_blocks_that_fit_at_once_is_refused() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "cooperative", "static", PTX_80);
+    let (output, _) = run(dir.path(), &exe);
+    assert_eq!(
+        stdout(&output),
+        "1056 blocks: cudaSuccess\n1057 blocks: cudaErrorCooperativeLaunchTooLarge\n\
+         ran 1056 blocks, last error cudaErrorCooperativeLaunchTooLarge, then cudaSuccess\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
