@@ -28,6 +28,10 @@ impl Checker<'_> {
         (index, case): (usize, &Case),
         mismatch: &mut Mismatch,
     ) {
+        // Only the simulator watches stores; a GPU's check is spared copying the case again.
+        if self.backend.kind() != crate::report::Backend::Sim {
+            return;
+        }
         let indices: Vec<usize> = mismatch
             .first_wrong
             .iter()
