@@ -78,7 +78,15 @@ def _own_frame(tb):
 
 
 def _is_own(filename):
-    return bool(filename) and not any(part in filename for part in _LIBRARIES)
+    # A compiled extension's frame (cuda.core's "cuda/core/_utils/cuda_utils.pyx") names a source
+    # that is not on disk here: only a file that exists can be the student's.
+    import os
+
+    return (
+        bool(filename)
+        and not any(part in filename for part in _LIBRARIES)
+        and os.path.isfile(filename)
+    )
 
 
 def _compiled_line(value, tb):
