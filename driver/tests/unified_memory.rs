@@ -1,0 +1,146 @@
+//! Managed and mapped host memory through the C ABI, on a driver of their own and a PTX kernel
+//! (no nvcc needed): the host writes, the kernel doubles, the host reads back with no copy; what
+//! NVIDIA's driver refuses (advice on memory that is not managed, flags it does not know) refused.
+
+mod common;
+
+use common::loaded::Loaded;
+use cudarc::driver::sys::cudaError_enum as E;
+use std::ffi::{c_uint, c_void};
+
+const TWICE: &str = "
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry twice(.param .u64 a, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    ld.global.u32 %r3, [%rd2];
+    shl.b32 %r4, %r3, 1;
+    st.global.u32 [%rd2], %r4;
+DONE:
+    ret;
+}
+\0";
+
+type Ptr = *mut c_void;
+type Launch =
+    unsafe extern "C" fn(Ptr, u32, u32, u32, u32, u32, u32, u32, Ptr, *mut Ptr, *mut Ptr) -> E;
+
+/// Loads `twice` and returns a launcher of it over `n` ints at `at`.
+fn twice(library: &Loaded) -> impl Fn(u64, u32) -> E + '_ {
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let load: unsafe extern "C" fn(*mut Ptr, *const c_void) -> E =
+            library.get("cuModuleLoadData");
+        let get: unsafe extern "C" fn(*mut Ptr, Ptr, *const u8) -> E =
+            library.get("cuModuleGetFunction");
+        let (mut module, mut function) = (std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(load(&mut module, TWICE.as_ptr().cast()), E::CUDA_SUCCESS);
+        assert_eq!(
+            get(&mut function, module, b"twice\0".as_ptr()),
+            E::CUDA_SUCCESS
+        );
+        let launch: Launch = library.get("cuLaunchKernel");
+        move |mut at: u64, mut n: u32| {
+            let mut params = [(&raw mut at).cast(), (&raw mut n).cast()];
+            let (null, no_extra) = (std::ptr::null_mut(), std::ptr::null_mut());
+            launch(
+                function,
+                1,
+                1,
+                1,
+                64,
+                1,
+                1,
+                0,
+                null,
+                params.as_mut_ptr(),
+                no_extra,
+            )
+        }
+    }
+}
+
+#[test]
+fn managed_memory_is_doubled_in_place_and_advice_needs_managed_memory() {
+    let library = Loaded::with_context();
+    let run = twice(&library);
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let alloc: unsafe extern "C" fn(*mut u64, usize, c_uint) -> E =
+            library.get("cuMemAllocManaged");
+        let alloc_device: unsafe extern "C" fn(*mut u64, usize) -> E = library.get("cuMemAlloc_v2");
+        let free: unsafe extern "C" fn(u64) -> E = library.get("cuMemFree_v2");
+        let advise: unsafe extern "C" fn(u64, usize, i32, i32) -> E = library.get("cuMemAdvise");
+        let prefetch: unsafe extern "C" fn(u64, usize, i32, Ptr) -> E =
+            library.get("cuMemPrefetchAsync");
+        let (mut managed, mut device) = (0u64, 0u64);
+        assert_eq!(alloc(&mut managed, 40, 4), E::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(alloc(&mut managed, 40, 1), E::CUDA_SUCCESS);
+        let host = std::slice::from_raw_parts_mut(managed as *mut u32, 10);
+        host.iter_mut().zip(0..).for_each(|(x, i)| *x = i);
+        assert_eq!(run(managed, 10), E::CUDA_SUCCESS);
+        assert_eq!(host, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18]);
+        // Advice and prefetches: on managed memory only, and within it.
+        assert_eq!(advise(managed, 40, 3, 0), E::CUDA_SUCCESS);
+        assert_eq!(advise(managed, 41, 3, 0), E::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(
+            prefetch(managed, 40, -1, std::ptr::null_mut()),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(alloc_device(&mut device, 40), E::CUDA_SUCCESS);
+        assert_eq!(advise(device, 40, 3, 0), E::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(
+            prefetch(device, 40, 0, std::ptr::null_mut()),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(free(managed), E::CUDA_SUCCESS);
+        assert_eq!(free(device), E::CUDA_SUCCESS);
+    }
+}
+
+#[test]
+fn mapped_page_locked_memory_is_doubled_through_its_device_pointer() {
+    let library = Loaded::with_context();
+    let run = twice(&library);
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let host_alloc: unsafe extern "C" fn(*mut Ptr, usize, c_uint) -> E =
+            library.get("cuMemHostAlloc");
+        let device_pointer: unsafe extern "C" fn(*mut u64, Ptr, c_uint) -> E =
+            library.get("cuMemHostGetDevicePointer_v2");
+        let free_host: unsafe extern "C" fn(Ptr) -> E = library.get("cuMemFreeHost");
+        let mut host = std::ptr::null_mut();
+        assert_eq!(host_alloc(&mut host, 16, 2), E::CUDA_SUCCESS);
+        let ints = std::slice::from_raw_parts_mut(host.cast::<u32>(), 4);
+        ints.copy_from_slice(&[1, 2, 3, 4]);
+        let mut device = 0u64;
+        assert_eq!(
+            device_pointer(&mut device, host, 1),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(device_pointer(&mut device, host, 0), E::CUDA_SUCCESS);
+        assert_eq!(device, host as u64);
+        assert_eq!(run(device, 4), E::CUDA_SUCCESS);
+        assert_eq!(ints, [2, 4, 6, 8]);
+        // Memory the driver never page-locked has no device pointer.
+        let mut plain = [0u32; 4];
+        let not_pinned = plain.as_mut_ptr().cast();
+        assert_eq!(
+            device_pointer(&mut device, not_pinned, 0),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(free_host(host), E::CUDA_SUCCESS);
+    }
+}
