@@ -43,12 +43,12 @@ fn twice(library: &Loaded) -> impl Fn(u64, u32) -> E + '_ {
     unsafe {
         let load: unsafe extern "C" fn(*mut Ptr, *const c_void) -> E =
             library.get("cuModuleLoadData");
-        let get: unsafe extern "C" fn(*mut Ptr, Ptr, *const u8) -> E =
+        let get: unsafe extern "C" fn(*mut Ptr, Ptr, *const std::ffi::c_char) -> E =
             library.get("cuModuleGetFunction");
         let (mut module, mut function) = (std::ptr::null_mut(), std::ptr::null_mut());
         assert_eq!(load(&mut module, TWICE.as_ptr().cast()), E::CUDA_SUCCESS);
         assert_eq!(
-            get(&mut function, module, b"twice\0".as_ptr()),
+            get(&mut function, module, c"twice".as_ptr()),
             E::CUDA_SUCCESS
         );
         let launch: Launch = library.get("cuLaunchKernel");
