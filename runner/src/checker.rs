@@ -10,6 +10,7 @@ use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
 
+mod everywhere;
 pub mod gpu_lock;
 pub mod provenance;
 mod reference;
@@ -18,6 +19,7 @@ mod timing;
 pub mod verdict;
 use anyhow::Context;
 use checks::{Case, CaseOptions};
+pub use everywhere::check_everywhere;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -47,7 +49,7 @@ pub struct Checker<'a> {
     pub original: Option<String>,
     /// Compile for this target rather than the backend's own: on a GPU checked again in the
     /// simulator, the simulator's PTX, so one compile serves both and the GPU runs the very code
-    /// the simulator checked (see `cmd::check::check_everywhere`).
+    /// the simulator checked (see `checker::everywhere`).
     pub compile_as: Option<Target>,
 }
 

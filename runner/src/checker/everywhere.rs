@@ -1,0 +1,100 @@
+//! Where a kernel is checked: on the backend given, and, where that is a GPU and the kernel
+//! passed, again in the simulator, whose findings (races, masks, traffic) join the GPU's report
+//! by the verdict module's rule. `runner check` and `runner watch`'s worker both check this way.
+
+use super::{add_simulator_findings, read_kernel, Checker};
+use crate::backend::sim::SimBackend;
+use crate::course::Exercise;
+use crate::report::{Backend, CheckReport, Verdict};
+use crate::trace;
+use std::path::Path;
+
+/// Checks `path` as `exercise` with `checker`, then, where that ran on a GPU and passed, again in
+/// the simulator: a GPU runs kernels but sees neither races nor masks nor the traffic behind a
+/// time, so every lesson is judged the same. `runner check` and `runner watch`'s worker both
+/// check this way.
+///
+/// On a GPU the simulator's check starts at once on a thread of its own, with its own compile,
+/// beside the GPU's: the report waits for the slower of the two rather than for both. It counts
+/// only where the GPU's check passed; otherwise it is left to finish unseen (it holds nothing the
+/// GPU's check needs), so a kernel that hangs is reported when the GPU stops it.
+pub fn check_everywhere(
+    checker: &mut Checker,
+    exercise: &Exercise,
+    path: &Path,
+) -> anyhow::Result<CheckReport> {
+    let text = read_kernel(checker.course, exercise, path)?;
+    let in_simulator = (checker.backend.kind() == Backend::Gpu).then(|| {
+        let course = checker.course.clone();
+        let compiler = checker.compiler.clone();
+        let (seed, extra_sizes) = (checker.seed, checker.extra_sizes.clone());
+        let (original, retile) = (checker.original.clone(), checker.retile);
+        let (exercise, path, text) = (exercise.clone(), path.to_path_buf(), text.clone());
+        let thread = std::thread::Builder::new().name("simulator".into());
+        thread.spawn(move || {
+            let mut simulator = SimBackend::new();
+            let seen = Checker {
+                course: &course,
+                compiler: &compiler,
+                backend: &mut simulator,
+                seed,
+                extra_sizes,
+                timing: false,
+                save_outputs: None,
+                retile,
+                premade: None,
+                original,
+                compile_as: None,
+            }
+            .check_source(&exercise, &path, &text);
+            trace::mark("checked again in the simulator");
+            seen
+        })
+    });
+    // No thread to be had (a grader's limits): the GPU's verdict stands alone.
+    let in_simulator = in_simulator.and_then(Result::ok);
+    if in_simulator.is_some() && runs_simulator_ptx(checker.backend.target()) {
+        // One compile for both: the GPU loads the simulator's PTX (the driver makes the
+        // machine code), so the kernel timed is the kernel the simulator checked, and a class
+        // graded on a GPU pays NVRTC once a check rather than twice.
+        checker.compile_as = Some(crate::backend::sim::SIM_TARGET);
+    }
+    let mut report = checker.check_source(exercise, path, &text)?;
+    trace::mark("check done");
+    if let Some(in_simulator) = in_simulator {
+        if matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed) {
+            let seen = in_simulator
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            add_simulator_findings(&mut report, seen);
+            trace::mark("the simulator's re-check joined");
+        }
+    }
+    Ok(report)
+}
+
+/// Whether a GPU that asks for `target` can run the simulator's PTX: the driver compiles PTX
+/// for its own architecture or a newer one, never an older (a T4, sm_75, cannot load PTX for
+/// compute_80); such a GPU gets its own compile.
+fn runs_simulator_ptx(target: crate::compile::Target) -> bool {
+    use crate::compile::Target;
+    let (Target::Cubin { arch } | Target::Ptx { arch }) = target;
+    arch >= crate::backend::sim::SIM_ARCHITECTURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_simulator_ptx;
+    use crate::compile::Target;
+
+    #[test]
+    fn only_a_gpu_as_new_as_the_simulators_ptx_shares_its_compile() {
+        assert!(runs_simulator_ptx(Target::Cubin { arch: 90 }), "an H100");
+        assert!(runs_simulator_ptx(Target::Cubin { arch: 80 }), "an A100");
+        assert!(!runs_simulator_ptx(Target::Cubin { arch: 75 }), "a T4");
+        assert!(
+            !runs_simulator_ptx(Target::Ptx { arch: 70 }),
+            "a V100 through PTX"
+        );
+    }
+}
