@@ -224,6 +224,7 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
             let cause = unchecked
                 .map(|failure| format!("{failure}, {}", words::went_on(language(exercise))))
                 .or_else(|| read_before_waiting(run, name))
+                .or_else(|| unchanged_though_copied_back(case, run, name, got))
                 .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
                 .map(|c| format!("\n  Likely: {c}"))
                 .unwrap_or_default();
@@ -231,6 +232,31 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
         }
     }
     None
+}
+
+/// An output handed back exactly as it went in, where the driver's record shows a kernel launched
+/// and a copy back at least its size: the exercise's own reading ("never copied back, or never
+/// launched") would contradict the record, so the kernel's arguments are named instead.
+fn unchanged_though_copied_back(
+    case: &HostCase,
+    run: &Run,
+    name: &str,
+    got: &HostData,
+) -> Option<String> {
+    let record = run.record.as_ref()?;
+    let copied_back = record
+        .transfers
+        .iter()
+        .any(|t| t.direction == Direction::DeviceToHost && t.bytes >= got.byte_len() as u64);
+    (case.input(name) == Some(got) && !record.launches.is_empty() && copied_back).then(|| {
+        format!(
+            "{name} came back exactly as it went in, though the driver's record shows the kernel \
+             launched and a copy back: either the kernel left {name} unchanged (check the \
+             arguments it was given, their order and their types: a Python float or a Rust f64 is \
+             an 8-byte double where a kernel's float reads 4 bytes), or the copy back went into \
+             another array than the one handed back"
+        )
+    })
 }
 
 /// Says so where the program read `name` (or any result) before waiting for the copy into it.
