@@ -26,6 +26,7 @@
 //! | `in_flight` | copies back to page-locked memory, which land only when the program waits |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
+//! | `profiler` | `cuProfilerStart`/`Stop`, accepted as without a profiler attached |
 //! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
 //! | `export_table` | `cuGetExportTable`: the private tables the CUDA runtime (cudart) needs |
 //! | `fatbin` | fat binaries (what nvcc puts device code in): the PTX taken out of one |
@@ -62,6 +63,7 @@ mod occupancy;
 mod pitched;
 mod pointers;
 mod proc_address;
+mod profiler;
 mod ranges;
 mod record;
 mod state;

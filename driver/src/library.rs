@@ -119,6 +119,23 @@ pub extern "C" fn cuKernelSetAttribute(
     })
 }
 
+/// Accepted and ignored, as for functions (`cuFuncSetCacheConfig`): the simulator has no L1 and
+/// shared-memory carve-out to prefer, and a GPU may ignore the preference too.
+#[no_mangle]
+pub extern "C" fn cuKernelSetCacheConfig(
+    kernel: CUfunction,
+    config: c_int,
+    dev: c_int,
+) -> CUresult {
+    pass_through!(cuKernelSetCacheConfig(kernel, config, dev));
+    call("cuKernelSetCacheConfig", |d| {
+        if dev != 0 {
+            return Err(cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_DEVICE);
+        }
+        function_of(d, kernel).map(|_| ())
+    })
+}
+
 /// # Safety
 /// As `cuModuleGetGlobal_v2`.
 #[no_mangle]

@@ -645,7 +645,6 @@ not_supported!(
         paramOffset: *mut usize,
         paramSize: *mut usize,
     );
-    fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice);
     fn cuLaunch(f: CUfunction);
     fn cuLaunchCooperativeKernelMultiDevice(
         launchParamsList: *mut CUDA_LAUNCH_PARAMS,
@@ -1114,8 +1113,6 @@ not_supported!(
         outputFile: *const ::core::ffi::c_char,
         outputMode: CUoutput_mode,
     );
-    fn cuProfilerStart();
-    fn cuProfilerStop();
     fn cuSignalExternalSemaphoresAsync(
         extSemArray: *const CUexternalSemaphore,
         paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
@@ -1585,7 +1582,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuKernelGetLibrary",
     "cuKernelGetName",
     "cuKernelGetParamInfo",
-    "cuKernelSetCacheConfig",
     "cuLaunch",
     "cuLaunchCooperativeKernelMultiDevice",
     "cuLaunchGrid",
@@ -1688,8 +1684,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuParamSetv",
     "cuPointerSetAttribute",
     "cuProfilerInitialize",
-    "cuProfilerStart",
-    "cuProfilerStop",
     "cuSignalExternalSemaphoresAsync",
     "cuStreamAddCallback",
     "cuStreamAttachMemAsync",

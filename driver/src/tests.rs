@@ -186,6 +186,18 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         let mut blocks = 0;
         let occupancy = crate::occupancy::cuOccupancyMaxActiveBlocksPerMultiprocessor;
         assert_eq!(occupancy(&mut blocks, function, 256, 0), E::CUDA_SUCCESS);
+        // A cache preference and the profiler's range are accepted, as by a GPU with no
+        // profiler attached (numba-cuda's cache_config, cuda-samples' profiler ranges).
+        assert_eq!(
+            crate::library::cuKernelSetCacheConfig(function, 1, 0),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            crate::library::cuKernelSetCacheConfig(function, 1, 1),
+            E::CUDA_ERROR_INVALID_DEVICE
+        );
+        assert_eq!(crate::profiler::cuProfilerStart(), E::CUDA_SUCCESS);
+        assert_eq!(crate::profiler::cuProfilerStop(), E::CUDA_SUCCESS);
         assert_eq!(blocks, 8, "2048 threads per SM");
         assert_eq!(
             occupancy(&mut blocks, function, 256, 100 * 1024),
