@@ -273,7 +273,9 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(
     })
 }
 
-/// A function's attributes as a GPU would report them for a small kernel.
+/// A function's attributes as a GPU reports them: its shared, local and constant bytes from the
+/// PTX (`sim::Module::resources`); the registers ptxas would give are not known to the simulator,
+/// which reports 32.
 ///
 /// # Safety
 /// `value` is null or valid for a write.
@@ -286,7 +288,8 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     pass_through!(cuFuncGetAttribute(value, attrib, function));
     use cudarc::driver::sys::CUfunction_attribute as F;
     call("cuFuncGetAttribute", |d| {
-        function_of(d, function)?;
+        let (module, name) = function_of(d, function)?;
+        let resources = module.resources(&name);
         let is = |a: F| a as c_int == attrib;
         let v = if is(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) {
             1024
@@ -294,6 +297,12 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
             90
         } else if is(F::CU_FUNC_ATTRIBUTE_NUM_REGS) {
             32
+        } else if is(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) {
+            resources.map_or(0, |r| r.shared_static_bytes as c_int)
+        } else if is(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) {
+            resources.map_or(0, |r| r.local_bytes_per_thread as c_int)
+        } else if is(F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES) {
+            resources.map_or(0, |r| r.constant_bytes.min(c_int::MAX as u64) as c_int)
         } else {
             0
         };

@@ -52,7 +52,7 @@ pub use model::{
     GpuModel, KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes,
     Traffic,
 };
-pub use module::{KernelInfo, Module, ParamInfo};
+pub use module::{KernelInfo, KernelResources, Module, ParamInfo};
 pub use report::{
     AccessKind, Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures,
     Race, RaceAccess, RacePlace, SourceLocation,

@@ -12,6 +12,14 @@ pub struct KernelInfo {
     pub params: Vec<ParamInfo>,
 }
 
+/// A kernel's static resources (`Module::resources`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    pub shared_static_bytes: u32,
+    pub local_bytes_per_thread: u32,
+    pub constant_bytes: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct ParamInfo {
     pub name: String,
@@ -74,6 +82,23 @@ impl Module {
         self.program(name).map(|p| KernelInfo {
             name: p.name.clone(),
             params: p.params.clone(),
+        })
+    }
+
+    /// What kernel `name` asks of the device beside its threads, as `cuFuncGetAttribute` reports
+    /// it: static shared bytes per block, `.local` bytes per thread, and the module's `__constant__`
+    /// bytes (ptxas counts those a kernel uses; a module's kernels usually share them all).
+    pub fn resources(&self, name: &str) -> Option<KernelResources> {
+        let program = self.program(name)?;
+        Some(KernelResources {
+            shared_static_bytes: program.shared_static,
+            local_bytes_per_thread: program.local_frame,
+            constant_bytes: self
+                .globals
+                .iter()
+                .filter(|g| g.constant)
+                .map(|g| g.size)
+                .sum(),
         })
     }
 

@@ -250,3 +250,16 @@ fn a_kernel_the_simulator_cannot_run_costs_that_kernel_only() {
         "{err}"
     );
 }
+
+#[test]
+fn a_kernels_static_resources_are_read_from_its_ptx() {
+    let m = module("reduce");
+    let resources = m
+        .resources("reduce_shared")
+        .expect("reduce_shared is in the module");
+    // `.shared .align 4 .b8 sdata[1024]`, no `.local` frame, no `__constant__` variable.
+    assert_eq!(resources.shared_static_bytes, 1024);
+    assert_eq!(resources.local_bytes_per_thread, 0);
+    assert_eq!(resources.constant_bytes, 0);
+    assert!(m.resources("no_such_kernel").is_none());
+}
