@@ -14,12 +14,10 @@ if [ -d .whl ]; then
 fi
 # numba-cuda 0.30.4 registers an overload for np.row_stack, which numpy 2.5 (the machine's) no
 # longer has; numpy 2.4's wheel does not fit beside llvmlite in one carry. np.vstack is what
-# row_stack was, so a sitecustomize restores the name before numba-cuda is imported.
-cat >/tmp/site/sitecustomize.py <<'PY'
-import numpy
-if not hasattr(numpy, "row_stack"):
-    numpy.row_stack = numpy.vstack
-PY
+# row_stack was, so a .pth file in the machine's site-packages restores the name at every start
+# (a sitecustomize on PYTHONPATH would be shadowed by the course's own, hostkit/python's).
+echo 'import numpy; numpy.row_stack = getattr(numpy, "row_stack", numpy.vstack)' \
+    >"$(python3 -c 'import site; print(site.getsitepackages()[0])')/zz_numpy_row_stack.pth"
 export PYTHONPATH=/tmp/site CUDA_HOME=/usr/local/cuda RUNNER_CUDA_PYTHON=$(command -v python3)
 python3 -c 'import numba, numba.cuda, numpy; print("numba", numba.__version__, "numpy", numpy.__version__)'
 carry=target/gpu-py
