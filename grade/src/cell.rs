@@ -15,16 +15,16 @@
 use super::results::{CaseLine, Status};
 use super::sandbox::{self, Limits, Sandbox, Sandboxed};
 use runner::course::Exercise;
-use runner::process::read_tail;
+use runner::process::{self, read_tail, Waited};
 use runner::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The most of a check's output that is read back; a report is a few KiB.
 const MAX_STDOUT: u64 = 16 << 20;
@@ -166,31 +166,18 @@ impl CheckCommand {
         command
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out_path)?)
-            .stderr(std::fs::File::create(&err_path)?)
-            .process_group(0);
+            .stderr(std::fs::File::create(&err_path)?);
         let time_limit = self.limits(exercise).0;
-        let started = Instant::now();
-        let mut child = command.spawn()?;
-        let mut pause = Duration::from_millis(1);
-        let exit = loop {
-            if let Some(status) = child.try_wait()? {
-                break exit_of(status, self.sandbox.is_some());
-            }
-            let stop = if cancel.load(Ordering::Relaxed) {
-                Some(Exit::Cancelled)
-            } else if started.elapsed() >= time_limit {
-                Some(Exit::TimedOut)
-            } else {
-                None
-            };
-            if let Some(exit) = stop {
-                end_group(&mut child);
-                break exit;
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(20));
+        let clock = process::WallClock::start();
+        let mut child = process::Group::spawn(command)?;
+        let cancelled = || cancel.load(Ordering::Relaxed);
+        let max_pause = Duration::from_millis(20);
+        let exit = match process::wait(&mut child, time_limit, &cancelled, &clock, max_pause)? {
+            Waited::Exited(status) => exit_of(status, self.sandbox.is_some()),
+            Waited::TimedOut => Exit::TimedOut,
+            Waited::Cancelled => Exit::Cancelled,
         };
-        let seconds = started.elapsed().as_secs_f64();
+        let seconds = process::Clock::elapsed(&clock).as_secs_f64();
         let stdout = read_tail(&out_path, MAX_STDOUT);
         let stderr = read_capped(&err_path, 1 << 20);
         Ok(Raw {
@@ -215,18 +202,6 @@ pub(super) fn exit_of(status: std::process::ExitStatus, sandboxed: bool) -> Exit
         (None, Some(signal)) => Exit::Signal(signal),
         (None, None) => Exit::Code(-1),
     }
-}
-
-/// Ends the check and whatever it started (its compile child): they share the process group
-/// the check was started in, so one signal to the group reaches every one of them.
-fn end_group(child: &mut std::process::Child) {
-    let group = child.id() as libc::pid_t;
-    // SAFETY: kill(2) takes plain integers and touches no memory of this process.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn read_capped(path: &Path, cap: u64) -> String {

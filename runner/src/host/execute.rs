@@ -5,13 +5,14 @@
 use super::build::Built;
 use super::record::{self, Record};
 use crate::driver_env::DriverEnv;
+use crate::process::{self, Child as _, Waited};
 use anyhow::Context;
 use checks::{HostCase, HostData};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The most of a program's output a report keeps (its end, where errors are).
 const MAX_OUTPUT: u64 = 16 << 10;
@@ -60,8 +61,7 @@ pub fn run_case(
         .env(hostkit::CASE_VARIABLE, dir.path())
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?)
-        .process_group(0);
+        .stderr(std::fs::File::create(&err_path)?);
     // SAFETY: the closures only call setrlimit, prctl and getppid, which are async-signal-safe,
     // between fork and exec.
     let runner = std::process::id();
@@ -69,30 +69,21 @@ pub fn run_case(
         command.pre_exec(limit_resources);
         command.pre_exec(move || end_with_the_runner(runner));
     }
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
+    let clock = process::WallClock::start();
+    let mut child = process::Group::spawn(&mut command)
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
-    let group = child.id() as libc::pid_t;
-    let exit = loop {
-        if let Some(status) = child.try_wait()? {
-            break match (status.code(), status.signal()) {
-                (Some(code), _) => Exit::Code(code),
-                (_, Some(signal)) => Exit::Signal(signal),
-                _ => Exit::Code(-1),
-            };
-        }
-        if started.elapsed() >= limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break Exit::TimedOut;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    let max_pause = Duration::from_millis(5);
+    let exit = match process::wait(&mut child, limit, &|| false, &clock, max_pause)? {
+        Waited::Exited(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (_, Some(signal)) => Exit::Signal(signal),
+            _ => Exit::Code(-1),
+        },
+        Waited::TimedOut | Waited::Cancelled => Exit::TimedOut,
     };
     // The whole group, whichever way the program ended: what it started in the background ends
-    // with it. (The group outlives its leader while members remain, so its id is not reused.)
-    // SAFETY: killpg takes a process group id and a signal; it touches no memory.
-    unsafe { libc::killpg(group, libc::SIGKILL) };
+    // with it.
+    child.end_group();
     let tail = |path: &Path| crate::process::read_tail(path, MAX_OUTPUT);
     let output = format!("{}{}", tail(&out_path), tail(&err_path));
     let record = match std::fs::read_to_string(driver.record_path()).map(|t| record::parse(&t)) {
@@ -117,7 +108,7 @@ pub fn run_case(
         .collect();
     Ok(Run {
         exit,
-        seconds: started.elapsed().as_secs_f64(),
+        seconds: process::Clock::elapsed(&clock).as_secs_f64(),
         output,
         record,
         outputs,
