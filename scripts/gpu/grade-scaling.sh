@@ -11,8 +11,9 @@ STUDENTS=${1:-40}
 LABEL=${2:-run}
 WORKERS_TWO=${WORKERS_TWO:-8}
 
-# Busy and idle jiffies of the whole machine (user nice system idle iowait irq softirq steal).
-jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat; }
+# Jiffies of the whole machine: user (with nice), system (with irq, softirq, steal), idle (with
+# iowait).
+jiffies() { awk '/^cpu /{print $2+$3, $4+$7+$8+$9, $5+$6}' /proc/stat; }
 
 # One graded class: LABEL, then the environment and arguments for `runner grade bench`.
 bench() {
@@ -21,15 +22,22 @@ bench() {
   echo
   echo "## $STUDENTS students x 24 exercises, $label"
   echo '```'
-  local b0 i0 b1 i1 t0 t1
-  read -r b0 i0 < <(jiffies)
+  local u0 s0 i0 u1 s1 i1 t0 t1
+  read -r u0 s0 i0 < <(jiffies)
   t0=$(date +%s.%N)
+  vmstat 1 >"$keep/vmstat" 2>/dev/null &
+  local vm=$!
   env "$@" --submissions "$STUDENTS" --profile --keep "$keep" 2>&1 | grep -v '^\[' | grep -v 'class and its results'
   t1=$(date +%s.%N)
-  read -r b1 i1 < <(jiffies)
+  read -r u1 s1 i1 < <(jiffies)
   local hz; hz=$(getconf CLK_TCK)
-  awk -v b=$((b1 - b0)) -v i=$((i1 - i0)) -v hz="$hz" -v t="$(awk "BEGIN{print $t1 - $t0}")" \
-    -v cores="$(nproc)" 'BEGIN{printf "Machine CPU: %.1f CPU-seconds busy in %.1f s: %.0f%% of %d cores\n", b/hz, t, 100*b/(b+i), cores}'
+  awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v i=$((i1 - i0)) -v hz="$hz" \
+    -v t="$(awk "BEGIN{print $t1 - $t0}")" -v cores="$(nproc)" 'BEGIN{
+      printf "Machine CPU: %.1f CPU-seconds busy (%.1f user, %.1f system) in %.1f s: %.0f%% of %d cores\n",
+        (u+s)/hz, u/hz, s/hz, t, 100*(u+s)/(u+s+i), cores}'
+  kill "$vm" 2>/dev/null
+  # Runnable and blocked threads, context switches a second: a shared wait shows as few runnable.
+  awk 'NR > 3 {r += $1; b += $2; cs += $12; n++} END {if (n) printf "vmstat: %.1f runnable, %.1f blocked, %.0f context switches a second\n", r/n, b/n, cs/n}' "$keep/vmstat"
   # Cell files' times: the first is saved once the course is checked and the class staged.
   python3 - "$keep/grades/cells" "$t0" <<'EOF'
 import os, sys
@@ -49,7 +57,16 @@ EOF
   echo
   nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | sed 's/^/GPU: /'
   echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') threads a core)"
+  # The first run of a fresh machine pays for loading NVRTC and the driver from disk: a small
+  # class first, not shown.
+  "$G" bench --backend gpu --submissions 2 >/dev/null 2>&1
   bench "GPUs: all (default workers)" "$G" bench --backend gpu
   bench "GPU 0 alone (default workers)" CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu
   bench "GPU 0 alone, $WORKERS_TWO workers" CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu --jobs "$WORKERS_TWO"
+  # Compiles in the worker's own process rather than a child started per compile.
+  if [[ -n ${IN_PROCESS_TOO:-} ]]; then
+    bench "GPUs: all, compiles in the worker" RUNNER_COMPILE_IN_PROCESS=1 "$G" bench --backend gpu
+    bench "GPU 0 alone, compiles in the worker" RUNNER_COMPILE_IN_PROCESS=1 CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu
+    bench "GPUs: all, 16 workers" "$G" bench --backend gpu --jobs 16
+  fi
 } | tee "$OUT/grade-scaling-$LABEL.md"
