@@ -201,6 +201,7 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
     pass_through!(recorded::cuCtxSynchronize());
     call("cuCtxSynchronize", |d| {
         d.require_context()?;
+        d.refuse_while_capturing()?;
         d.record.synchronise(None);
         d.land(crate::in_flight::Wait::All);
         Ok(())

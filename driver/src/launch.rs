@@ -125,7 +125,7 @@ fn costliest_lines(lines: &[sim::LineFigures]) -> Vec<sim::LineFigures> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn launch(
+pub(crate) fn launch(
     d: &mut Driver,
     function: CUfunction,
     grid: [u32; 3],
@@ -136,6 +136,17 @@ fn launch(
 ) -> Result {
     let stream = d.stream_index(stream.cast())?;
     let (module, kernel) = function_of(d, function)?;
+    if d.capture_id(stream).is_some() {
+        let node = || crate::graph::Node::Launch {
+            function: function as usize,
+            grid,
+            block,
+            shared_bytes,
+            params,
+        };
+        d.captured(stream, node);
+        return Ok(());
+    }
     let seconds = time_limit();
     let launch = sim::Launch {
         kernel: kernel.clone(),

@@ -23,6 +23,7 @@
 //! | `link` | the driver's linker, for one PTX input (Numba, cuda.core) |
 //! | `occupancy` | occupancy queries and context limits, from the H100 model |
 //! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
+//! | `graph` | stream capture and CUDA graphs: work on a capturing stream kept as nodes, replayed by `cuGraphLaunch` |
 //! | `in_flight` | copies back to page-locked memory, which land only when the program waits |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
 //! | `errors` | error names and strings, and every entry point this driver does not implement |
@@ -48,6 +49,7 @@ mod device;
 mod errors;
 mod export_table;
 mod fatbin;
+mod graph;
 mod handles;
 mod in_flight;
 mod launch;

@@ -1,6 +1,7 @@
 //! Device memory, page-locked host memory, memset and copies. Copies run at once; the record
 //! places them on the modelled timeline (pinned or pageable, synchronous or not, which stream).
 
+use crate::graph::Node;
 use crate::in_flight::Wait;
 use crate::record::Direction;
 use crate::state::{call, put, Driver, Result};
@@ -174,14 +175,61 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
 }
 
 /// A copy between the program's memory and the device, or within the device.
-enum Copy {
+pub(crate) enum Copy {
     In { dst: u64, src: *const c_void },
     Out { dst: *mut c_void, src: u64 },
     Within { dst: u64, src: u64 },
 }
 
+/// A [`Copy`] with its host pointer as a number, as a captured graph keeps it.
+#[derive(Clone, Copy)]
+pub(crate) enum CopyAddresses {
+    In { dst: u64, src: usize },
+    Out { dst: usize, src: u64 },
+    Within { dst: u64, src: u64 },
+}
+
+impl From<&Copy> for CopyAddresses {
+    fn from(what: &Copy) -> CopyAddresses {
+        match *what {
+            Copy::In { dst, src } => CopyAddresses::In {
+                dst,
+                src: src as usize,
+            },
+            Copy::Out { dst, src } => CopyAddresses::Out {
+                dst: dst as usize,
+                src,
+            },
+            Copy::Within { dst, src } => CopyAddresses::Within { dst, src },
+        }
+    }
+}
+
+impl From<CopyAddresses> for Copy {
+    fn from(what: CopyAddresses) -> Copy {
+        match what {
+            CopyAddresses::In { dst, src } => Copy::In {
+                dst,
+                src: src as *const c_void,
+            },
+            CopyAddresses::Out { dst, src } => Copy::Out {
+                dst: dst as *mut c_void,
+                src,
+            },
+            CopyAddresses::Within { dst, src } => Copy::Within { dst, src },
+        }
+    }
+}
+
 /// Runs a copy of `bytes` and records it on `stream` (`None`: a synchronous copy).
-fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
+pub(crate) fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
+    let node = || Node::Copy {
+        what: CopyAddresses::from(&what),
+        bytes,
+    };
+    if d.kept_for_a_graph(stream, node)? {
+        return Ok(());
+    }
     d.with_mirrors(|d| copy_now(d, what, bytes, stream))
 }
 
@@ -363,13 +411,21 @@ pub unsafe extern "C" fn cuMemcpyAsync(
 }
 
 /// Fills `count` elements of `pattern` (1, 2 or 4 bytes, little-endian) at `dst`.
-fn memset(
+pub(crate) fn memset(
     d: &mut Driver,
     dst: u64,
     pattern: &[u8],
     count: usize,
     stream: Option<CUstream>,
 ) -> Result {
+    let node = || Node::Memset {
+        dst,
+        pattern: pattern.to_vec(),
+        count,
+    };
+    if d.kept_for_a_graph(stream, node)? {
+        return Ok(());
+    }
     d.with_mirrors(|d| memset_now(d, dst, pattern, count, stream))
 }
 

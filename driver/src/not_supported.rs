@@ -353,7 +353,6 @@ not_supported!(
         path: *const ::core::ffi::c_char,
         flags: ::core::ffi::c_uint,
     );
-    fn cuGraphDestroy(hGraph: CUgraph);
     fn cuGraphDestroyNode(hNode: CUgraphNode);
     fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent);
     fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent);
@@ -369,7 +368,6 @@ not_supported!(
         hNode: CUgraphNode,
         childGraph: CUgraph,
     );
-    fn cuGraphExecDestroy(hGraphExec: CUgraphExec);
     fn cuGraphExecEventRecordNodeSetEvent(
         hGraphExec: CUgraphExec,
         hNode: CUgraphNode,
@@ -463,15 +461,9 @@ not_supported!(
         edgeData: *mut CUgraphEdgeData,
         numEdges: *mut usize,
     );
-    fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize);
     fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize);
     fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS);
     fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS);
-    fn cuGraphInstantiateWithFlags(
-        phGraphExec: *mut CUgraphExec,
-        hGraph: CUgraph,
-        flags: ::core::ffi::c_ulonglong,
-    );
     fn cuGraphInstantiateWithParams(
         phGraphExec: *mut CUgraphExec,
         hGraph: CUgraph,
@@ -502,7 +494,6 @@ not_supported!(
         hNode: CUgraphNode,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
     );
-    fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream);
     fn cuGraphMemAllocNodeGetParams(
         hNode: CUgraphNode,
         params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
@@ -1151,9 +1142,7 @@ not_supported!(
         numDependencies: usize,
         mode: CUstreamCaptureMode,
     );
-    fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode);
     fn cuStreamCopyAttributes(dst: CUstream, src: CUstream);
-    fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph);
     fn cuStreamGetAttribute(
         hStream: CUstream,
         attr: CUstreamAttrID,
@@ -1495,7 +1484,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuGraphConditionalHandleCreate",
     "cuGraphCreate",
     "cuGraphDebugDotPrint",
-    "cuGraphDestroy",
     "cuGraphDestroyNode",
     "cuGraphEventRecordNodeGetEvent",
     "cuGraphEventRecordNodeSetEvent",
@@ -1503,7 +1491,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuGraphEventWaitNodeSetEvent",
     "cuGraphExecBatchMemOpNodeSetParams",
     "cuGraphExecChildGraphNodeSetParams",
-    "cuGraphExecDestroy",
     "cuGraphExecEventRecordNodeSetEvent",
     "cuGraphExecEventWaitNodeSetEvent",
     "cuGraphExecExternalSemaphoresSignalNodeSetParams",
@@ -1523,11 +1510,9 @@ pub(crate) const NAMES: &[&str] = &[
     "cuGraphExternalSemaphoresWaitNodeSetParams",
     "cuGraphGetEdges",
     "cuGraphGetEdges_v2",
-    "cuGraphGetNodes",
     "cuGraphGetRootNodes",
     "cuGraphHostNodeGetParams",
     "cuGraphHostNodeSetParams",
-    "cuGraphInstantiateWithFlags",
     "cuGraphInstantiateWithParams",
     "cuGraphInstantiate_v2",
     "cuGraphKernelNodeCopyAttributes",
@@ -1537,7 +1522,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuGraphKernelNodeSetAttribute",
     "cuGraphKernelNodeSetParams",
     "cuGraphKernelNodeSetParams_v2",
-    "cuGraphLaunch",
     "cuGraphMemAllocNodeGetParams",
     "cuGraphMemFreeNodeGetParams",
     "cuGraphMemcpyNodeGetParams",
@@ -1690,9 +1674,7 @@ pub(crate) const NAMES: &[&str] = &[
     "cuStreamBatchMemOp",
     "cuStreamBatchMemOp_v2",
     "cuStreamBeginCaptureToGraph",
-    "cuStreamBeginCapture_v2",
     "cuStreamCopyAttributes",
-    "cuStreamEndCapture",
     "cuStreamGetAttribute",
     "cuStreamGetCaptureInfo",
     "cuStreamGetCaptureInfo_v2",

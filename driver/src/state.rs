@@ -23,6 +23,8 @@ pub(crate) struct Event {
     pub recorded: Option<(usize, u64)>,
     /// Created with `CU_EVENT_DISABLE_TIMING`: a GPU gives no elapsed time for it.
     pub without_timing: bool,
+    /// Recorded during stream capture `id`: waiting for it joins the capture (`graph`).
+    pub captured_in: Option<usize>,
 }
 
 /// Everything the driver holds. Handles given to the program are indices into these tables,
@@ -42,6 +44,12 @@ pub(crate) struct Driver {
     pub streams: Table<()>,
     pub events: Table<Event>,
     pub links: Table<crate::link::Link>,
+    /// Stream captures under way (`graph`), and the capture each capturing stream is part of.
+    pub captures: Table<crate::graph::Capture>,
+    pub capturing: HashMap<usize, usize>,
+    /// Graphs captured, and graphs instantiated: their nodes, in order.
+    pub graphs: Table<Vec<crate::graph::Node>>,
+    pub graph_execs: Table<Vec<crate::graph::Node>>,
     /// Device allocations: start and size.
     pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
@@ -83,6 +91,10 @@ impl Driver {
             streams: default_stream_only(),
             events: Table::default(),
             links: Table::default(),
+            captures: Table::default(),
+            capturing: HashMap::new(),
+            graphs: Table::default(),
+            graph_execs: Table::default(),
             allocations: Ranges::default(),
             pinned: Ranges::default(),
             allocated_host: Default::default(),

@@ -66,6 +66,9 @@ pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
     pass_through!(recorded::cuStreamSynchronize(stream));
     call("cuStreamSynchronize", |d| {
         let i = d.stream_index(stream.cast())?;
+        if i == 0 || d.capture_id(i).is_some() {
+            d.refuse_while_capturing()?;
+        }
         d.record.synchronise(Some(i));
         d.land(stream_wait(i));
         Ok(())
@@ -110,6 +113,10 @@ pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, flags: c_u
     pass_through!(cuStreamWaitEvent(stream, event, flags));
     call("cuStreamWaitEvent", |d| {
         let s = d.stream_index(stream.cast())?;
+        if let Some(capture) = event_mut(d, event)?.captured_in {
+            d.join_capture(s, capture);
+            return Ok(());
+        }
         if let Some(at) = event_mut(d, event)?.at_us {
             d.record.wait_until(s, at);
         }
@@ -128,6 +135,7 @@ pub unsafe extern "C" fn cuEventCreate(event: *mut CUevent, flags: c_uint) -> CU
             at_us: None,
             recorded: None,
             without_timing: flags & DISABLE_TIMING != 0,
+            captured_in: None,
         });
         // SAFETY: the caller's contract.
         unsafe { put(event, handle(i)) }
@@ -146,11 +154,17 @@ pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
 
 fn record_event(d: &mut Driver, event: CUevent, stream: CUstream) -> Result {
     let s = d.stream_index(stream.cast())?;
+    if let Some(capture) = d.capture_id(s) {
+        // Recorded inside a capture: a stream that waits for it joins the capture.
+        event_mut(d, event)?.captured_in = Some(capture);
+        return Ok(());
+    }
     let at = d.record.stream_end(s);
     let order = d.queued_so_far();
     let e = event_mut(d, event)?;
     e.at_us = Some(at);
     e.recorded = Some((s, order));
+    e.captured_in = None;
     Ok(())
 }
 

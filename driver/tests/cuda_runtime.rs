@@ -387,3 +387,26 @@ fn a_cooperative_launch_past_the_blocks_that_fit_at_once_is_refused() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn a_captured_graph_replays_its_copies_and_kernels_and_a_synchronous_copy_invalidates_a_capture() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "graph", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    assert_eq!(
+        stdout(&output),
+        "capturing 1, cudaSuccess\n\
+         nodes 4, before launch back[5] -1\n\
+         replay 0: back[5] 2 back[999] 1001\n\
+         replay 1: back[5] 102 back[999] 1001\n\
+         replay 2: back[5] 202 back[999] 1001\n\
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated\n\
+         cudaSuccess\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Each replay's two kernels are in the record, as if queued on the stream.
+    let launches = record["launches"].as_array().map_or(0, Vec::len);
+    assert_eq!(launches, 6, "{record}");
+}

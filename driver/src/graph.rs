@@ -1,0 +1,286 @@
+//! Stream capture and CUDA graphs. Work queued on a capturing stream (kernel launches, copies,
+//! memsets) is kept as the graph's nodes instead of run; a graph, instantiated and launched on a
+//! stream, runs its nodes in the order they were captured, each recorded as if queued there.
+//! Another stream joins a capture by waiting for an event recorded on a capturing stream.
+//!
+//! What a GPU refuses while a capture is under way is refused here too, with the capture
+//! invalidated: a synchronous copy or memset, and waiting for the device or a capturing stream
+//! (STREAM_CAPTURE_UNSUPPORTED; the capture's end then answers STREAM_CAPTURE_INVALIDATED).
+//! Graphs built node by node (`cuGraphAddKernelNode`...) are not supported.
+
+use crate::state::{call, handle, index, put, Driver, Result};
+use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream, CUstreamCaptureStatus};
+use std::ffi::{c_uint, c_ulonglong, c_void};
+
+/// One captured piece of work.
+#[derive(Clone)]
+pub(crate) enum Node {
+    Launch {
+        function: usize,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: Vec<Vec<u8>>,
+    },
+    /// A copy, its host side kept as an address (read or written when the graph runs).
+    Copy {
+        what: crate::memory::CopyAddresses,
+        bytes: usize,
+    },
+    Memset {
+        dst: u64,
+        pattern: Vec<u8>,
+        count: usize,
+    },
+}
+
+/// A capture under way: its nodes so far, the stream it began on, and whether a refused call
+/// invalidated it.
+pub(crate) struct Capture {
+    nodes: Vec<Node>,
+    origin: usize,
+    relaxed: bool,
+    invalidated: bool,
+}
+
+/// `CU_STREAM_CAPTURE_MODE_RELAXED`: unsafe calls are allowed during the capture.
+const MODE_RELAXED: c_uint = 2;
+
+impl Driver {
+    /// The capture stream `stream` is part of, if any.
+    fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
+        let id = *self.capturing.get(&stream)?;
+        self.captures.get_mut(id)
+    }
+
+    /// Keeps `node` instead of running it, when `stream` is capturing: whether it was kept.
+    pub fn captured(&mut self, stream: usize, node: impl FnOnce() -> Node) -> bool {
+        match self.capture_of(stream) {
+            Some(capture) => {
+                capture.nodes.push(node());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A call a GPU refuses during a (not relaxed) capture: every such capture is invalidated
+    /// and the call answers STREAM_CAPTURE_UNSUPPORTED.
+    pub fn refuse_while_capturing(&mut self) -> Result {
+        let mut refused = false;
+        for id in self.capturing.values() {
+            if let Some(capture) = self.captures.get_mut(*id) {
+                if !capture.relaxed {
+                    capture.invalidated = true;
+                    refused = true;
+                }
+            }
+        }
+        if refused {
+            return Err(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
+        Ok(())
+    }
+
+    /// Whether work queued on `stream` (`None`: a synchronous call) is kept as a node of the graph
+    /// being captured there; a synchronous call during a capture is refused.
+    pub fn kept_for_a_graph(
+        &mut self,
+        stream: Option<CUstream>,
+        node: impl FnOnce() -> Node,
+    ) -> Result<bool> {
+        let Some(stream) = stream else {
+            self.refuse_while_capturing()?;
+            return Ok(false);
+        };
+        let s = self.stream_index(stream.cast())?;
+        Ok(self.captured(s, node))
+    }
+
+    /// The capture an event recorded now on `stream` belongs to (a stream that waits for it joins).
+    pub fn capture_id(&self, stream: usize) -> Option<usize> {
+        self.capturing.get(&stream).copied()
+    }
+
+    /// Stream `stream` joins capture `id`, as waiting for one of its events makes it.
+    pub fn join_capture(&mut self, stream: usize, id: usize) {
+        if self.captures.get(id).is_some() {
+            self.capturing.insert(stream, id);
+        }
+    }
+}
+
+/// Runs `node` on `stream` (a graph's launch).
+fn run(d: &mut Driver, node: Node, stream: CUstream) -> Result {
+    match node {
+        Node::Launch {
+            function,
+            grid,
+            block,
+            shared_bytes,
+            params,
+        } => crate::launch::launch(d, function as _, grid, block, shared_bytes, stream, params),
+        Node::Copy { what, bytes } => crate::memory::copy(d, what.into(), bytes, Some(stream)),
+        Node::Memset {
+            dst,
+            pattern,
+            count,
+        } => crate::memory::memset(d, dst, &pattern, count, Some(stream)),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamBeginCapture_v2(stream: CUstream, mode: c_uint) -> CUresult {
+    pass_through!(cuStreamBeginCapture_v2(stream, mode));
+    call("cuStreamBeginCapture_v2", |d| {
+        let s = d.stream_index(stream.cast())?;
+        // The legacy default stream synchronises with every other: it cannot be captured.
+        if s == 0 {
+            return Err(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
+        if d.capturing.contains_key(&s) {
+            return Err(E::CUDA_ERROR_ILLEGAL_STATE);
+        }
+        let id = d.captures.insert(Capture {
+            nodes: Vec::new(),
+            origin: s,
+            relaxed: mode == MODE_RELAXED,
+            invalidated: false,
+        });
+        d.capturing.insert(s, id);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `graph` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture(stream: CUstream, graph: *mut *mut c_void) -> CUresult {
+    pass_through!(cuStreamEndCapture(stream, graph));
+    call("cuStreamEndCapture", |d| {
+        let s = d.stream_index(stream.cast())?;
+        let id = d.capture_id(s).ok_or(E::CUDA_ERROR_ILLEGAL_STATE)?;
+        if d.captures.get(id).is_some_and(|c| c.origin != s) {
+            return Err(E::CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+        }
+        d.capturing.retain(|_, c| *c != id);
+        let capture = d.captures.remove(id).ok_or(E::CUDA_ERROR_ILLEGAL_STATE)?;
+        if capture.invalidated {
+            return Err(E::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+        }
+        let g = d.graphs.insert(capture.nodes);
+        // SAFETY: the caller's contract.
+        unsafe { put(graph, handle(g)) }
+    })
+}
+
+/// # Safety
+/// `status` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(
+    stream: CUstream,
+    status: *mut CUstreamCaptureStatus,
+) -> CUresult {
+    pass_through!(cuStreamIsCapturing(stream, status));
+    call("cuStreamIsCapturing", |d| {
+        let s = d.stream_index(stream.cast())?;
+        let answer = match d.capture_of(s) {
+            None => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
+            Some(c) if c.invalidated => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+            Some(_) => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE,
+        };
+        // SAFETY: the caller's contract.
+        unsafe { put(status, answer) }
+    })
+}
+
+/// # Safety
+/// `exec` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    exec: *mut *mut c_void,
+    graph: *mut c_void,
+    flags: c_ulonglong,
+) -> CUresult {
+    pass_through!(cuGraphInstantiateWithFlags(exec, graph, flags));
+    call("cuGraphInstantiateWithFlags", |d| {
+        let nodes = d
+            .graphs
+            .get(index(graph)?)
+            .cloned()
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        let e = d.graph_execs.insert(nodes);
+        // SAFETY: the caller's contract.
+        unsafe { put(exec, handle(e)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuGraphLaunch(exec: *mut c_void, stream: CUstream) -> CUresult {
+    pass_through!(cuGraphLaunch(exec, stream));
+    call("cuGraphLaunch", |d| {
+        d.require_context()?;
+        d.stream_index(stream.cast())?;
+        let nodes = d
+            .graph_execs
+            .get(index(exec)?)
+            .cloned()
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        nodes.into_iter().try_for_each(|node| run(d, node, stream))
+    })
+}
+
+/// # Safety
+/// `count` is null or valid for a write; `nodes` is null or holds `*count` handles.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphGetNodes(
+    graph: *mut c_void,
+    nodes: *mut *mut c_void,
+    count: *mut usize,
+) -> CUresult {
+    pass_through!(cuGraphGetNodes(graph, nodes, count));
+    call("cuGraphGetNodes", |d| {
+        let n = d
+            .graphs
+            .get(index(graph)?)
+            .map(Vec::len)
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        if nodes.is_null() {
+            // SAFETY: the caller's contract.
+            return unsafe { put(count, n) };
+        }
+        // SAFETY: the caller's contract: `count` holds how many handles `nodes` has room for.
+        let room = unsafe { count.as_ref() }
+            .copied()
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+        for i in 0..room.min(n) {
+            // Node handles name their place in the graph; nothing reads them back yet.
+            // SAFETY: the caller's contract.
+            unsafe { put(nodes.add(i), handle(i)) }?;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { put(count, room.min(n)) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuGraphDestroy(graph: *mut c_void) -> CUresult {
+    pass_through!(cuGraphDestroy(graph));
+    call("cuGraphDestroy", |d| {
+        d.graphs
+            .remove(index(graph)?)
+            .map(|_| ())
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuGraphExecDestroy(exec: *mut c_void) -> CUresult {
+    pass_through!(cuGraphExecDestroy(exec));
+    call("cuGraphExecDestroy", |d| {
+        d.graph_execs
+            .remove(index(exec)?)
+            .map(|_| ())
+            .ok_or(E::CUDA_ERROR_INVALID_VALUE)
+    })
+}
