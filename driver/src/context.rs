@@ -201,7 +201,7 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
     pass_through!(recorded::cuCtxSynchronize());
     call("cuCtxSynchronize", |d| {
         d.require_context()?;
-        d.refuse_while_capturing()?;
+        d.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)?;
         d.record.synchronise(None);
         d.land(crate::in_flight::Wait::All);
         Ok(())

@@ -4,8 +4,10 @@
 //! Another stream joins a capture by waiting for an event recorded on a capturing stream.
 //!
 //! What a GPU refuses while a capture is under way is refused here too, with the capture
-//! invalidated: a synchronous copy or memset, and waiting for the device or a capturing stream
-//! (STREAM_CAPTURE_UNSUPPORTED; the capture's end then answers STREAM_CAPTURE_INVALIDATED).
+//! invalidated (its end then answers STREAM_CAPTURE_INVALIDATED): a synchronous copy or memset,
+//! which would wait on the legacy default stream (STREAM_CAPTURE_IMPLICIT, as an H200 answers:
+//! scripts/gpu/driver-programs.sh), and waiting for the device or a capturing stream
+//! (STREAM_CAPTURE_UNSUPPORTED).
 //! Graphs built node by node (`cuGraphAddKernelNode`...) are not supported.
 
 use crate::state::{call, handle, index, put, Driver, Result};
@@ -65,8 +67,8 @@ impl Driver {
     }
 
     /// A call a GPU refuses during a (not relaxed) capture: every such capture is invalidated
-    /// and the call answers STREAM_CAPTURE_UNSUPPORTED.
-    pub fn refuse_while_capturing(&mut self) -> Result {
+    /// and the call answers `answer`.
+    pub fn refuse_while_capturing(&mut self, answer: CUresult) -> Result {
         let mut refused = false;
         for id in self.capturing.values() {
             if let Some(capture) = self.captures.get_mut(*id) {
@@ -77,7 +79,7 @@ impl Driver {
             }
         }
         if refused {
-            return Err(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+            return Err(answer);
         }
         Ok(())
     }
@@ -90,7 +92,8 @@ impl Driver {
         node: impl FnOnce() -> Node,
     ) -> Result<bool> {
         let Some(stream) = stream else {
-            self.refuse_while_capturing()?;
+            // A synchronous call waits on the legacy default stream, which a capture forbids.
+            self.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)?;
             return Ok(false);
         };
         let s = self.stream_index(stream.cast())?;

@@ -67,7 +67,7 @@ pub extern "C" fn cuStreamSynchronize(stream: CUstream) -> CUresult {
     call("cuStreamSynchronize", |d| {
         let i = d.stream_index(stream.cast())?;
         if i == 0 || d.capture_id(i).is_some() {
-            d.refuse_while_capturing()?;
+            d.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)?;
         }
         d.record.synchronise(Some(i));
         d.land(stream_wait(i));

@@ -401,7 +401,7 @@ fn a_captured_graph_replays_its_copies_and_kernels_and_a_synchronous_copy_invali
          replay 0: back[5] 2 back[999] 1001\n\
          replay 1: back[5] 102 back[999] 1001\n\
          replay 2: back[5] 202 back[999] 1001\n\
-         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated\n\
+         cudaErrorStreamCaptureImplicit, cudaErrorStreamCaptureInvalidated\n\
          cudaSuccess\n",
         "{}",
         String::from_utf8_lossy(&output.stderr)
