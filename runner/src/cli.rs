@@ -124,9 +124,11 @@ pub enum Command {
 
 #[derive(Subcommand)]
 pub enum DevCommand {
-    /// Check every exercise: metadata, hints, a check, a passing solution, a pristine file that
-    /// does not pass, and a solution that only adds lines.
+    /// Check every exercise (or those named): metadata, hints, a check, a passing solution, a
+    /// pristine file that does not pass, and a solution that only adds lines.
     Check {
+        /// Exercises to check (ids such as 02 or py01); all of them when none is named.
+        ids: Vec<String>,
         #[command(flatten)]
         backend: BackendArgs,
     },

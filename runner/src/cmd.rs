@@ -42,6 +42,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Sim(args) => sim::run(args),
         Command::Run(args) => run::run(args),
         Command::Grade(args) => grade::run(args),
-        Command::Dev(DevCommand::Check { backend }) => dev::check(backend.backend),
+        Command::Dev(DevCommand::Check { ids, backend }) => dev::check(&ids, backend.backend),
     }
 }

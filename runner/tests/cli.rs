@@ -482,7 +482,7 @@ fn dev_check_catches_a_solution_that_rewrites_lines() {
         .unwrap()
         .replace("// Exercise 01: your first kernel.", "// Changed.");
     std::fs::write(&path, text).unwrap();
-    let run = course.run(&["dev", "check"]);
+    let run = course.run(&["dev", "check", "01"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
         run.stdout.contains("the solution must only add lines"),
@@ -494,7 +494,7 @@ fn dev_check_catches_a_solution_that_rewrites_lines() {
 #[test]
 fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
     let course = TestCourse::new();
-    let run = course.run(&["dev", "check"]);
+    let run = course.run(&["dev", "check", "02"]);
     assert!(
         run.stdout
             .contains("02 Vector add with a bounds guard (and its tuned reference)"),
@@ -507,7 +507,7 @@ fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
         .unwrap()
         .replace("if (blockIdx.x == 0 && i < n)", "if (false)");
     std::fs::write(&path, text).unwrap();
-    let run = course.run(&["dev", "check"]);
+    let run = course.run(&["dev", "check", "02"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
         run.stdout
@@ -518,10 +518,29 @@ fn dev_check_holds_tuned_references_to_every_case_under_their_own_launch() {
 }
 
 #[test]
+fn dev_check_of_named_exercises_checks_only_those_and_refuses_an_unknown_id() {
+    let course = TestCourse::new();
+    let run = course.run(&["dev", "check", "01", "py01"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("Checking 2 exercises"),
+        "{}",
+        run.stdout
+    );
+    let run = course.run(&["dev", "check", "99"]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("there is no exercise \"99\""),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
 fn dev_check_names_a_tuned_reference_that_is_missing() {
     let course = TestCourse::new();
     std::fs::remove_file(course.path("solutions/tuned/softmax.cu")).unwrap();
-    let run = course.run(&["dev", "check"]);
+    let run = course.run(&["dev", "check", "24"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
         run.stdout

@@ -9,17 +9,25 @@ use colored::Colorize;
 use similar::{ChangeTag, TextDiff};
 use std::process::ExitCode;
 
-pub fn check(choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+/// Checks the exercises named by `ids` (every exercise when there is none).
+pub fn check(ids: &[String], choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
+    let chosen: Vec<&Exercise> = if ids.is_empty() {
+        course.exercises.iter().collect()
+    } else {
+        ids.iter()
+            .map(|id| course.exercise(id))
+            .collect::<anyhow::Result<_>>()?
+    };
     let compiler = compiler(&course)?;
     let mut backend = open_backend(choice, &compiler, true)?;
     println!(
         "Checking {} exercises on {}",
-        course.exercises.len(),
+        chosen.len(),
         backend.describe()
     );
     let mut problems = 0;
-    for exercise in &course.exercises {
+    for exercise in chosen {
         let mut checker = Checker {
             course: &course,
             compiler: &compiler,
