@@ -175,6 +175,9 @@ def check_quotes(name: str, report: dict) -> dict[str, str]:
     # A program's copies between host and device, when they are all alike: their size and time;
     # and one round of its kernels (the launches from one of the first kernel's to the next).
     record = report["record"]
+    if record is None:
+        raise RuntimeError(f"the check of {name} gave no driver record (verdict "
+                           f"{report.get('verdict')}): {report.get('summary', '')}")
     copies = [t for t in record["transfers"] if t["direction"] != "device_to_device"]
     if copies and len({(t["bytes"], round(span(t), 3)) for t in copies}) == 1:
         out[f"{name}.copy_kb"] = count(copies[0]["bytes"] / 1000)
@@ -289,7 +292,9 @@ def race_numbers(runner: list[str], repo: Path) -> dict[str, str]:
 
 
 def numbers(runner: list[str], repo: Path) -> dict[str, str]:
-    with ThreadPoolExecutor(max_workers=len(PROGRAMS) + len(CHECKS)) as pool:
+    # One run per core: a whole program's check has a wall-clock limit (a minute for the Python
+    # track), which thirty programs sharing two cores could pass and come back as hangs.
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         checked = {name: pool.submit(report_of, runner, repo, *check) for name, check in CHECKS.items()}
         drawn = [pool.submit(figure_numbers, runner, figure) for figure in access.ACCESSES]
         drawn += [pool.submit(solution_numbers, runner, repo, exercise, file)
