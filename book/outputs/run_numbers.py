@@ -126,11 +126,13 @@ def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dic
     return check_report(runner, repo, exercise, f"runner/tests/fixtures/host/{fixture}")
 
 
-def check_report(runner: list[str], repo: Path, exercise: str, file: str) -> dict:
-    """`runner check EXERCISE --file FILE --json` in the simulator, FILE relative to the repository."""
+def check_report(runner: list[str], repo: Path, exercise: str, file: str,
+                 env: dict[str, str] | None = None) -> dict:
+    """`runner check EXERCISE --file FILE --json` in the simulator, FILE relative to the repository,
+    with ENV added to the environment."""
     command = runner + ["check", exercise, "--file", file, "--backend", "sim", "--json"]
     result = subprocess.run(command, cwd=repo, capture_output=True, text=True,
-                            env={**os.environ, "NO_COLOR": "1"})
+                            env={**os.environ, "NO_COLOR": "1", **(env or {})})
     try:
         return json.loads(result.stdout)
     except ValueError as err:
@@ -281,8 +283,11 @@ def program_numbers(name: str, record: dict) -> tuple[dict[str, str], dict[str, 
 def race_numbers(runner: list[str], repo: Path) -> dict[str, str]:
     """race.07.counted and race.07.added: exercise 07's catalogued racy counter
     (checks/mistakes/07/no_atomic.cu) in the simulator, in its case where every thread adds one:
-    the count it left and the additions made, from the check's own mismatch (not its words)."""
-    report = check_report(runner, repo, "07", "checks/mistakes/07/no_atomic.cu")
+    the count it left and the additions made, from the check's own mismatch (not its words).
+    One CPU thread runs the blocks, as the book says: with several, blocks that race on the counter
+    run at the same time and the count left changes from run to run."""
+    report = check_report(runner, repo, "07", "checks/mistakes/07/no_atomic.cu",
+                          env={"RUNNER_SIM_THREADS": "1"})
     wrong = [case for case in report["cases"] if case["mismatch"] and "all threads" in case["name"]]
     claim(len(wrong) == 1, "that exercise 07's racy counter fails its case where all threads add")
     first = wrong[0]["mismatch"]["first_wrong"][0]
