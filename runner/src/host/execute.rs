@@ -1,6 +1,9 @@
 //! Running a host program on one case: the case written where hostkit reads it, the program
-//! started on the simulator's driver with a wall-clock limit and its output kept within bounds,
-//! then its outputs and the driver's record read back.
+//! started on the simulator's driver with a limit on its CPU time (and a wall-clock backstop for
+//! one that sleeps) and its output kept within bounds, then its outputs and the driver's record
+//! read back. The limit is CPU time, not wall time, because a loaded machine (a grader running a
+//! check per core, CI beside other jobs) stretches a program's wall time but not its work: a
+//! correct program must not become a hang because the machine was busy.
 
 use super::build::Built;
 use super::record::{self, Record};
@@ -22,8 +25,15 @@ const MAX_OUTPUT: u64 = 16 << 10;
 pub enum Exit {
     Code(i32),
     Signal(i32),
+    /// Still running at the wall-clock backstop (a program that waits, or sleeps, for ever).
     TimedOut,
+    /// Stopped on using its limit of CPU time, in seconds (a loop that never ends).
+    OutOfCpu(u64),
 }
+
+/// How many times its CPU limit a program may take in wall time before it is stopped as a hang:
+/// room for a machine that runs several checks per core.
+const WALL_BACKSTOP_FACTOR: u32 = 4;
 
 /// One run of the program on one case.
 pub struct Run {
@@ -65,17 +75,20 @@ pub fn run_case(
     // SAFETY: the closures only call setrlimit, prctl and getppid, which are async-signal-safe,
     // between fork and exec.
     let runner = std::process::id();
+    let cpu_seconds = limit.as_secs_f64().ceil().max(1.0) as u64;
     unsafe {
-        command.pre_exec(limit_resources);
+        command.pre_exec(move || limit_resources(cpu_seconds));
         command.pre_exec(move || end_with_the_runner(runner));
     }
     let clock = process::WallClock::start();
     let mut child = process::Group::spawn(&mut command)
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let max_pause = Duration::from_millis(5);
-    let exit = match process::wait(&mut child, limit, &|| false, &clock, max_pause)? {
+    let backstop = limit * WALL_BACKSTOP_FACTOR;
+    let exit = match process::wait(&mut child, backstop, &|| false, &clock, max_pause)? {
         Waited::Exited(status) => match (status.code(), status.signal()) {
             (Some(code), _) => Exit::Code(code),
+            (_, Some(libc::SIGXCPU)) => Exit::OutOfCpu(cpu_seconds),
             (_, Some(signal)) => Exit::Signal(signal),
             _ => Exit::Code(-1),
         },
@@ -122,9 +135,13 @@ pub const MEMORY_LIMIT_BYTES: u64 = 8 << 30;
 /// The most a program may write to one file (its output, the driver's record).
 const FILE_LIMIT_BYTES: u64 = 256 << 20;
 
-/// Sets the program's limits, in the child before it starts (so they apply to it alone).
-fn limit_resources() -> std::io::Result<()> {
+/// Sets the program's limits, in the child before it starts (so they apply to it alone). The CPU
+/// limit's soft value sends SIGXCPU, which ends a program that does not catch it; one that does
+/// is killed a second later by the hard value.
+fn limit_resources(cpu_seconds: u64) -> std::io::Result<()> {
     use rlimit::Resource;
+    let (soft_cpu, hard_cpu) = Resource::CPU.get()?;
+    Resource::CPU.set(cpu_seconds.min(soft_cpu), (cpu_seconds + 1).min(hard_cpu))?;
     for (resource, value) in [
         (Resource::DATA, MEMORY_LIMIT_BYTES),
         (Resource::FSIZE, FILE_LIMIT_BYTES),

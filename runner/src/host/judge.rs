@@ -54,6 +54,13 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
                 run.seconds
             ),
         )),
+        Exit::OutOfCpu(seconds) => Some((
+            Verdict::Hang,
+            format!(
+                "the program used {seconds} s of CPU time without finishing and was stopped: \
+                 does a loop never end?"
+            ),
+        )),
         _ if out_of_memory(&run.output) => Some((
             Verdict::Crashed,
             format!(
