@@ -1,6 +1,6 @@
 //! `runner list`: the exercises and the student's progress.
 
-use crate::course::{Course, Exercise};
+use crate::course::{Course, Exercise, Track};
 use crate::output;
 use crate::progress::{Progress, QuizScore};
 use crate::quiz::Book;
@@ -35,9 +35,8 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     if let Some(warning) = warning {
         eprintln!("{} {warning}", "Warning:".yellow().bold());
     }
-    let rows: Vec<Row> = course
-        .exercises
-        .iter()
+    let rows: Vec<Row> = in_track_order(&course)
+        .into_iter()
         .map(|e| Row {
             id: &e.id,
             name: &e.name,
@@ -90,6 +89,27 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     }
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The exercises track by track, in the book's order of the tracks (kernels, Rust, Python, C++),
+/// each track in the metadata's order: a track's exercises stay together wherever the metadata
+/// puts them.
+fn in_track_order(course: &Course) -> Vec<&Exercise> {
+    let mut exercises: Vec<&Exercise> = course.exercises.iter().collect();
+    // A stable sort, so each track keeps the metadata's order.
+    exercises.sort_by_key(|e| place_in_book(e.track()));
+    exercises
+}
+
+/// Where a track comes in the book: the kernels' chapters, the Rust programs from chapter 3 on,
+/// then the Python part and the C++ part.
+fn place_in_book(track: Track) -> u8 {
+    match track {
+        Track::Kernels => 0,
+        Track::RustHost => 1,
+        Track::Python => 2,
+        Track::Cpp => 3,
+    }
 }
 
 /// What to do next: the exercise after the one passed last, in its track (after py03, py04), as a
@@ -188,6 +208,36 @@ mod tests {
         assert_eq!(next_exercise(&course, &progress).unwrap().id, "py04");
         progress.done.get_mut("01").unwrap().at = 5;
         assert_eq!(next_exercise(&course, &progress).unwrap().id, "02");
+    }
+
+    #[test]
+    fn the_list_keeps_each_track_together_in_the_books_order() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let course = Course::load(&repo).unwrap();
+        let listed = in_track_order(&course);
+        assert_eq!(listed.len(), course.exercises.len());
+        let places: Vec<u8> = listed.iter().map(|e| place_in_book(e.track())).collect();
+        assert!(places.windows(2).all(|w| w[0] <= w[1]), "{places:?}");
+        let ids: Vec<&str> = listed.iter().map(|e| e.id.as_str()).collect();
+        let at = |id: &str| ids.iter().position(|listed| *listed == id).unwrap();
+        // The metadata may put a C++ exercise between two Python ones (cpp01 came after py10);
+        // the list keeps the Python track whole.
+        assert_eq!(at("py11"), at("py10") + 1, "{ids:?}");
+        assert_eq!(at("01"), 0);
+        assert_eq!(listed.last().unwrap().track(), Track::Cpp, "{ids:?}");
+    }
+
+    #[test]
+    fn next_after_a_cpp_exercise_is_the_next_cpp_exercise() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let course = Course::load(&repo).unwrap();
+        let mut progress = Progress::default();
+        let record = DoneRecord {
+            at: 1,
+            backend: "sim".into(),
+        };
+        progress.done.insert("cpp01".into(), record);
+        assert_eq!(next_exercise(&course, &progress).unwrap().id, "cpp03");
     }
 
     #[test]
