@@ -256,8 +256,9 @@ def count_text(kind: str, exercises: dict[str, dict], where: str) -> str:
     kinds = [exercise_kind(e) for e in exercises.values()]
     if kind == "all":
         return str(len(kinds))
-    if kind not in {"kernel", "rust", "python"}:
-        raise ValueError(f"{where}: {{{{#count {kind}}}}}: the kinds are kernel, rust, python and all")
+    if kind not in {"kernel", "rust", "python", "cpp"}:
+        raise ValueError(f"{where}: {{{{#count {kind}}}}}: the kinds are kernel, rust, python, cpp "
+                         "and all")
     return str(kinds.count(kind))
 
 
