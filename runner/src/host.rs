@@ -7,6 +7,7 @@
 mod build;
 mod execute;
 mod judge;
+mod params;
 pub mod record;
 pub mod report;
 pub mod summary;

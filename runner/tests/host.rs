@@ -223,7 +223,9 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "py13",
             "py13_plain_add.py",
             "race",
-            "py13_plain_add.py:43: race on global memory",
+            // The array by the kernel's parameter name (Numba passes it as seven PTX parameters).
+            "py13_plain_add.py:43: race on global memory: thread (0,0,0) of block (1,0,0) writes \
+             element 0 of `total` at line 43",
         ),
         (
             "py14",

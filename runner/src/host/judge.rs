@@ -6,7 +6,7 @@ use super::execute::{Exit, Run};
 use super::record::{Direction, Launch, Record};
 use super::words;
 use crate::backend::sim::relative_to_current_dir;
-use crate::checker::verdict::{named_element, of_diagnostic, sentence};
+use crate::checker::verdict::{of_diagnostic, sentence};
 use crate::course::{Exercise, Language};
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
@@ -110,16 +110,14 @@ fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
     let Some(diagnostic) = deciding else {
         return (Verdict::Crashed, format!("kernel {kernel} was stopped"));
     };
+    let array = super::params::race_array_words(launch, diagnostic, python);
     // Numba's line information names the script by its absolute path.
     let mut diagnostic = diagnostic.clone();
     if let Some(place) = diagnostic.location.as_mut() {
         relative_to_current_dir(&mut place.file);
     }
-    let what = if python {
-        in_numba_words(&sentence(&diagnostic, numba_place(&diagnostic).as_deref()))
-    } else {
-        sentence(&diagnostic, None)
-    };
+    let what = sentence(&diagnostic, array.as_deref());
+    let what = if python { in_numba_words(&what) } else { what };
     (
         of_diagnostic(&diagnostic),
         format!("kernel {kernel}: {what}"),
@@ -169,20 +167,6 @@ fn in_numba_words(text: &str) -> String {
         text = text.replace(c, numba);
     }
     text
-}
-
-/// A race's array in a Numba program's words. Numba passes each array to a kernel as several
-/// arguments (its data, shape and strides among them), so the simulator's argument number counts
-/// those, not the Python function's parameters: the array is left unnumbered.
-fn numba_place(d: &sim::Diagnostic) -> Option<String> {
-    match &d.race.as_deref()?.place {
-        sim::RacePlace::Global {
-            argument: Some(_),
-            element,
-            ..
-        } => Some(named_element(*element, "one of the kernel's arrays")),
-        _ => None,
-    }
 }
 
 /// The language of a host exercise's program (Rust where the metadata names none).
