@@ -126,13 +126,16 @@ impl Sandbox {
     }
 
     /// The reference solutions of `exercise` (all of them where it is None: a worker checks
-    /// every exercise), to be handed in by descriptor.
+    /// every exercise), to be handed in by descriptor. Each file once: exercises share a tuned
+    /// one (16 and 18 share transpose.cu), and bubblewrap refuses to place a path twice.
     pub fn solutions_of(&self, exercise: &str) -> Vec<(PathBuf, RawFd)> {
-        self.solutions
+        let paths: std::collections::BTreeSet<&PathBuf> = self
+            .solutions
             .iter()
             .filter(|(id, _)| exercise.is_empty() || *id == exercise)
-            .flat_map(|(_, paths)| paths.iter().map(|p| (p.clone(), -1)))
-            .collect()
+            .flat_map(|(_, paths)| paths)
+            .collect();
+        paths.into_iter().map(|p| (p.clone(), -1)).collect()
     }
 }
 
@@ -281,4 +284,32 @@ fn hand(fd: OwnedFd) -> std::io::Result<OwnedFd> {
 /// `src/`, with the modules beside `main.rs`).
 pub fn staged_folder(kernel: &Path) -> Option<PathBuf> {
     kernel.parent().map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_is_handed_a_solution_two_exercises_share_once() {
+        let course = Path::new("/course");
+        let shared = course.join("solutions/tuned/transpose.cu");
+        let own = |id: &str| course.join(format!("solutions/{id}/transpose.cu"));
+        let sandbox = Sandbox {
+            policy: Policy::for_run(course, &course.join("bin/runner"), Vec::new(), 64),
+            solutions: BTreeMap::from([
+                ("16".to_string(), vec![own("16"), shared.clone()]),
+                ("18".to_string(), vec![own("18"), shared.clone()]),
+            ]),
+            rust_programs: Vec::new(),
+        };
+        let every: Vec<PathBuf> = sandbox.solutions_of("").into_iter().map(|s| s.0).collect();
+        assert_eq!(every, vec![own("16"), own("18"), shared.clone()]);
+        let one: Vec<PathBuf> = sandbox
+            .solutions_of("18")
+            .into_iter()
+            .map(|s| s.0)
+            .collect();
+        assert_eq!(one, vec![own("18"), shared]);
+    }
 }
