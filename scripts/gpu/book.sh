@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The book's GPU figures, in one go: the programs of scripts/gpu/book/ built with nvcc and run
 # (error checking, compute capability, Unified Memory, streams and graphs, clusters and grid sync,
-# half precision), Nsight Compute on exercise 13, the SASS that the book's claims rest on, and
-# cuBLAS in four precisions through PyTorch. Nsight Systems is book-nsys.sh, the atomics' SASS
+# half precision, which calls wait for queued work), Nsight Compute on exercise 13, the SASS that
+# the book's claims rest on, and cuBLAS in four precisions through PyTorch. Nsight Systems is book-nsys.sh, the atomics' SASS
 # book-atomics.sh.
 # Run from the course root on a machine with the CUDA toolkit; results in $OUT (default /tmp/out),
 # copied by hand to scripts/gpu/results/book/.
@@ -27,6 +27,7 @@ build unified $B/unified.cu &
 build streams_graphs $B/streams_graphs.cu &
 build clusters $B/clusters.cu &
 build half_tensor $B/half_tensor.cu &
+build implicit_sync $B/implicit_sync.cu &
 build rowsums_naive -DKERNEL_FILE='"../../../checks/mistakes/13/one_thread_per_row.cu"' $B/rowsums_profile.cu &
 build rowsums_solution -DKERNEL_FILE='"../../../solutions/13_row_column_sums/sums.cu"' $B/rowsums_profile.cu &
 for t in sm_90:arch=compute_90,code=sm_90 sm_80:arch=compute_80,code=sm_80 \
@@ -37,7 +38,7 @@ done
 wait
 
 {
-    for p in errors unified streams_graphs clusters half_tensor rowsums_naive rowsums_solution; do
+    for p in errors unified streams_graphs clusters half_tensor implicit_sync rowsums_naive rowsums_solution; do
         echo "=== $p"; timeout 120 "$W/$p"; echo "=== exit $?"
     done
     echo "=== compat"
