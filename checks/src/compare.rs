@@ -5,6 +5,10 @@ use crate::case::{
 };
 use serde::{Deserialize, Serialize};
 
+/// An output's difference from the reference is part of a check's report, so its types are the
+/// contract's.
+pub use contract::{Mismatch, WrongElement};
+
 /// How far a float result may be from the reference: |actual - expected| <= abs + rel * |expected|.
 /// Integers are always compared exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,32 +44,6 @@ impl Tolerance {
 fn actual_is_poison(x: f64) -> bool {
     (x as f32).to_bits() == crate::case::POISON_F32_BITS
         || x.to_bits() == crate::case::POISON_F64_BITS
-}
-
-/// One wrong element.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WrongElement {
-    pub index: usize,
-    /// (row, col) for a 2D output.
-    pub at: Option<[usize; 2]>,
-    pub expected: String,
-    pub actual: String,
-    /// The inputs that produced this element, when the exercise can tell.
-    pub inputs: Option<String>,
-    /// Which thread and line stored this value, beside what the reference solution stored there:
-    /// traced in the simulator after the comparison (`runner::checker::provenance`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<sim::ElementOrigin>,
-}
-
-impl WrongElement {
-    /// Where the element is, as a student reads it: (row, col) in a 2D output, else its index.
-    pub fn position(&self) -> String {
-        match self.at {
-            Some([row, col]) => format!("({row}, {col})"),
-            None => self.index.to_string(),
-        }
-    }
 }
 
 /// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
@@ -135,20 +113,6 @@ pub fn compare_case(
         }
     }
     Err(mismatch)
-}
-
-/// An output that differs from the reference.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Mismatch {
-    pub buffer: String,
-    pub len: usize,
-    pub wrong: usize,
-    pub never_written: usize,
-    pub first_wrong: Vec<WrongElement>,
-    /// The likely mistake, when the pattern of wrong elements tells.
-    pub likely_cause: Option<String>,
-    /// The buffer holds exactly what it held before the launch: the kernel did nothing to it.
-    pub unchanged: bool,
 }
 
 const SHOWN: usize = 5;

@@ -7,6 +7,7 @@
 //! | type | written by | read by |
 //! | --- | --- | --- |
 //! | [`DriverRecord`] | `driver` (`record.rs`, at the program's exit) | `runner` (`host`, `cmd::run`) |
+//! | [`Report`] ([`CheckReport`] \| [`HostReport`]), [`Target`], [`Mismatch`] | `runner` (`checker`, `host`; the comparison in `checks`) | `runner check --json`, `runner-grade`, the book's scripts |
 //! | [`Verdict`], [`Finding`], [`Backend`] | `runner` (`checker::verdict`) | `runner check --json`, the grader, the book |
 //!
 //! The simulator's own figures and diagnostics ride inside the record as `sim`'s types.
@@ -17,10 +18,20 @@
 mod backend;
 mod driver_record;
 mod finding;
+mod mismatch;
+pub mod report;
+mod target;
 mod verdict;
 
 pub use backend::Backend;
 pub use finding::{Finding, Place};
+pub use mismatch::{Mismatch, WrongElement};
+pub use report::kernel::{
+    CheckReport, CompileFigures, GpuFigures, SimFigures, MAX_PRINTF_BYTES, PRINTF_CUT_NOTE,
+};
+pub use report::program::HostReport;
+pub use report::Report;
+pub use target::Target;
 /// What the simulator saw, as a [`Finding`]'s kind.
 pub use sim::DiagnosticKind;
 pub use verdict::Verdict;

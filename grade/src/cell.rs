@@ -14,9 +14,10 @@
 
 use super::results::{CaseLine, Status};
 use super::sandbox::{self, Limits, Sandbox, Sandboxed};
+use contract::report::kernel::CaseResult;
+use contract::{CheckReport, Verdict, SCHEMA_VERSION};
 use runner::course::Exercise;
 use runner::process::{self, read_tail, Waited};
-use runner::report::{CaseResult, CheckReport, Verdict, SCHEMA_VERSION};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
@@ -658,7 +659,7 @@ mod tests {
             exercise: "02".into(),
             title: "t".into(),
             file: "f".into(),
-            backend: runner::report::Backend::Sim,
+            backend: contract::Backend::Sim,
             device: "d".into(),
             verdict,
             summary: "s".into(),
@@ -719,7 +720,7 @@ mod tests {
         assert_eq!(judged.cases.len(), 2);
 
         let mut compile = report(Verdict::CompileError, Vec::new());
-        compile.compile = Some(runner::report::CompileFigures {
+        compile.compile = Some(contract::CompileFigures {
             from_cache: false,
             milliseconds: 0.0,
             errors: Some("/stage/alice/02_vector_add/vector_add.cu:5: error: identifier \"idx\" is undefined\n  c[idx] = 1;".into()),
@@ -734,10 +735,12 @@ mod tests {
         let hang = report(Verdict::Hang, vec![case("n = 1", Verdict::Hang)]);
         assert_eq!(judge_report(&hang).status, Status::Timeout);
         let mut missed = report(Verdict::TargetsMissed, Vec::new());
-        missed.targets.push(runner::targets::TargetCheck {
+        missed.targets.push(contract::Target {
             name: "max_sectors_per_request".into(),
+            wanted: "at most 4".into(),
+            got: "32".into(),
             limit: 4.0,
-            actual: 32.0,
+            actual: Some(32.0),
             met: false,
             decides: true,
             explanation: "32 sectors per request".into(),
@@ -756,11 +759,11 @@ mod tests {
     fn a_race_fails_the_cell_even_with_every_case_right_and_is_named() {
         let mut raced = report(Verdict::Race, vec![case("n = 1000", Verdict::Race)]);
         raced.cases[0].passed = true;
-        raced.diagnostics.push(runner::report::Finding {
+        raced.diagnostics.push(contract::Finding {
             verdict: Verdict::Race,
             case: "n = 1000".into(),
-            kind: runner::report::DiagnosticKind::SharedRace,
-            place: Some(runner::report::Place {
+            kind: contract::DiagnosticKind::SharedRace,
+            place: Some(contract::Place {
                 file: "scan.cu".into(),
                 line: 12,
             }),

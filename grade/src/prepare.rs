@@ -8,8 +8,8 @@ use super::config::GradingFile;
 use super::kernels::{self, Lookup, Tree};
 use super::submissions::{Kind, Submission};
 use anyhow::{bail, Context};
+use contract::Report;
 use runner::course::{Course, Exercise};
-use runner::report::Report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

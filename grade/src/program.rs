@@ -5,8 +5,7 @@
 
 use super::cell::{cap, case_lines, Judged};
 use super::results::Status;
-use runner::host::report::HostReport;
-use runner::report::{Verdict, SCHEMA_VERSION};
+use contract::{HostReport, Verdict, SCHEMA_VERSION};
 
 /// Whether a check's JSON is a whole program's report: its `kind` is `program`.
 pub fn is_program_report(json: &str) -> bool {

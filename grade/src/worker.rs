@@ -433,7 +433,7 @@ fn from_reply(reply: Reply, printed: &[u8], seconds: f64) -> Raw {
             let code = if report.passed() { 0 } else { 1 };
             // The report as `runner check --json` prints it, tagged a kernel's: the grader reads
             // a worker's cells and a process's cells alike.
-            let report = runner::report::Report::Kernel(report);
+            let report = contract::Report::Kernel(report);
             stdout.push_str(&serde_json::to_string_pretty(&report).expect("a report serialises"));
             Raw {
                 exit: Exit::Code(code),

@@ -87,7 +87,9 @@ pub fn check(
         Backend::Sim => crate::report::Backend::Sim,
         Backend::Gpu => crate::report::Backend::Gpu,
     };
-    let mut report = HostReport::new(exercise, typed, describe(options.backend));
+    let device = describe(options.backend);
+    let leaks_matter = !exercise.is_python();
+    let mut report = HostReport::new(&exercise.id, &exercise.title, typed, device, leaks_matter);
     let built = match build::build(course, exercise, path, &source, options.program.as_deref()) {
         Ok(built) => built,
         Err(BuildFailure::Setup(err)) => return Err(err),

@@ -1,45 +1,22 @@
-//! The result of one check, as data (for `--json`) and as text for a student.
+//! A check's report as text for a student. The report itself, what `--json` prints and the
+//! grader reads, is the contract's ([`contract::Report`]); this module renders it.
 
-use checks::Mismatch;
 use colored::Colorize;
-use serde::{Deserialize, Serialize};
 
-pub use contract::{Backend, DiagnosticKind, Finding, Place, Verdict, SCHEMA_VERSION};
+pub use contract::report::kernel::CaseResult;
+pub use contract::{
+    Backend, CheckReport, CompileFigures, DiagnosticKind, Finding, GpuFigures, Place, Report,
+    SimFigures, Target, Verdict, MAX_PRINTF_BYTES, PRINTF_CUT_NOTE, SCHEMA_VERSION,
+};
 
-/// The most of a kernel's `printf` output one report keeps, over all its cases and launches: what
-/// one launch may print on a GPU (its printf buffer holds 1 MiB), so a kernel left printing in
-/// every thread gives a report of a few MiB at most, whatever its cases print together.
-pub const MAX_PRINTF_BYTES: usize = 1 << 20;
-
-/// The line that ends a report's `printf` when it was cut at [`MAX_PRINTF_BYTES`]. The
-/// simulator's own note for one launch cut at its buffer starts the same way.
-pub const PRINTF_CUT_NOTE: &str = "printf output cut at 1 MiB";
-
-/// One check's report, a kernel's or a whole program's: what `runner check --json` prints (its
-/// `kind`, `kernel` or `program`, beside `schema_version`) and what the grader reads back.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Report {
-    /// A CUDA C kernel checked against its CPU reference, case by case.
-    Kernel(Box<CheckReport>),
-    /// A whole program run on each case through the course's driver.
-    Program(Box<crate::host::report::HostReport>),
+/// A report as a student reads it, rendered from its fields once, at the end.
+pub trait Render {
+    /// The report as text.
+    fn render(&self) -> String;
 }
 
-impl Report {
-    pub fn verdict(&self) -> Verdict {
-        match self {
-            Report::Kernel(report) => report.verdict,
-            Report::Program(report) => report.verdict,
-        }
-    }
-
-    pub fn passed(&self) -> bool {
-        self.verdict() == Verdict::Passed
-    }
-
-    /// The report as a student reads it.
-    pub fn render(&self) -> String {
+impl Render for Report {
+    fn render(&self) -> String {
         match self {
             Report::Kernel(report) => report.render(),
             Report::Program(report) => report.render(),
@@ -47,138 +24,8 @@ impl Report {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-pub struct CheckReport {
-    pub schema_version: u32,
-    pub exercise: String,
-    pub title: String,
-    pub file: String,
-    pub backend: Backend,
-    pub device: String,
-    pub verdict: Verdict,
-    /// One line saying what happened and what to do next.
-    pub summary: String,
-    pub compile: Option<CompileFigures>,
-    pub cases: Vec<CaseResult>,
-    pub gpu: Option<GpuFigures>,
-    pub sim: Option<SimFigures>,
-    /// The reference solution's simulator figures on the same case, where a target compares
-    /// with them.
-    pub reference_sim: Option<SimFigures>,
-    pub targets: Vec<crate::targets::TargetCheck>,
-    /// The bugs the simulator found, the one that decides the verdict first.
-    pub diagnostics: Vec<Finding>,
-    pub printf: String,
-    pub progress: Option<(usize, usize)>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct CompileFigures {
-    pub from_cache: bool,
-    pub milliseconds: f64,
-    /// The compiler's message when the file does not compile, shown against the student's lines.
-    pub errors: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct CaseResult {
-    pub name: String,
-    pub launch: String,
-    pub passed: bool,
-    /// This case's own verdict: passed, wrong output, or the bug that stopped it.
-    pub verdict: Verdict,
-    pub error: Option<String>,
-    pub mismatch: Option<Mismatch>,
-}
-
-/// Timings on a GPU, all from the same run.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct GpuFigures {
-    pub case: String,
-    pub kernel_ms: f64,
-    pub bandwidth_gb_s: f64,
-    /// For compute-bound exercises (those whose check counts floating-point operations).
-    pub gflop_s: Option<f64>,
-    pub reference_gflop_s: Option<f64>,
-    pub reference_ms: Option<f64>,
-    pub reference_bandwidth_gb_s: Option<f64>,
-    /// The device's own device-to-device copy bandwidth (read + write), measured once and cached.
-    pub copy_bandwidth_gb_s: f64,
-    pub cpu_reference_ms: f64,
-    pub host_to_device_ms: f64,
-    pub device_to_host_ms: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SimFigures {
-    pub case: String,
-    pub kernel: sim::Figures,
-    pub lines: Vec<sim::LineFigures>,
-    pub warp_instructions: u64,
-    /// The launch's time modelled on a reference GPU from what the simulator counted.
-    pub modelled: sim::ModelledTime,
-    /// The launch's grid and blocks (and what the model read from the PTX).
-    #[serde(default)]
-    pub shape: sim::KernelShape,
-}
-
-impl SimFigures {
-    /// The figures of one launch on case `case`.
-    pub fn of(case: &str, report: sim::LaunchReport) -> SimFigures {
-        SimFigures {
-            case: case.to_string(),
-            kernel: report.figures,
-            lines: report.lines,
-            warp_instructions: report.warp_instructions,
-            modelled: report.modelled,
-            shape: report.shape,
-        }
-    }
-
-    /// The modelled time of the kernel's work, without the launch overhead that every kernel
-    /// pays alike (on the small cases the simulator runs, the overhead would hide the work).
-    pub fn modelled_work_us(&self) -> f64 {
-        (self.modelled.microseconds - self.modelled.per_resource.launch_us).max(0.0)
-    }
-}
-
-impl CheckReport {
-    pub fn passed(&self) -> bool {
-        matches!(self.verdict, Verdict::Passed)
-    }
-
-    /// Adds one launch's (or one backend's) printf output, keeping the first
-    /// [`MAX_PRINTF_BYTES`] in whole lines and ending a cut output with [`PRINTF_CUT_NOTE`].
-    pub fn add_printf(&mut self, text: &str) {
-        let note = format!("{PRINTF_CUT_NOTE}\n");
-        if text.is_empty() || self.printf.ends_with(&note) {
-            return;
-        }
-        let room = MAX_PRINTF_BYTES.saturating_sub(self.printf.len());
-        if text.len() <= room {
-            self.printf.push_str(text);
-            return;
-        }
-        let mut end = room;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let kept = text[..end].rfind('\n').map_or(0, |line_end| line_end + 1);
-        self.printf.push_str(&text[..kept]);
-        if !self.printf.is_empty() && !self.printf.ends_with('\n') {
-            self.printf.push('\n');
-        }
-        self.printf.push_str(&note);
-    }
-
-    /// Whether the printf output was cut, here or at a launch's printf buffer.
-    pub fn printf_was_cut(&self) -> bool {
-        self.printf
-            .lines()
-            .any(|l| l.starts_with("printf output cut"))
-    }
-
-    pub fn render(&self) -> String {
+impl Render for CheckReport {
+    fn render(&self) -> String {
         let mut out = String::new();
         out.push_str(&format!(
             "{} {}  ·  {}  ·  {}\n",
@@ -480,57 +327,4 @@ fn line_cost(f: &sim::Figures) -> u64 {
         + f.global_store_sectors
         + f.shared_load_wavefronts
         + f.shared_store_wavefronts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn empty() -> CheckReport {
-        serde_json::from_value(serde_json::json!({
-            "schema_version": SCHEMA_VERSION, "exercise": "02", "title": "t", "file": "f",
-            "backend": "sim", "device": "d", "verdict": "passed", "summary": "s",
-            "compile": null, "cases": [], "gpu": null, "sim": null, "reference_sim": null,
-            "targets": [], "diagnostics": [], "printf": "", "progress": null
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn one_report_says_its_kind_and_reads_back_as_the_same_kind() {
-        let kernel = serde_json::to_value(Report::Kernel(Box::new(empty()))).unwrap();
-        assert_eq!(kernel["kind"], "kernel");
-        assert_eq!(kernel["schema_version"], SCHEMA_VERSION);
-        assert_eq!(kernel["backend"], "sim");
-        let program = serde_json::json!({
-            "kind": "program", "schema_version": SCHEMA_VERSION, "exercise": "25", "title": "t",
-            "backend": "gpu", "device": "the GPU", "verdict": "wrong_output", "summary": "s",
-            "build_errors": null, "warnings": [], "cases": [], "mistakes": [], "targets": [],
-            "record": null, "progress": null
-        });
-        let Report::Program(read) = serde_json::from_value(program).unwrap() else {
-            panic!("a program's report read as a kernel's");
-        };
-        assert_eq!(read.backend, Backend::Gpu);
-        assert_eq!(Report::Program(read).verdict(), Verdict::WrongOutput);
-        let Report::Kernel(_) = serde_json::from_value(kernel).unwrap() else {
-            panic!("a kernel's report read as a program's");
-        };
-    }
-
-    #[test]
-    fn printf_over_all_cases_is_cut_at_a_line_once_past_the_limit_and_says_so() {
-        let mut report = empty();
-        let launch = "thread 12345 says hello\n".repeat(30_000); // 720 KB, under the limit alone
-        report.add_printf(&launch);
-        assert!(!report.printf_was_cut());
-        report.add_printf(&launch);
-        report.add_printf(&launch);
-        assert!(report.printf.len() <= MAX_PRINTF_BYTES + PRINTF_CUT_NOTE.len() + 1);
-        assert!(report
-            .printf
-            .ends_with("hello\nprintf output cut at 1 MiB\n"));
-        assert_eq!(report.printf.matches(PRINTF_CUT_NOTE).count(), 1);
-        assert!(report.printf_was_cut());
-    }
 }

@@ -1,42 +1,23 @@
 //! An exercise's targets on speed and memory traffic, held against the figures of a check.
 
 use crate::course::Targets;
-use crate::report::{GpuFigures, SimFigures};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct TargetCheck {
-    pub name: String,
-    pub limit: f64,
-    pub actual: f64,
-    pub met: bool,
-    /// Whether a miss fails the check. A time the simulator modelled decides only where the
-    /// model was validated on a GPU for the exercise; elsewhere it is shown beside the exact
-    /// figures (sectors, wavefronts, the launch), which judge the technique.
-    #[serde(default = "decides_by_default")]
-    pub decides: bool,
-    /// Says the figure, the limit and what they mean.
-    pub explanation: String,
-}
-
-fn decides_by_default() -> bool {
-    true
-}
-
-impl TargetCheck {
-    /// A target that was missed and decides: the check's verdict is `targets_missed`.
-    pub fn missed(&self) -> bool {
-        self.decides && !self.met
-    }
-}
+use crate::report::{GpuFigures, SimFigures, Target};
 
 fn at_most(
     name: &'static str,
     limit: f64,
     actual: f64,
     explain: impl Fn(bool) -> String,
-) -> TargetCheck {
-    judged(name, limit, actual, actual <= limit + 1e-9, explain)
+) -> Target {
+    let met = actual <= limit + 1e-9;
+    judged(
+        name,
+        format!("at most {}", figure(limit)),
+        limit,
+        actual,
+        met,
+        explain,
+    )
 }
 
 fn at_least(
@@ -44,24 +25,44 @@ fn at_least(
     limit: f64,
     actual: f64,
     explain: impl Fn(bool) -> String,
-) -> TargetCheck {
-    judged(name, limit, actual, actual + 1e-9 >= limit, explain)
+) -> Target {
+    let met = actual + 1e-9 >= limit;
+    judged(
+        name,
+        format!("at least {}", figure(limit)),
+        limit,
+        actual,
+        met,
+        explain,
+    )
 }
 
 fn judged(
     name: &'static str,
+    wanted: String,
     limit: f64,
     actual: f64,
     met: bool,
     explain: impl Fn(bool) -> String,
-) -> TargetCheck {
-    TargetCheck {
+) -> Target {
+    Target {
         name: name.to_string(),
+        wanted,
+        got: figure(actual),
         limit,
-        actual,
+        actual: Some(actual),
         met,
         decides: true,
         explanation: explain(met),
+    }
+}
+
+/// A figure in words: a whole number as one, else to two decimals (ratios, sectors per request).
+fn figure(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
     }
 }
 
@@ -73,7 +74,7 @@ fn versus_reference(
     reference: u64,
     what: &'static str,
     lesson: &'static str,
-) -> TargetCheck {
+) -> Target {
     let actual = mine as f64 / reference.max(1) as f64;
     at_most(name, limit, actual, |met| {
         let verb = if met { "within" } else { "above" };
@@ -85,11 +86,7 @@ fn versus_reference(
 }
 
 /// The targets held against the reference solution's figures on the same case, in the simulator.
-fn against_reference(
-    targets: &Targets,
-    mine: &SimFigures,
-    reference: &SimFigures,
-) -> Vec<TargetCheck> {
+fn against_reference(targets: &Targets, mine: &SimFigures, reference: &SimFigures) -> Vec<Target> {
     let (m, r) = (&mine.kernel, &reference.kernel);
     let sectors = |f: &sim::Figures| f.global_load_sectors + f.global_store_sectors;
     let wavefronts = |f: &sim::Figures| f.shared_load_wavefronts + f.shared_store_wavefronts;
@@ -130,11 +127,7 @@ fn against_reference(
 }
 
 /// The launch's threads against the reference solution's on the same case.
-fn launch_threads(
-    limit: f64,
-    mine: &sim::KernelShape,
-    reference: &sim::KernelShape,
-) -> TargetCheck {
+fn launch_threads(limit: f64, mine: &sim::KernelShape, reference: &sim::KernelShape) -> Target {
     let threads = |s: &sim::KernelShape| s.blocks * s.threads_per_block as u64;
     let (m, r) = (threads(mine), threads(reference));
     let actual = m as f64 / r.max(1) as f64;
@@ -152,12 +145,7 @@ fn launch_threads(
 }
 
 /// The modelled time against the reference solution's; it decides only where `validated`.
-fn modelled_time(
-    limit: f64,
-    mine: &SimFigures,
-    reference: &SimFigures,
-    validated: bool,
-) -> TargetCheck {
+fn modelled_time(limit: f64, mine: &SimFigures, reference: &SimFigures, validated: bool) -> Target {
     let (mine_us, reference_us) = (mine.modelled_work_us(), reference.modelled_work_us());
     let actual = mine_us / reference_us.max(1e-3);
     let mut check = at_most("max_time_vs_reference", limit, actual, |met| {
@@ -186,7 +174,7 @@ pub fn evaluate(
     sim: Option<&SimFigures>,
     reference: Option<&SimFigures>,
     gpu: Option<&GpuFigures>,
-) -> Vec<TargetCheck> {
+) -> Vec<Target> {
     let mut checks = Vec::new();
     if let (Some(mine), Some(reference)) = (sim, reference) {
         checks.extend(against_reference(targets, mine, reference));
@@ -319,6 +307,11 @@ mod tests {
         assert!(checks[0]
             .explanation
             .contains("32.0 sectors per request, above the target of 4.0"));
+        // The bound and the figure in words too, as a program's targets give them.
+        assert_eq!(
+            (checks[0].wanted.as_str(), checks[0].got.as_str()),
+            ("at most 4", "32")
+        );
         assert!(evaluate(&targets, Some(&sim(10, 40, 0)), None, None)[0].met);
     }
 

@@ -239,7 +239,7 @@ pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::targets::TargetCheck;
+    use crate::report::Target;
 
     fn report(verdict: Verdict) -> CheckReport {
         CheckReport {
@@ -263,11 +263,14 @@ mod tests {
         }
     }
 
-    fn target(name: &str, met: bool) -> TargetCheck {
-        TargetCheck {
+    fn target(name: &str, met: bool) -> Target {
+        let actual = if met { 1.0 } else { 3.3 };
+        Target {
             name: name.into(),
+            wanted: "at most 1.25".into(),
+            got: actual.to_string(),
             limit: 1.25,
-            actual: if met { 1.0 } else { 3.3 },
+            actual: Some(actual),
             met,
             decides: true,
             explanation: format!("{name} explained"),

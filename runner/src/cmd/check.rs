@@ -6,7 +6,7 @@ use crate::cli::{BackendChoice, CheckArgs};
 use crate::course::{Course, Exercise};
 use crate::pristine;
 use crate::progress::Progress;
-use crate::report::{CheckReport, Report};
+use crate::report::{CheckReport, Render, Report};
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
 use colored::Colorize;

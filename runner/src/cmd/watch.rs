@@ -10,6 +10,7 @@ use crate::cli::BackendChoice;
 use crate::cmd::check::record;
 use crate::course::Course;
 use crate::output;
+use crate::report::Render;
 use crate::pristine;
 use crate::progress::Progress;
 use crate::session::find_course;

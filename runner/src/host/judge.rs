@@ -11,19 +11,8 @@ use crate::course::{Exercise, Language};
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
-use serde::{Deserialize, Serialize};
 
-/// One case's result.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CaseResult {
-    pub name: String,
-    pub passed: bool,
-    /// What went wrong, in a sentence or two, where something did.
-    pub problem: Option<String>,
-    /// The end of what the program printed, where the case failed.
-    pub output: Option<String>,
-    pub seconds: f64,
-}
+pub use contract::report::program::CaseResult;
 
 /// What a run failed on before its outputs could count, with the verdict it gives.
 fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {

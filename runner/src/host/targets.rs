@@ -6,61 +6,76 @@
 use super::execute::Run;
 use super::record::Record;
 use crate::course::HostSpec;
-use serde::{Deserialize, Serialize};
+use contract::Target;
 
-/// A goal on how the program used the driver, and how it did.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TargetResult {
-    pub name: String,
-    pub wanted: String,
-    pub got: String,
-    pub met: bool,
+/// A goal on how the program used the driver, and how it did: its bound and figure in words and
+/// as numbers (none where the figure was not measured), and what a miss usually means.
+fn target(
+    name: &str,
+    (wanted, limit): (String, f64),
+    (got, actual): (String, Option<f64>),
+    met: bool,
+) -> Target {
+    Target {
+        name: name.into(),
+        wanted,
+        got,
+        limit,
+        actual,
+        met,
+        decides: true,
+        explanation: explain_missed(name).into(),
+    }
 }
+
+/// The note of a simulator figure that a launch on a GPU does not give.
+const SKIPPED_ON_GPU: &str =
+    "skipped: the kernel ran on a GPU, and only the simulator counts these";
 
 /// The exercise's targets on the runs' records; copy overlap on the last (largest) case only,
 /// the simulator's figures over every launch of the exercise's kernels (`entries`).
-pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<TargetResult> {
+pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Target> {
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     let mut results = figure_targets(targets, entries, &records);
     let most = |f: fn(&Record) -> u64| records.iter().map(|r| f(r)).max().unwrap_or(0);
     if let Some(max) = targets.max_uploads {
         let got = most(|r| r.uploads().count() as u64);
-        results.push(TargetResult {
-            name: "copies to the device in one run".into(),
-            wanted: format!("at most {max}"),
-            got: got.to_string(),
-            met: got <= max,
-        });
+        results.push(target(
+            "copies to the device in one run",
+            (format!("at most {max}"), max as f64),
+            (got.to_string(), Some(got as f64)),
+            got <= max,
+        ));
     }
     if let Some(max) = targets.max_downloads {
         let got = most(|r| r.downloads().count() as u64);
-        results.push(TargetResult {
-            name: "copies back to the host in one run".into(),
-            wanted: format!("at most {max}"),
-            got: got.to_string(),
-            met: got <= max,
-        });
+        results.push(target(
+            "copies back to the host in one run",
+            (format!("at most {max}"), max as f64),
+            (got.to_string(), Some(got as f64)),
+            got <= max,
+        ));
     }
     if let Some(max) = targets.max_load_sectors {
         results.extend(load_sectors_target(max, entries, records.last().copied()));
     }
     if let Some(min) = targets.min_event_timings {
         let got = most(event_timings);
-        results.push(TargetResult {
-            name: EVENTS_TARGET.into(),
-            wanted: format!("at least {min}"),
-            got: got.to_string(),
-            met: got >= min,
-        });
+        results.push(target(
+            EVENTS_TARGET,
+            (format!("at least {min}"), min as f64),
+            (got.to_string(), Some(got as f64)),
+            got >= min,
+        ));
     }
     if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
         let got = last.copy_time_hidden();
-        results.push(TargetResult {
-            name: "copy time overlapped by other work (largest case)".into(),
-            wanted: format!("at least {:.0}%", min * 100.0),
-            got: format!("{:.0}%", got * 100.0),
-            met: got >= min,
-        });
+        results.push(target(
+            "copy time overlapped by other work (largest case)",
+            (format!("at least {:.0}%", min * 100.0), min),
+            (format!("{:.0}%", got * 100.0), Some(got)),
+            got >= min,
+        ));
     }
     results
 }
@@ -77,21 +92,12 @@ fn event_timings(record: &Record) -> u64 {
 
 /// Global load sectors of the kernels' launches in the largest case's run, naming the line that
 /// loads most; skipped, with a note, where the kernels ran on a GPU.
-fn load_sectors_target(
-    max: u64,
-    entries: &[String],
-    last: Option<&Record>,
-) -> Option<TargetResult> {
+fn load_sectors_target(max: u64, entries: &[String], last: Option<&Record>) -> Option<Target> {
     let figures = kernel_figures(entries, &[last?])?;
-    let name = LOAD_SECTORS_TARGET.to_string();
-    let wanted = format!("at most {max}");
+    let wanted = (format!("at most {max}"), max as f64);
     let Some(figures) = figures else {
-        return Some(TargetResult {
-            name,
-            wanted,
-            got: "skipped: the kernel ran on a GPU, and only the simulator counts these".into(),
-            met: true,
-        });
+        let skipped = (SKIPPED_ON_GPU.to_string(), None);
+        return Some(target(LOAD_SECTORS_TARGET, wanted, skipped, true));
     };
     let got = figures.total.global_load_sectors;
     let line = if got <= max {
@@ -103,12 +109,12 @@ fn load_sectors_target(
             |c| format!("{c} sectors"),
         )
     };
-    Some(TargetResult {
-        name,
+    Some(target(
+        LOAD_SECTORS_TARGET,
         wanted,
-        got: format!("{got}{line}"),
-        met: got <= max,
-    })
+        (format!("{got}{line}"), Some(got as f64)),
+        got <= max,
+    ))
 }
 
 /// The simulator's figures of the launches of `entries`' kernels, added up, and per source line.
@@ -183,22 +189,20 @@ fn costliest_line(
 
 /// Sectors per request and bank conflicts over the launches of the exercise's kernels, from the
 /// simulator's figures; skipped, with a note, where the kernels ran on a GPU.
-fn figure_targets(
-    targets: &HostSpec,
-    entries: &[String],
-    records: &[&Record],
-) -> Vec<TargetResult> {
+fn figure_targets(targets: &HostSpec, entries: &[String], records: &[&Record]) -> Vec<Target> {
     let mut results = Vec::new();
     let wanted = [
         (
             SECTORS_TARGET,
             targets
                 .max_sectors_per_request
-                .map(|m| format!("at most {m:.1}")),
+                .map(|m| (format!("at most {m:.1}"), m)),
         ),
         (
             CONFLICTS_TARGET,
-            targets.max_bank_conflicts.map(|m| format!("at most {m}")),
+            targets
+                .max_bank_conflicts
+                .map(|m| (format!("at most {m}"), m as f64)),
         ),
     ];
     if wanted.iter().all(|(_, w)| w.is_none()) {
@@ -210,13 +214,8 @@ fn figure_targets(
     let Some(figures) = figures else {
         for (name, wanted) in wanted {
             if let Some(wanted) = wanted {
-                results.push(TargetResult {
-                    name: name.into(),
-                    wanted,
-                    got: "skipped: the kernel ran on a GPU, and only the simulator counts these"
-                        .into(),
-                    met: true,
-                });
+                let skipped = (SKIPPED_ON_GPU.to_string(), None);
+                results.push(target(name, wanted, skipped, true));
             }
         }
         return results;
@@ -231,12 +230,12 @@ fn figure_targets(
                 format!("{c:.1} sectors per request")
             })
         };
-        results.push(TargetResult {
-            name: SECTORS_TARGET.into(),
-            wanted: format!("at most {max:.1}"),
-            got: format!("{got:.1}{line}"),
+        results.push(target(
+            SECTORS_TARGET,
+            (format!("at most {max:.1}"), max),
+            (format!("{got:.1}{line}"), Some(got)),
             met,
-        });
+        ));
     }
     if let Some(max) = targets.max_bank_conflicts {
         let got = figures.total.shared_bank_conflicts();
@@ -250,12 +249,12 @@ fn figure_targets(
                 |c| format!("{c} bank conflicts"),
             )
         };
-        results.push(TargetResult {
-            name: CONFLICTS_TARGET.into(),
-            wanted: format!("at most {max}"),
-            got: format!("{got}{line}"),
+        results.push(target(
+            CONFLICTS_TARGET,
+            (format!("at most {max}"), max as f64),
+            (format!("{got}{line}"), Some(got as f64)),
             met,
-        });
+        ));
     }
     results
 }
@@ -266,27 +265,27 @@ const LOAD_SECTORS_TARGET: &str = "global load sectors, largest case (simulator)
 const EVENTS_TARGET: &str = "times measured with a pair of events";
 
 /// Says what a missed target usually means.
-pub fn explain_missed(target: &TargetResult) -> &'static str {
-    if target.name == SECTORS_TARGET {
+fn explain_missed(name: &str) -> &'static str {
+    if name == SECTORS_TARGET {
         "a warp whose threads touch addresses far apart (down a column): let neighbouring \
          threads (threadIdx.x) read and write neighbouring elements of a row, going through \
          shared memory where one side of the work runs down columns"
-    } else if target.name == CONFLICTS_TARGET {
+    } else if name == CONFLICTS_TARGET {
         "a warp reading down a column of a shared array whose rows are a multiple of 32 words \
          long, so the whole column is in one bank: pad each row by one element \
          (`__shared__ float tile[TILE][TILE + 1]`; in Numba a (TILE, TILE + 1) shape)"
-    } else if target.name == LOAD_SECTORS_TARGET {
+    } else if name == LOAD_SECTORS_TARGET {
         "the same input elements read again from global memory: load each once and keep it on \
          the chip, in a shared tile with its halo, a cuda.local array of the thread's own, or \
          constants in a cuda.const array"
-    } else if target.name == EVENTS_TARGET {
+    } else if name == EVENTS_TARGET {
         "no time measured on the GPU's clock: record an event before the work and one after it \
          on the stream (cuda.event(), event.record(stream)), wait for the second \
          (event.synchronize()), then cuda.event_elapsed_time(start, end)"
-    } else if target.name.starts_with("copies back") {
+    } else if name.starts_with("copies back") {
         "a copy back inside the loop: keep the data on the device between kernels, and copy back \
          once, after the last"
-    } else if target.name.starts_with("copies to") {
+    } else if name.starts_with("copies to") {
         "data sent again that is already on the device: upload once, before the loop"
     } else {
         "copies that overlap nothing: put each chunk's copy in, kernel and copy out on a stream \
@@ -374,7 +373,10 @@ mod tests {
             results[1].got,
             "31, most on line 51 of transpose.py (31 bank conflicts)"
         );
-        assert!(explain_missed(&results[1]).contains("TILE + 1"));
+        assert!(results[1].explanation.contains("TILE + 1"));
+        // The figures as numbers too, for a reader that compares them.
+        assert_eq!((results[0].limit, results[0].actual), (4.0, Some(32.0)));
+        assert_eq!((results[1].limit, results[1].actual), (0.0, Some(31.0)));
 
         let coalesced = sim::Figures {
             global_load_requests: 10,
@@ -406,11 +408,13 @@ mod tests {
             missed.got,
             "50, most on line 51 of transpose.py (50 sectors)"
         );
-        assert!(explain_missed(&missed).contains("cuda.const"));
+        assert!(missed.explanation.contains("cuda.const"));
+        assert_eq!((missed.limit, missed.actual), (40.0, Some(50.0)));
         assert!(load_sectors_target(50, &entries, Some(&run)).unwrap().met);
         let on_gpu = record(vec![launch("stencil", None)]);
         let skipped = load_sectors_target(40, &entries, Some(&on_gpu)).unwrap();
         assert!(skipped.met && skipped.got.starts_with("skipped"));
+        assert_eq!(skipped.actual, None, "a figure not measured has no number");
         assert!(load_sectors_target(40, &entries, None).is_none());
     }
 

@@ -7,6 +7,7 @@ use super::worker::{check_limit, Worker};
 use crate::cli::BackendChoice;
 use crate::cmd::check::record;
 use crate::output;
+use crate::report::Render;
 use crate::session::find_course;
 use crate::trace;
 use anyhow::Context;
