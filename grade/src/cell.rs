@@ -1,6 +1,7 @@
-//! One cell: `runner check NN --json --file KERNEL` for one submission's kernel, in a process
-//! of its own under a wall-time limit (killed on expiry) and the sandbox's CPU, memory and
-//! file-size limits; then what its exit and its JSON mean for the grade. A whole program (host
+//! One cell: `runner check NN --file KERNEL` for one submission's kernel, in a process of its
+//! own under a wall-time limit (killed on expiry) and the sandbox's CPU, memory and file-size
+//! limits, writing its report to a file handed over on a descriptor (stdout carries only what
+//! the kernel printed); then what its exit and its report mean for the grade. A whole program (host
 //! and Python exercises, graded with `--run-programs`) is checked the same way, with its
 //! exercise's own time limit and room for cargo (`CheckCommand::limits`), and its report is
 //! read by `program`.
@@ -15,7 +16,7 @@
 use super::results::{CaseLine, Status};
 use super::sandbox::{self, Limits, Sandbox, Sandboxed};
 use contract::report::kernel::CaseResult;
-use contract::{CheckReport, Verdict, SCHEMA_VERSION};
+use contract::{CheckReport, Report, Verdict, SCHEMA_VERSION};
 use runner::course::Exercise;
 use runner::process::{self, read_tail, Waited};
 use std::collections::BTreeMap;
@@ -27,7 +28,8 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// The most of a check's output that is read back; a report is a few KiB.
+/// The most of a check's output, and of its report, that is read back; a report is a few KiB
+/// (a kernel's printf in it is capped at 1 MiB).
 const MAX_STDOUT: u64 = 16 << 20;
 const MAX_STDERR_SHOWN: usize = 2000;
 /// Longest `details` kept per cell.
@@ -78,11 +80,15 @@ pub enum Exit {
     Cancelled,
 }
 
+/// How a check ended, what it printed, and the report it wrote.
 #[derive(Debug)]
 pub struct Raw {
     pub exit: Exit,
+    /// What the kernel or program printed (a GPU's printf reaches stdout itself).
     pub stdout: String,
     pub stderr: String,
+    /// The report's JSON, as the check wrote it to its own file (None where it wrote none).
+    pub report: Option<String>,
     pub seconds: f64,
 }
 
@@ -118,9 +124,15 @@ impl CheckCommand {
     }
 
     /// `runner check` on `kernel` under the limits, in a sandbox of its own where the run has
-    /// one (`sandbox`); the hidden seed is handed over on a descriptor, never on the command line.
-    pub fn command(&self, exercise: &str, kernel: &Path) -> std::io::Result<Sandboxed> {
-        let mut check: Vec<OsString> = ["check", exercise, "--json"].map(OsString::from).into();
+    /// one (`sandbox`); the hidden seed and the file for the report are handed over on
+    /// descriptors, never on the command line.
+    pub fn command(
+        &self,
+        exercise: &str,
+        kernel: &Path,
+        report: std::fs::File,
+    ) -> std::io::Result<Sandboxed> {
+        let mut check: Vec<OsString> = ["check", exercise].map(OsString::from).into();
         if let Some(backend) = &self.backend {
             check.extend(["--backend".into(), backend.into()]);
         }
@@ -134,7 +146,11 @@ impl CheckCommand {
             .as_ref()
             .map(|sandbox| (sandbox, sandbox.cell(exercise, kernel)));
         let limits = self.sandbox_limits(exercise);
-        let mut sandboxed = sandbox::command(&self.exe, &limits, cell, self.seed, &check)?;
+        let handed = sandbox::Handed {
+            seed: self.seed,
+            report: Some(report),
+        };
+        let mut sandboxed = sandbox::command(&self.exe, &limits, cell, handed, &check)?;
         sandboxed
             .command
             .current_dir(&self.course_root)
@@ -160,7 +176,8 @@ impl CheckCommand {
     ) -> std::io::Result<Raw> {
         std::fs::create_dir_all(scratch)?;
         let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
-        let mut sandboxed = self.command(exercise, kernel)?;
+        let report_path = scratch.join("report.json");
+        let mut sandboxed = self.command(exercise, kernel, std::fs::File::create(&report_path)?)?;
         let command = &mut sandboxed.command;
         // A process group of its own: Ctrl-C in the terminal reaches the grader, which stops
         // the checks itself and records nothing half done.
@@ -181,10 +198,12 @@ impl CheckCommand {
         let seconds = process::Clock::elapsed(&clock).as_secs_f64();
         let stdout = read_tail(&out_path, MAX_STDOUT);
         let stderr = read_capped(&err_path, 1 << 20);
+        let report = Some(read_capped(&report_path, MAX_STDOUT)).filter(|r| !r.is_empty());
         Ok(Raw {
             exit,
             stdout,
             stderr,
+            report,
             seconds,
         })
     }
@@ -213,21 +232,54 @@ fn read_capped(path: &Path, cap: u64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// What was printed before the check's report, and the report. `runner check --json` prints its
-/// report last, pretty-printed, so where stdout is not the report alone, it starts at the last
-/// line that is `{` alone (a nested object is indented, and a string's line breaks are escaped);
-/// a GPU kernel's printf comes before it.
-fn split_report(stdout: &str) -> (&str, &str) {
-    if stdout.starts_with('{') && serde_json::from_str::<serde_json::Value>(stdout).is_ok() {
-        return ("", stdout);
+/// The report a check wrote, read into its type: first its schema version alone, so that a
+/// report of another version is told apart from a damaged one.
+fn read_report(json: Option<&str>) -> Result<Report, Judged> {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: u32,
     }
-    let start = stdout
-        .rfind("\n{\n")
-        .map(|at| at + 1)
-        .or_else(|| stdout.starts_with("{\n").then_some(0));
-    match start {
-        Some(start) => stdout.split_at(start),
-        None => (stdout, ""),
+    let unreadable = |why: String| {
+        judged(
+            Status::Crashed,
+            format!("The check ended without a readable report ({why})."),
+            String::new(),
+        )
+    };
+    let Some(json) = json else {
+        return Err(unreadable("it wrote none".into()));
+    };
+    let version = serde_json::from_str::<Version>(json)
+        .map_err(|e| unreadable(e.to_string()))?
+        .schema_version;
+    if version != SCHEMA_VERSION {
+        return Err(judged(
+            Status::Error,
+            format!(
+                "The check's report is of version {version}, this grader reads version \
+                 {SCHEMA_VERSION}: grade with the same runner that checks."
+            ),
+            String::new(),
+        ));
+    }
+    serde_json::from_str(json).map_err(|e| unreadable(e.to_string()))
+}
+
+/// The grade a report gives; `printed` is what the kernel printed on stdout (a GPU's printf),
+/// which joins the simulator's in the report, under the same cap.
+fn from_any_report(report: Report, printed: &str) -> Judged {
+    match report {
+        Report::Kernel(mut report) => {
+            let printed_in_report = std::mem::take(&mut report.printf);
+            report.add_printf(printed);
+            if !report.printf.ends_with('\n') && !report.printf.is_empty() {
+                report.printf.push('\n');
+            }
+            report.add_printf(&printed_in_report);
+            from_report(*report)
+        }
+        // A whole program's report (host, Python): its own judging, the exits shared.
+        Report::Program(report) => super::program::judge_program(&report),
     }
 }
 
@@ -338,42 +390,16 @@ pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: 
             format!("The check's process died ({}, signal {signal}) without a verdict.", signal_name(signal)),
             stderr,
         ),
-        // A whole program's report (host, Python): its own judging, the exits above shared.
-        Exit::Code(0 | 1) if super::program::is_program_report(split_report(&stdout).1) => {
-            match super::program::judge_program(split_report(&stdout).1) {
-                Ok(judged) => judged,
-                Err(why) => judged(
-                    Status::Error,
-                    format!("The check's report cannot be read: {why}."),
-                    stderr,
-                ),
+        Exit::Code(0 | 1) => {
+            let report = raw.report.as_deref().map(|json| naming.apply(json));
+            match read_report(report.as_deref()) {
+                Ok(report) => from_any_report(report, &stdout),
+                Err(unread) => Judged {
+                    details: cap(stderr),
+                    ..unread
+                },
             }
         }
-        Exit::Code(0 | 1) => match serde_json::from_str::<CheckReport>(split_report(&stdout).1) {
-            Ok(mut report) if report.schema_version == SCHEMA_VERSION => {
-                // A GPU's printf reaches stdout itself, before the report: it joins the
-                // simulator's, under the same cap.
-                let (printed_before, _) = split_report(&stdout);
-                let printed_in_report = std::mem::take(&mut report.printf);
-                report.add_printf(printed_before);
-                report.add_printf(&printed_in_report);
-                from_report(report)
-            }
-            Ok(report) => judged(
-                Status::Error,
-                format!(
-                    "The check's report is of version {}, this grader reads version {SCHEMA_VERSION}: \
-                     grade with the same runner that checks.",
-                    report.schema_version
-                ),
-                stderr,
-            ),
-            Err(e) => judged(
-                Status::Crashed,
-                format!("The check ended without a readable report ({e})."),
-                stderr,
-            ),
-        },
         Exit::Code(_) if out_of_memory(&stderr) => oom(),
         Exit::Code(code) if code == i32::from(sandbox::DISK_FULL_EXIT) => judged(
             Status::Crashed,
@@ -573,8 +599,16 @@ mod tests {
             exit,
             stdout: stdout.into(),
             stderr: stderr.into(),
+            report: None,
             seconds: 0.0,
         }
+    }
+
+    /// A check's report as `runner check` writes it to its file: tagged a kernel's.
+    fn written(report: &CheckReport) -> String {
+        let mut json = serde_json::to_value(report).unwrap();
+        json["kind"] = "kernel".into();
+        serde_json::to_string_pretty(&json).unwrap()
     }
 
     fn judge_raw(r: Raw) -> Judged {
@@ -687,8 +721,10 @@ mod tests {
     }
 
     fn judge_report(report: &CheckReport) -> Judged {
-        let json = serde_json::to_string(report).unwrap();
-        judge_raw(raw(Exit::Code(1), &json, ""))
+        judge_raw(Raw {
+            report: Some(written(report)),
+            ..raw(Exit::Code(1), "", "")
+        })
     }
 
     #[test]
@@ -788,13 +824,17 @@ mod tests {
     fn a_gpu_printf_before_the_report_is_shown_in_the_cell_and_does_not_change_the_grade() {
         let mut passed = report(Verdict::Passed, vec![case("n = 1", Verdict::Passed)]);
         passed.printf = "from the simulator\n".into();
-        let json = serde_json::to_string_pretty(&passed).unwrap();
-        let stdout = format!("{{\nnot json, printed by the kernel\n{json}\n");
-        let judged = judge_raw(raw(Exit::Code(0), &stdout, ""));
+        // What a GPU's printf put on stdout: it looks like a report, with a line that is `{`
+        // alone, and ends without a line break (searching stdout for the report found none).
+        let stdout = "{\n\"kind\": \"kernel\", \"verdict\": \"wrong_output\"\n}\n{";
+        let judged = judge_raw(Raw {
+            report: Some(written(&passed)),
+            ..raw(Exit::Code(0), stdout, "")
+        });
         assert_eq!(judged.status, Status::Passed, "{judged:?}");
         assert!(
             judged.details.contains(
-                "The kernel printed (3 lines); this does not change the grade:\n  {\n  not json, printed by the kernel\n  from the simulator\n"
+                "The kernel printed (5 lines); this does not change the grade:\n  {\n  \"kind\": \"kernel\", \"verdict\": \"wrong_output\"\n  }\n  {\n  from the simulator\n"
             ),
             "{}",
             judged.details

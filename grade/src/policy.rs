@@ -91,6 +91,10 @@ pub struct Setup {
     pub home: Option<PathBuf>,
     /// The descriptor the hidden seed is read from, once; it never reaches a command line.
     pub seed_fd: Option<i32>,
+    /// The descriptor of the file the check writes its report to: kept from the check's
+    /// children, so a student's program can neither write a report nor hide the check's.
+    #[serde(default)]
+    pub report_fd: Option<i32>,
     /// Descriptors of the reference solutions (`/proc/self/fd/N` in the course's view): kept
     /// by the check's process alone.
     pub solution_fds: Vec<i32>,

@@ -267,7 +267,10 @@ pub fn preflight(
             bail!("stopped while checking the course, before any submission was graded: run the command again");
         }
         let report = match raw.exit {
-            Exit::Code(0 | 1) => serde_json::from_str::<Report>(&raw.stdout).ok(),
+            Exit::Code(0 | 1) => raw
+                .report
+                .as_deref()
+                .and_then(|json| serde_json::from_str::<Report>(json).ok()),
             _ => None,
         };
         match report {

@@ -188,19 +188,31 @@ pub fn for_class(
     }
 }
 
-/// `runner COMMAND...` under `limits`, in a sandbox for `cell` where there is one, with `seed`
-/// handed over on a descriptor: it never reaches a command line. The command's own variables
-/// are set on the returned command as on any other; its descriptors live as long as it does.
+/// What the grader hands a cell's first process on descriptors, never on a command line nor
+/// at a path the cell's programs can open.
+#[derive(Default)]
+pub struct Handed {
+    /// The hidden seed.
+    pub seed: Option<u64>,
+    /// The file a check writes its report to (`runner check`'s `json_file`), apart from what
+    /// the kernel or program prints on stdout.
+    pub report: Option<std::fs::File>,
+}
+
+/// `runner COMMAND...` under `limits`, in a sandbox for `cell` where there is one, with the
+/// seed and the report's file handed over on descriptors (`Handed`). The command's own
+/// variables are set on the returned command as on any other; its descriptors live as long as
+/// it does.
 pub fn command(
     exe: &Path,
     limits: &Limits,
     sandbox: Option<(&Sandbox, Cell)>,
-    seed: Option<u64>,
+    given: Handed,
     command: &[OsString],
 ) -> std::io::Result<Sandboxed> {
     let mut handed = Vec::new();
     let mut seed_fd = None;
-    if let Some(seed) = seed {
+    if let Some(seed) = given.seed {
         let (reader, mut writer) = std::io::pipe()?;
         writer.write_all(seed.to_string().as_bytes())?;
         drop(writer);
@@ -208,7 +220,13 @@ pub fn command(
         seed_fd = Some(fd.as_raw_fd());
         handed.push(fd);
     }
-    let (mut outer, setup) = match sandbox {
+    let mut report_fd = None;
+    if let Some(report) = given.report {
+        let fd = hand(OwnedFd::from(report))?;
+        report_fd = Some(fd.as_raw_fd());
+        handed.push(fd);
+    }
+    let (mut outer, mut setup) = match sandbox {
         Some((sandbox, mut cell)) => {
             cell.seed_fd = seed_fd;
             for (path, _) in std::mem::take(&mut cell.solutions) {
@@ -234,6 +252,7 @@ pub fn command(
             },
         ),
     };
+    setup.report_fd = report_fd;
     outer
         .args(["sandbox", "--memory-mb"])
         .arg(limits.memory_mb.to_string())

@@ -14,8 +14,9 @@
 //! - a check that ran into a bug on the device (a fault, a hang the backend stopped, a write into
 //!   a guard zone, any case that ended in an error) may have left the context unusable or
 //!   written where it should not: the worker answers, ends, and the next cell gets a fresh one;
-//! - the report is the same typed report `runner check --json` prints, judged by the same code,
-//!   with the kernel's `printf` (on a GPU the process's stdout) collected per cell and capped.
+//! - the report is the same typed report a cell's `runner check` writes to its report file,
+//!   judged by the same code, with the kernel's `printf` (on a GPU the process's stdout)
+//!   collected per cell and capped.
 //!
 //! What a worker does not give, and the per-cell processes do (`--isolation cell`):
 //! - limits per cell on memory and CPU time: the sandbox's limits hold for the worker as a whole
@@ -35,11 +36,11 @@
 use super::cell::{exit_of, CheckCommand, Exit, Raw};
 use super::sandbox::{self, Limits};
 use runner::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, READY, SUBCOMMAND};
+use runner::process::{self, Child, Group, Waited, WallClock};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Seek, Write};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -64,6 +65,16 @@ const START_LIMIT: Duration = Duration::from_secs(120);
 /// The most of one cell's `printf` (a GPU's, on the worker's stdout) that is kept; the report
 /// keeps at most 1 MiB of it anyway.
 const MAX_PRINTED: usize = 2 << 20;
+
+/// What came of handing a worker a cell.
+enum Answer {
+    /// Its reply, and what the kernel printed before it.
+    Reply(Box<Reply>, Vec<u8>),
+    /// Past the time limit, or Ctrl-C: the worker is to be ended.
+    Stopped(Exit),
+    /// The worker went away (its output ended, or it took no request).
+    Gone,
+}
 
 /// What a worker's output carries to the grader.
 enum Line {
@@ -107,7 +118,9 @@ pub struct Slot {
 }
 
 struct Worker {
-    child: Child,
+    /// The worker, leader of a process group of its own: Ctrl-C reaches the grader alone, and
+    /// one signal ends the worker with its compile children.
+    child: Group,
     requests: PipeWriter,
     /// Keeps the request pipe open, so that writing to a worker that has died fails instead of
     /// raising SIGPIPE in the grader.
@@ -187,64 +200,17 @@ impl Slot {
         if let Some(backend) = &c.backend {
             serve.extend(["--backend".into(), backend.into()]);
         }
-        // The workers of one GPU take turns to time kernels (see checker::gpu_lock), through a
-        // file in the run's scratch folder, beside every worker's own folder.
-        let lock = self.device.as_ref().and_then(|device| {
-            let lock = self.scratch.parent()?.join(format!("gpu{device}.lock"));
-            Some((device, lock))
-        });
-        let cell = match &c.sandbox {
-            Some(sandbox) => {
-                std::fs::create_dir_all(self.inbox())?;
-                let mut cell = sandbox.cell("", Path::new(""));
-                cell.staged = None;
-                cell.read_only = vec![(self.inbox(), self.staging.clone())];
-                if let Some((_, lock)) = &lock {
-                    std::fs::File::options()
-                        .create(true)
-                        .append(true)
-                        .open(lock)?;
-                    cell.shared.push(lock.clone());
-                }
-                Some((sandbox, cell))
-            }
-            None => None,
-        };
+        let lock = self.gpu_lock();
+        let cell = self.sandbox_cell(lock.as_deref())?;
         // The descriptors it hands over stay open until the worker has started.
-        let mut sandboxed = sandbox::command(&c.exe, &limits, cell, None, &serve)?;
-        let command = &mut sandboxed.command;
+        let mut sandboxed = sandbox::command(&c.exe, &limits, cell, Default::default(), &serve)?;
         let (reader, requests) = std::io::pipe()?;
         let keep_open = reader.try_clone()?;
-        command
-            .current_dir(&c.course_root)
-            .env("NO_COLOR", "1")
-            .env("RUNNER_SIM_THREADS", self.sim_threads.to_string())
-            .env("RUST_BACKTRACE", "0")
-            .env_remove("RUNNER_BACKEND")
+        self.set_up(&mut sandboxed.command, lock.as_deref())?
             .stdin(reader)
-            .stdout(Stdio::piped())
-            // Appended: what a cell's check wrote is read from the length before it on, and a
-            // trace log keeps every worker the slot had.
-            .stderr(
-                std::fs::File::options()
-                    .create(true)
-                    .append(true)
-                    .open(&self.stderr_path)?,
-            )
-            // Its own process group, as a cell's: Ctrl-C reaches the grader alone, and one
-            // signal ends the worker with its compile children.
-            .process_group(0);
-        if self.traced {
-            command.env("RUNNER_TRACE", "1");
-        }
-        if let Some(device) = &self.device {
-            command.env("CUDA_VISIBLE_DEVICES", device);
-        }
-        if let Some((_, lock)) = lock {
-            command.env(runner::checker::gpu_lock::VARIABLE, lock);
-        }
-        let mut child = command.spawn()?;
-        let stdout = child.stdout.take().expect("the worker's stdout is piped");
+            .stdout(Stdio::piped());
+        let mut child = Group::spawn(&mut sandboxed.command)?;
+        let stdout = child.take_stdout().expect("the worker's stdout is piped");
         let (send, lines) = mpsc::channel();
         std::thread::spawn(move || read_lines(BufReader::new(stdout), send));
         Ok(Worker {
@@ -254,6 +220,68 @@ impl Slot {
             lines,
             checks: 0,
         })
+    }
+
+    /// The file through which the workers of this slot's GPU take turns to time kernels (see
+    /// checker::gpu_lock): in the run's scratch folder, beside every worker's own folder.
+    fn gpu_lock(&self) -> Option<PathBuf> {
+        let device = self.device.as_ref()?;
+        Some(self.scratch.parent()?.join(format!("gpu{device}.lock")))
+    }
+
+    /// The worker's sandbox, where the run has one: it sees the inbox where the staged kernels
+    /// would be, and shares the GPU's `lock`.
+    fn sandbox_cell(
+        &self,
+        lock: Option<&Path>,
+    ) -> std::io::Result<Option<(&sandbox::Sandbox, crate::policy::Cell)>> {
+        let Some(sandbox) = &self.command.sandbox else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(self.inbox())?;
+        let mut cell = sandbox.cell("", Path::new(""));
+        cell.staged = None;
+        cell.read_only = vec![(self.inbox(), self.staging.clone())];
+        if let Some(lock) = lock {
+            std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(lock)?;
+            cell.shared.push(lock.to_path_buf());
+        }
+        Ok(Some((sandbox, cell)))
+    }
+
+    /// The worker's folder, variables and stderr.
+    fn set_up<'c>(
+        &self,
+        command: &'c mut Command,
+        lock: Option<&Path>,
+    ) -> std::io::Result<&'c mut Command> {
+        command
+            .current_dir(&self.command.course_root)
+            .env("NO_COLOR", "1")
+            .env("RUNNER_SIM_THREADS", self.sim_threads.to_string())
+            .env("RUST_BACKTRACE", "0")
+            .env_remove("RUNNER_BACKEND")
+            // Appended: what a cell's check wrote is read from the length before it on, and a
+            // trace log keeps every worker the slot had.
+            .stderr(
+                std::fs::File::options()
+                    .create(true)
+                    .append(true)
+                    .open(&self.stderr_path)?,
+            );
+        if self.traced {
+            command.env("RUNNER_TRACE", "1");
+        }
+        if let Some(device) = &self.device {
+            command.env("CUDA_VISIBLE_DEVICES", device);
+        }
+        if let Some(lock) = lock {
+            command.env(runner::checker::gpu_lock::VARIABLE, lock);
+        }
+        Ok(command)
     }
 
     /// A started and ready worker, or why none could be had (as a cell's raw result).
@@ -281,7 +309,7 @@ impl Slot {
                     worker.end();
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let _ = worker.child.wait();
+                    let _ = worker.exit(cancel);
                 }
             }
             let said = self.stderr_since(0);
@@ -333,52 +361,23 @@ impl Slot {
             seed: self.command.seed,
             sizes: self.command.sizes.clone(),
         };
-        let line = serde_json::to_string(&request).expect("a request serialises");
         let started = Instant::now();
-        let sent = writeln!(worker.requests, "{line}").is_ok();
-        worker.checks += 1;
-        let limit = self.command.time_limit;
-        let outcome = loop {
-            if !sent {
-                break Err(None);
-            }
-            match worker.lines.recv_timeout(Duration::from_millis(20)) {
-                Ok(Line::Reply(reply, printed)) => break Ok((reply, printed)),
-                Ok(Line::Ready) => {}
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if cancel.load(Ordering::Relaxed) {
-                        break Err(Some(Exit::Cancelled));
-                    }
-                    if started.elapsed() >= limit {
-                        break Err(Some(Exit::TimedOut));
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break Err(None),
-            }
-        };
+        let answer = worker.ask(&request, self.command.time_limit, cancel);
         let seconds = started.elapsed().as_secs_f64();
-        match outcome {
-            Ok((reply, printed)) => {
+        match answer {
+            Answer::Reply(reply, printed) => {
                 if reply.ending || worker.checks >= CHECKS_PER_WORKER {
                     self.end_worker();
                 }
                 Ok(from_reply(*reply, &printed, seconds))
             }
-            Err(Some(stopped)) => {
+            Answer::Stopped(stopped) => {
                 self.end_worker();
                 let stderr = self.stderr_since(stderr_offset);
                 Ok(raw(stopped, stderr, seconds))
             }
-            Err(None) => {
-                let exit = match worker.child.wait() {
-                    Ok(status) => match exit_of(status, self.command.sandbox.is_some()) {
-                        // A worker ends only when asked or killed: ending on its own in the middle
-                        // of a cell is a crash whatever its code.
-                        Exit::Code(0 | -1) => Exit::Code(101),
-                        exit => exit,
-                    },
-                    Err(_) => Exit::Signal(9),
-                };
+            Answer::Gone => {
+                let exit = worker.exit_mid_cell(cancel, self.command.sandbox.is_some());
                 self.worker = None;
                 let stderr = self.stderr_since(stderr_offset);
                 Ok(raw(exit, stderr, seconds))
@@ -402,13 +401,62 @@ impl Drop for Slot {
 impl Worker {
     /// Ends the worker and whatever it started (its compile children share its group).
     fn end(&mut self) {
-        let group = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) takes plain integers and touches no memory of this process.
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
+        self.child.end_group();
+    }
+
+    /// Hands the worker one cell and waits for its reply, at most `limit`, or until Ctrl-C
+    /// (`cancel`).
+    fn ask(&mut self, request: &Request, limit: Duration, cancel: &AtomicBool) -> Answer {
+        let line = serde_json::to_string(request).expect("a request serialises");
+        let started = Instant::now();
+        let sent = writeln!(self.requests, "{line}").is_ok();
+        self.checks += 1;
+        if !sent {
+            return Answer::Gone;
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        loop {
+            match self.lines.recv_timeout(Duration::from_millis(20)) {
+                Ok(Line::Reply(reply, printed)) => return Answer::Reply(reply, printed),
+                Ok(Line::Ready) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Answer::Stopped(Exit::Cancelled);
+                    }
+                    if started.elapsed() >= limit {
+                        return Answer::Stopped(Exit::TimedOut);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Answer::Gone,
+            }
+        }
+    }
+
+    /// How a worker that went away in the middle of a cell ended, as a cell's process would
+    /// have (`sandboxed`: its exit is bubblewrap's).
+    fn exit_mid_cell(&mut self, cancel: &AtomicBool, sandboxed: bool) -> Exit {
+        match self.exit(cancel) {
+            Ok(status) => match exit_of(status, sandboxed) {
+                // A worker ends only when asked or killed: ending on its own in the middle of a
+                // cell is a crash whatever its code.
+                Exit::Code(0 | -1) => Exit::Code(101),
+                exit => exit,
+            },
+            Err(_) => Exit::Signal(9),
+        }
+    }
+
+    /// How the worker ended, once its output has: waited for until it exits, or until Ctrl-C
+    /// (`cancel`) ends its group (an error then).
+    fn exit(&mut self, cancel: &AtomicBool) -> std::io::Result<ExitStatus> {
+        let cancelled = || cancel.load(Ordering::Relaxed);
+        let pause = Duration::from_millis(20);
+        let clock = WallClock::start();
+        match process::wait(&mut self.child, Duration::MAX, &cancelled, &clock, pause)? {
+            Waited::Exited(status) => Ok(status),
+            Waited::TimedOut | Waited::Cancelled => Err(std::io::Error::other(
+                "the grader was stopped while the worker was ending",
+            )),
+        }
     }
 }
 
@@ -417,34 +465,33 @@ fn raw(exit: Exit, stderr: String, seconds: f64) -> Raw {
         exit,
         stdout: String::new(),
         stderr,
+        report: None,
         seconds,
     }
 }
 
-/// A reply as the raw result of `runner check --json` in a process of its own: what the kernel
-/// printed, then the report; or, where no check could be made, exit code 2 and the error.
+/// A reply as the raw result of `runner check` in a process of its own: what the kernel
+/// printed, and the report; or, where no check could be made, exit code 2 and the error.
 fn from_reply(reply: Reply, printed: &[u8], seconds: f64) -> Raw {
-    let mut stdout = String::from_utf8_lossy(printed).into_owned();
+    let stdout = String::from_utf8_lossy(printed).into_owned();
     match reply.report {
         Some(report) => {
-            if !stdout.is_empty() && !stdout.ends_with('\n') {
-                stdout.push('\n');
-            }
             let code = if report.passed() { 0 } else { 1 };
-            // The report as `runner check --json` prints it, tagged a kernel's: the grader reads
-            // a worker's cells and a process's cells alike.
+            // The report as `runner check` writes it, tagged a kernel's: the grader reads a
+            // worker's cells and a process's cells alike.
             let report = contract::Report::Kernel(report);
-            stdout.push_str(&serde_json::to_string_pretty(&report).expect("a report serialises"));
             Raw {
                 exit: Exit::Code(code),
                 stdout,
                 stderr: String::new(),
+                report: Some(serde_json::to_string(&report).expect("a report serialises")),
                 seconds,
             }
         }
         None => Raw {
             exit: Exit::Code(2),
             stdout,
+            report: None,
             stderr: format!(
                 "Error: {}",
                 reply

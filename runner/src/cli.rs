@@ -40,6 +40,14 @@ pub struct CheckArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write the report as one JSON object to this file instead of printing it: stdout then
+    /// carries only what the program or kernel printed (for scripts and graders).
+    #[arg(long, value_name = "PATH", conflicts_with = "json")]
+    pub json_to: Option<PathBuf>,
+    /// The report's JSON goes to this open file: how a grader's sandbox hands the check a file
+    /// the student's code cannot name (see `runner-grade`'s sandbox). Not on the command line.
+    #[arg(skip)]
+    pub json_file: Option<std::fs::File>,
     /// Seed of the random test inputs.
     #[arg(long)]
     pub seed: Option<u64>,

@@ -89,6 +89,34 @@ fn json_report_has_verdict_cases_and_simulator_figures() {
 }
 
 #[test]
+fn json_to_writes_the_report_to_its_file_and_leaves_stdout_to_what_was_printed() {
+    let course = TestCourse::new();
+    course.solve("01_thread_index/thread_index.cu");
+    let path = course.path("reports/01.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let run = course.run(&["check", "01", "--json-to", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(run.stdout, "", "the report is in its file, not on stdout");
+    let report: runner::report::Report =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let runner::report::Report::Kernel(report) = report else {
+        panic!("exercise 01's report is a kernel's")
+    };
+    assert_eq!(report.verdict, runner::report::Verdict::Passed);
+
+    let nowhere = course.path("no_such_folder/01.json");
+    let run = course.run(&["check", "01", "--json-to", nowhere.to_str().unwrap()]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("cannot write the report to") && run.stderr.contains("no_such_folder"),
+        "{}",
+        run.all()
+    );
+    let both = course.run(&["check", "01", "--json", "--json-to", path.to_str().unwrap()]);
+    assert_eq!(both.code, 2, "{}", both.all());
+}
+
+#[test]
 fn compile_error_is_shown_against_the_students_file_and_line() {
     let course = TestCourse::new();
     let file = TestCourse::fixture("vector_add_compile_error.cu");

@@ -104,13 +104,21 @@ fn read_seed(fd: RawFd) -> anyhow::Result<u64> {
         .with_context(|| format!("the grader handed over {text:?} as the seed"))
 }
 
-/// What a child process must not get: this process's reference solutions, and its memory.
-fn keep_to_this_process(solution_fds: &[RawFd]) -> anyhow::Result<()> {
-    for &fd in solution_fds {
+/// The file the check writes its report to, from its descriptor.
+fn report_file(fd: RawFd) -> std::fs::File {
+    // SAFETY: the grader handed this descriptor to this process alone, for the report.
+    std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// What a child process must not get: this process's reference solutions and report file
+/// (`fds`), and its memory.
+fn keep_to_this_process(fds: &[RawFd]) -> anyhow::Result<()> {
+    for &fd in fds {
         // SAFETY: fcntl(2) on a descriptor number; it touches no memory of this process.
         if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
-            return Err(std::io::Error::last_os_error())
-                .context("cannot keep a reference solution from the check's children");
+            return Err(std::io::Error::last_os_error()).context(
+                "cannot keep a reference solution or the report from the check's children",
+            );
         }
     }
     // SAFETY: prctl(2) with integer arguments only.
@@ -175,12 +183,19 @@ pub fn run(
     if setup.processes > 0 {
         set(Resource::NPROC, setup.processes, "process count")?;
     }
-    keep_to_this_process(&setup.solution_fds)?;
+    let kept: Vec<RawFd> = setup
+        .solution_fds
+        .iter()
+        .chain(&setup.report_fd)
+        .copied()
+        .collect();
+    keep_to_this_process(&kept)?;
     let arguments = std::iter::once(OsString::from("runner")).chain(command.iter().cloned());
     let mut cli = runner::cli::Cli::try_parse_from(arguments)
         .context("the grader asked the sandbox for a command the runner does not know")?;
-    if let (Some(seed), runner::cli::Command::Check(args)) = (seed, &mut cli.command) {
-        args.seed = Some(seed);
+    if let runner::cli::Command::Check(args) = &mut cli.command {
+        args.seed = seed.or(args.seed);
+        args.json_file = setup.report_fd.map(report_file);
     }
     runner::cmd::run(cli.command).or_else(|err| {
         eprintln!("Error: {err:#}");

@@ -10,7 +10,8 @@ use crate::report::{CheckReport, Render, Report};
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
 use colored::Colorize;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 type CasesAhead = std::thread::JoinHandle<Option<Premade>>;
@@ -41,6 +42,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let CheckArgs {
         id,
         json,
+        json_to,
+        json_file,
         seed,
         sizes,
         file,
@@ -49,6 +52,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         backend,
     } = args;
     crate::ending::on_signal_end_everything();
+    let mut output = Output::of(json, json_to, json_file)?;
+    let json = output.is_json();
     let course = find_course()?;
     pristine::snapshot_or_warn(&course);
     trace::mark("course found, originals snapshotted");
@@ -70,7 +75,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         let path = file
             .clone()
             .unwrap_or_else(|| course.exercise_path(&exercise));
-        return check_host(&course, &exercise, &path, &options, json, file.is_none());
+        return check_host(&course, &exercise, &path, &options, output, file.is_none());
     }
     if program.is_some() {
         anyhow::bail!(
@@ -113,22 +118,74 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 "exercise": exercise.id,
                 "error": format!("{err:#}"),
             });
-            println!("{error}");
+            output.write_json(&error)?;
             eprintln!("{} {err:#}", "Error:".red().bold());
             return Ok(ExitCode::from(2));
         }
         Err(err) => return Err(err),
     };
     record(&course, &exercise, &mut report, own_file)?;
-    emit(&Report::Kernel(Box::new(report)), json)
+    emit(&Report::Kernel(Box::new(report)), output)
 }
 
-/// Prints the report, as JSON for `--json`, and gives the exit code its verdict means.
-fn emit(report: &Report, json: bool) -> anyhow::Result<ExitCode> {
-    if json {
-        println!("{}", serde_json::to_string_pretty(report)?);
-    } else {
-        print!("{}", report.render());
+/// Where a check's report goes.
+enum Output {
+    /// Text on stdout, for a student.
+    Text,
+    /// One JSON object on stdout (`--json`).
+    Json,
+    /// One JSON object in a file (`--json-to`, or one the grader's sandbox opened), apart from
+    /// what the program or its kernels print on stdout.
+    JsonFile(std::fs::File),
+}
+
+impl Output {
+    /// The output the flags ask for; a `--json-to` file is made now, so that a path that cannot
+    /// be written stops the check before it runs.
+    fn of(
+        json: bool,
+        json_to: Option<PathBuf>,
+        json_file: Option<std::fs::File>,
+    ) -> anyhow::Result<Output> {
+        if let Some(file) = json_file {
+            return Ok(Output::JsonFile(file));
+        }
+        if let Some(path) = json_to {
+            let file = std::fs::File::create(&path).map_err(|err| {
+                anyhow::anyhow!(
+                    "cannot write the report to {} ({err}): give --json-to a file in a folder \
+                     that exists and you may write to",
+                    path.display()
+                )
+            })?;
+            return Ok(Output::JsonFile(file));
+        }
+        Ok(if json { Output::Json } else { Output::Text })
+    }
+
+    /// Whether the report is read by a program (JSON): notes for a person stay off it.
+    fn is_json(&self) -> bool {
+        !matches!(self, Output::Text)
+    }
+
+    fn write_json(&mut self, value: &impl serde::Serialize) -> anyhow::Result<()> {
+        match self {
+            Output::JsonFile(file) => {
+                serde_json::to_writer_pretty(&mut *file, value)?;
+                writeln!(file)?;
+                file.flush()?;
+            }
+            _ => println!("{}", serde_json::to_string_pretty(value)?),
+        }
+        Ok(())
+    }
+}
+
+/// Gives the report, as text or JSON as `output` says, and the exit code its verdict means.
+fn emit(report: &Report, mut output: Output) -> anyhow::Result<ExitCode> {
+    match output {
+        Output::Text => print!("{}", report.render()),
+        _ => output.write_json(report)?,
     }
     Ok(if report.passed() {
         ExitCode::SUCCESS
@@ -143,11 +200,11 @@ fn check_host(
     exercise: &Exercise,
     path: &Path,
     options: &crate::host::Options,
-    json: bool,
+    output: Output,
     own_file: bool,
 ) -> anyhow::Result<ExitCode> {
     let report = host_report(course, exercise, path, options, own_file)?;
-    emit(&Report::Program(Box::new(report)), json)
+    emit(&Report::Program(Box::new(report)), output)
 }
 
 /// Checks host exercise `exercise`'s program at `path`, and records a pass of its own file, as
