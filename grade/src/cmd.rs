@@ -177,9 +177,27 @@ fn backend_name(choice: Option<BackendChoice>) -> Option<String> {
 }
 
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
-    match args.action {
-        Some(GradeAction::Merge { dirs, out, format }) => return merge(&dirs, &out, &format),
-        Some(GradeAction::Bench {
+    if let Some(action) = args.action {
+        return run_action(action);
+    }
+    let course = find_course()?;
+    if args.gradescope_autograder {
+        return write_autograder(&course, &args);
+    }
+    let submissions = args.submissions.clone().context(
+        "give the folder of submissions: `runner grade SUBMISSIONS` (one folder or archive per student)",
+    )?;
+    if let Some(shards) = args.slurm {
+        return write_slurm(&course, &args, &submissions, shards);
+    }
+    grade(&course, &args, submissions)
+}
+
+/// `grade merge`, `grade bench`, and the commands the grader runs in its cells.
+fn run_action(action: GradeAction) -> anyhow::Result<ExitCode> {
+    match action {
+        GradeAction::Merge { dirs, out, format } => merge(&dirs, &out, &format),
+        GradeAction::Bench {
             submissions,
             jobs,
             exercises,
@@ -187,9 +205,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
             backend,
             isolation,
             profile,
-        }) => {
+        } => {
             let backend = backend_name(backend).unwrap_or_else(|| "sim".into());
-            return bench::run(
+            bench::run(
                 submissions,
                 jobs,
                 exercises.as_deref(),
@@ -197,95 +215,101 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
                 &backend,
                 isolation,
                 profile,
-            );
+            )
         }
-        Some(GradeAction::Sandbox {
+        GradeAction::Sandbox {
             memory_mb,
             cpu_seconds,
             setup,
             command,
-        }) => {
-            return sandbox::run(
-                &sandbox::Limits {
-                    memory_mb,
-                    cpu_seconds,
-                },
-                setup.as_deref(),
-                &command,
-            )
-        }
-        Some(GradeAction::Check { args }) => {
+        } => sandbox::run(
+            &sandbox::Limits {
+                memory_mb,
+                cpu_seconds,
+            },
+            setup.as_deref(),
+            &command,
+        ),
+        GradeAction::Check { args } => {
             let check = ["runner", "check"].map(OsString::from).into_iter();
             let cli = <runner::cli::Cli as clap::Parser>::try_parse_from(check.chain(args))?;
-            return runner::cmd::run(cli.command);
+            runner::cmd::run(cli.command)
         }
-        None => {}
     }
-    let course = find_course()?;
-    if args.gradescope_autograder {
-        let written = autograder::write(
-            &course,
-            &args.out,
-            args.grading.as_deref(),
-            args.exercises.as_deref(),
-        )?;
-        println!(
-            "Wrote {}: upload it as the assignment's autograder on Gradescope. It grades exercises {}.",
-            written.zip.display(),
-            written.exercises.join(", ")
-        );
-        if let Some(floor) = written.glibc {
-            let image = autograder::glibc::first_ubuntu(floor)
-                .map_or("an image".to_string(), |u| format!("Ubuntu {u} or later"));
-            eprintln!(
-                "Note: the grader in the zip needs glibc {floor} or later: pick {image} as the autograder's base image \
-                 (setup.sh stops the image's build on an older one). scripts/build-portable-runner builds one \
-                 for older images."
-            );
-        }
-        if written.runs_programs {
-            eprintln!(
-                "Note: some of those are whole programs, which the zip grades with --run-programs \
-                 (Gradescope runs each student in a container of its own). It carries what they need \
-                 (the simulated driver, hostkit/, Cargo.lock, the exercises' crates), and setup.sh \
-                 installs the rest when Gradescope builds the image, from the internet: cargo with \
-                 rustup (then cudarc is built once) for Rust exercises, the CUDA Python environment \
-                 from PyPI for Python ones."
-            );
-        }
-        if !written.named {
-            eprintln!(
-                "Note: that is every exercise of the course. For an assignment of a few, name them in {} \
-                 (exercises = \"01-04\") or with --exercises, and write the zip again.",
-                crate::config::GRADING_FILE
-            );
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let submissions = args.submissions.clone().context(
-        "give the folder of submissions: `runner grade SUBMISSIONS` (one folder or archive per student)",
+}
+
+/// `--gradescope-autograder`: writes the zip and says what the instructor must know of it.
+fn write_autograder(course: &Course, args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    let written = autograder::write(
+        course,
+        &args.out,
+        args.grading.as_deref(),
+        args.exercises.as_deref(),
     )?;
-    if let Some(shards) = args.slurm {
-        let script = cluster::write_slurm(&cluster::SlurmPlan {
-            course: &course,
-            submissions: &submissions,
-            out: &args.out,
-            shards,
-            options: &args.slurm_options,
-            formats: &args.format,
-            seed: args.seed,
-            jobs: args.jobs,
-            backend: backend_name(args.backend.backend),
-            exercises: args.exercises.clone(),
-            grading: args.grading.clone(),
-        })?;
-        println!(
-            "Wrote {}. Submit the class with: bash {}",
-            script.display(),
-            script.display()
+    println!(
+        "Wrote {}: upload it as the assignment's autograder on Gradescope. It grades exercises {}.",
+        written.zip.display(),
+        written.exercises.join(", ")
+    );
+    if let Some(floor) = written.glibc {
+        let image = autograder::glibc::first_ubuntu(floor)
+            .map_or("an image".to_string(), |u| format!("Ubuntu {u} or later"));
+        eprintln!(
+            "Note: the grader in the zip needs glibc {floor} or later: pick {image} as the autograder's base image \
+             (setup.sh stops the image's build on an older one). scripts/build-portable-runner builds one \
+             for older images."
         );
-        return Ok(ExitCode::SUCCESS);
     }
+    if written.runs_programs {
+        eprintln!(
+            "Note: some of those are whole programs, which the zip grades with --run-programs \
+             (Gradescope runs each student in a container of its own). It carries what they need \
+             (the simulated driver, hostkit/, Cargo.lock, the exercises' crates), and setup.sh \
+             installs the rest when Gradescope builds the image, from the internet: cargo with \
+             rustup (then cudarc is built once) for Rust exercises, the CUDA Python environment \
+             from PyPI for Python ones."
+        );
+    }
+    if !written.named {
+        eprintln!(
+            "Note: that is every exercise of the course. For an assignment of a few, name them in {} \
+             (exercises = \"01-04\") or with --exercises, and write the zip again.",
+            crate::config::GRADING_FILE
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--slurm SHARDS`: writes the job array and its merge job; grades nothing now.
+fn write_slurm(
+    course: &Course,
+    args: &GradeArgs,
+    submissions: &Path,
+    shards: usize,
+) -> anyhow::Result<ExitCode> {
+    let script = cluster::write_slurm(&cluster::SlurmPlan {
+        course,
+        submissions,
+        out: &args.out,
+        shards,
+        options: &args.slurm_options,
+        formats: &args.format,
+        seed: args.seed,
+        jobs: args.jobs,
+        backend: backend_name(args.backend.backend),
+        exercises: args.exercises.clone(),
+        grading: args.grading.clone(),
+    })?;
+    println!(
+        "Wrote {}. Submit the class with: bash {}",
+        script.display(),
+        script.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Grades the class in `submissions`, writes the grade book and says how it went.
+fn grade(course: &Course, args: &GradeArgs, submissions: PathBuf) -> anyhow::Result<ExitCode> {
     let options = run::Options {
         submissions,
         out: args.out.clone(),
@@ -302,15 +326,14 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         trace_workers: None,
     };
     let started = Instant::now();
-    let graded = run::grade_class(&options, &course)?;
+    let graded = run::grade_class(&options, course)?;
     let book = finish(
-        &course,
+        course,
         &args.out,
         graded.settings,
         Some(&graded.submissions),
         &args.format,
     )?;
-    let cells = book.rows.len() * book.settings.exercises.len();
     println!(
         "Graded {} submissions x {} exercises ({} checks run now) in {:.1} s, {}.",
         book.rows.len(),
@@ -324,12 +347,19 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         }
     );
     summarise(&book, &args.out);
-    if graded.interrupted {
+    Ok(grading_exit(&book, graded.interrupted))
+}
+
+/// How a grading run ends: 130 when stopped (resumable), failure where cells could not be
+/// checked (`--resume` tries them again), else success; each says what to do next.
+fn grading_exit(book: &Book, interrupted: bool) -> ExitCode {
+    let cells = book.rows.len() * book.settings.exercises.len();
+    if interrupted {
         println!(
             "Stopped: {} of {cells} cells are graded and saved; run the same command with --resume to grade the rest.",
             cells - book.missing_cells()
         );
-        return Ok(ExitCode::from(130));
+        return ExitCode::from(130);
     }
     let errors = book
         .rows
@@ -339,9 +369,9 @@ pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
         .count();
     if errors > 0 {
         println!("{errors} cells could not be checked (status `error`, see statuses.csv); --resume tries them again.");
-        return Ok(ExitCode::FAILURE);
+        return ExitCode::FAILURE;
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 /// The similarity report and every output, from the cells on disk.

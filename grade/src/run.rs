@@ -18,8 +18,8 @@ use super::settings::{ExerciseInfo, Settings};
 use super::submissions::{Shard, Submission};
 use super::worker::{self, Isolation, Slot};
 use anyhow::{bail, Context};
-use runner::course::Course;
-use std::collections::VecDeque;
+use runner::course::{Course, Exercise};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -115,11 +115,83 @@ struct Job {
     key: String,
 }
 
+/// What a run grades: the grading file, the exercises chosen and the submissions of this shard.
+struct Class {
+    file: GradingFile,
+    /// The grading file's path, kept out of the cells' view.
+    grading_path: Option<PathBuf>,
+    exercises: Vec<Exercise>,
+    submissions: Vec<Submission>,
+    /// Entries of the submissions folder that are no submission.
+    ignored: Vec<String>,
+}
+
+/// How the cells are checked: how many at once, kept apart how, on which GPUs.
+struct Pool {
+    gpus: Vec<String>,
+    isolation: Isolation,
+    workers: usize,
+    cores: usize,
+}
+
 pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
     // Ctrl-C, SIGTERM (Slurm's time limit, scancel) and SIGHUP (a closed terminal) all stop the
     // run the same way: checks ended, nothing half done saved, the scratch folder removed when
     // `work` drops, and the run resumable.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let class = read_class(options, course)?;
+    let store = store_for(options)?;
+    let work = super::scratch::make()?;
+    let mut command = check_command(options, course, &class, work.path())?;
+    let pool = pool_for(options);
+    command.programs = program_limits(&class.exercises, command.seed, pool.workers);
+    let mut slots = worker_slots(options, &command, &pool, work.path());
+    let (backend, device) =
+        check_the_course(&mut slots, &command, course, &class.exercises, work.path())?;
+    command.backend = Some(backend.clone());
+    for slot in &mut slots {
+        slot.set_backend(&backend);
+    }
+    let settings = Settings::new(
+        &class.file,
+        options.seed,
+        &backend,
+        &device,
+        &class.exercises,
+    );
+    record_the_run(options, &settings, &class)?;
+    let mut jobs = queue_cells(options, course, &class, &settings, &store, work.path())?;
+    if pool.isolation == Isolation::Worker {
+        jobs.make_contiguous()
+            .sort_by(|a, b| a.exercise.id.cmp(&b.exercise.id));
+    }
+    let graded_now = jobs.len();
+    let checkers = checkers(&pool, &command, slots);
+    let mut display = Display::new(jobs.len());
+    if options.resume && graded_now < class.submissions.len() * class.exercises.len() {
+        display.note(&format!(
+            "Resuming: {graded_now} cells to grade, the others are done."
+        ));
+    }
+    let pool_run = PoolRun {
+        command: &command,
+        settings: &settings,
+        work: work.path(),
+    };
+    run_pool(jobs, checkers, &pool_run, &store, &mut display)?;
+    display.done();
+    Ok(Graded {
+        settings,
+        submissions: class.submissions.into_iter().map(|s| s.id).collect(),
+        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+        graded_now,
+        workers: pool.workers,
+        isolation: pool.isolation,
+    })
+}
+
+/// The grading file, the exercises it (or `--exercises`) names, and this shard's submissions.
+fn read_class(options: &Options, course: &Course) -> anyhow::Result<Class> {
     let (file, grading_path) = GradingFile::load(options.grading.as_deref(), &course.root)?;
     let exercises = select_exercises(
         course,
@@ -132,11 +204,22 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
              program (host or Python exercise) is checked on its own cases."
         );
     }
-    let class = super::submissions::discover(&options.submissions)?;
-    let mut submissions = class.submissions;
+    let found = super::submissions::discover(&options.submissions)?;
+    let mut submissions = found.submissions;
     if let Some(shard) = options.shard {
         submissions = shard.select(submissions);
     }
+    Ok(Class {
+        file,
+        grading_path,
+        exercises,
+        submissions,
+        ignored: found.ignored,
+    })
+}
+
+/// The grade book's store: empty, or holding an earlier run that `--resume` finishes.
+fn store_for(options: &Options) -> anyhow::Result<Store> {
     let store = Store::new(&options.out);
     if !options.resume && !store.is_empty() {
         bail!(
@@ -144,23 +227,34 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
             options.out.display()
         );
     }
-    let work = super::scratch::make()?;
+    Ok(store)
+}
+
+/// How each cell's check is run: this program, the grading file's limits, and a sandbox that
+/// hides the grader's own folders (submissions, grade book, grading file, scratch `work`).
+fn check_command(
+    options: &Options,
+    course: &Course,
+    class: &Class,
+    work: &Path,
+) -> anyhow::Result<CheckCommand> {
     let exe = std::env::current_exe().context("cannot find the runner's own program")?;
-    let hidden = [&options.submissions, &options.out, work.path()]
+    let hidden = [&options.submissions, &options.out, work]
         .into_iter()
         .map(|p| p.to_path_buf())
-        .chain(grading_path)
+        .chain(class.grading_path.clone())
         .map(|p| std::path::absolute(&p).unwrap_or(p))
         .collect();
+    let file = &class.file;
     let sandbox = sandbox::for_class(
         course,
-        &exercises,
+        &class.exercises,
         &exe,
         hidden,
         file.disk_limit_mb,
         options.no_sandbox,
     )?;
-    let mut command = CheckCommand {
+    Ok(CheckCommand {
         exe,
         course_root: course.root.clone(),
         backend: options.backend.clone(),
@@ -170,8 +264,12 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         memory_limit_mb: file.memory_limit_mb,
         programs: Default::default(),
         sandbox,
-    };
-    // GPUs to put workers on: none when the simulator is asked for.
+    })
+}
+
+/// The pool the options ask for: workers on the GPUs there are (none when the simulator is
+/// asked for), else a process per cell; `--jobs` of them, or as many as the machine suits.
+fn pool_for(options: &Options) -> Pool {
     let gpus = match options.backend.as_deref() {
         Some("sim") => Vec::new(),
         _ => worker::gpus(),
@@ -189,60 +287,93 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         }
         (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
     };
-    let seed = command.seed;
-    command.programs = exercises
+    Pool {
+        gpus,
+        isolation,
+        workers,
+        cores,
+    }
+}
+
+/// The wall time a check of each whole-program exercise may take, `workers` at once.
+fn program_limits(
+    exercises: &[Exercise],
+    seed: Option<u64>,
+    workers: usize,
+) -> BTreeMap<String, Duration> {
+    exercises
         .iter()
         .filter(|e| e.is_host())
         .map(|e| {
             let cases = checks::host_cases_for(&e.id, seed).map_or(1, |c| c.len());
             (e.id.clone(), program_time_limit(e, cases, workers))
         })
-        .collect();
-    let mut slots: Vec<Slot> = match isolation {
-        Isolation::Cell => Vec::new(),
-        Isolation::Worker => (0..workers)
-            .map(|n| {
-                let device = (!gpus.is_empty()).then(|| gpus[n % gpus.len()].clone());
-                // On a GPU the simulator's re-check shares the cores among the workers.
-                let threads = if gpus.is_empty() { 1 } else { cores / workers };
-                Slot::new(
-                    &command,
-                    device,
-                    threads,
-                    &work.path().join(format!("worker{n}")),
-                    // Where `prepare::stage` puts each submission's files.
-                    &work.path().join("stage"),
-                    options
-                        .trace_workers
-                        .as_ref()
-                        .map(|dir| dir.join(format!("worker{n}.log"))),
-                )
-            })
-            .collect(),
-    };
-    // The course is checked on the first worker, which goes on grading with its backend open.
-    let (backend, device) = match slots.first_mut() {
+        .collect()
+}
+
+/// One slot per worker, each on a GPU in turn, where the pool has workers.
+fn worker_slots(options: &Options, command: &CheckCommand, pool: &Pool, work: &Path) -> Vec<Slot> {
+    if pool.isolation == Isolation::Cell {
+        return Vec::new();
+    }
+    let gpus = &pool.gpus;
+    (0..pool.workers)
+        .map(|n| {
+            let device = (!gpus.is_empty()).then(|| gpus[n % gpus.len()].clone());
+            // On a GPU the simulator's re-check shares the cores among the workers.
+            let threads = if gpus.is_empty() {
+                1
+            } else {
+                pool.cores / pool.workers
+            };
+            Slot::new(
+                command,
+                device,
+                threads,
+                &work.join(format!("worker{n}")),
+                // Where `prepare::stage` puts each submission's files.
+                &work.join("stage"),
+                options
+                    .trace_workers
+                    .as_ref()
+                    .map(|dir| dir.join(format!("worker{n}.log"))),
+            )
+        })
+        .collect()
+}
+
+/// The course's own files checked before any student's (`preflight`): the backend and device
+/// the run grades on. On the first worker where there are workers, which goes on grading with
+/// its backend open.
+fn check_the_course(
+    slots: &mut [Slot],
+    command: &CheckCommand,
+    course: &Course,
+    exercises: &[Exercise],
+    work: &Path,
+) -> anyhow::Result<(String, String)> {
+    match slots.first_mut() {
         Some(slot) => preflight(
             &mut |exercise, file, _| slot.run(exercise, file, &INTERRUPTED),
             course,
-            &exercises,
-            work.path(),
-        )?,
+            exercises,
+            work,
+        ),
         None => preflight(
             &mut |exercise, file, scratch| command.run(exercise, file, scratch, &INTERRUPTED),
             course,
-            &exercises,
-            work.path(),
-        )?,
-    };
-    command.backend = Some(backend.clone());
-    for slot in &mut slots {
-        slot.set_backend(&backend);
+            exercises,
+            work,
+        ),
     }
-    let settings = Settings::new(&file, options.seed, &backend, &device, &exercises);
+}
+
+/// Saves what the run grades with (its settings, the shard's submissions) in the grade book's
+/// folder, and says what it leaves aside.
+fn record_the_run(options: &Options, settings: &Settings, class: &Class) -> anyhow::Result<()> {
     if options.resume {
         if let Ok(before) = Settings::load(&options.out) {
-            if before.same_grading(&settings, "the earlier run").is_err() {
+            if before.same_grading(settings, "the earlier run").is_err() {
                 eprintln!(
                     "Note: the settings changed since the earlier run in {}; cells graded otherwise are graded again.",
                     options.out.display()
@@ -253,7 +384,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("cannot make {}", options.out.display()))?;
     settings.save(&options.out)?;
-    let ids: Vec<String> = submissions.iter().map(|s| s.id.clone()).collect();
+    let ids: Vec<String> = class.submissions.iter().map(|s| s.id.clone()).collect();
     ShardRecord {
         shard: options.shard.map(|s| s.to_string()),
         submissions: ids,
@@ -265,19 +396,31 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
             options.submissions.display()
         );
     }
+    Ok(())
+}
 
-    let limits = limits_of(&file);
-    let originals = originals(course, &exercises);
+/// Stages every submission and queues each cell that needs a check; the others (not done,
+/// missing, refused) are saved at once. Workers get the queue one exercise after another.
+fn queue_cells(
+    options: &Options,
+    course: &Course,
+    class: &Class,
+    settings: &Settings,
+    store: &Store,
+    work: &Path,
+) -> anyhow::Result<VecDeque<Job>> {
+    let limits = limits_of(&class.file);
+    let originals = originals(course, &class.exercises);
     let mut jobs = VecDeque::new();
-    for submission in &submissions {
+    for submission in &class.submissions {
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
         let mut staged = stage(
             submission,
-            &exercises,
+            &class.exercises,
             &course.exercises,
-            work.path(),
+            work,
             &limits,
         );
         if let Ok(lookups) = &mut staged {
@@ -290,99 +433,115 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
                     reason: reason.clone(),
                 },
             };
-            let (status, message, key, found_at) = match lookup {
-                Lookup::Found {
-                    found_at,
-                    staged,
-                    text,
-                    renamed,
-                } => {
-                    let key = settings.cell_key(info, &text);
-                    let done = store
-                        .load(&submission.id, &info.id)
-                        .is_some_and(|c| kept_on_resume(&c, info, &key, &settings));
-                    if !(options.resume && done) {
-                        jobs.push_back(Job {
-                            submission: submission.clone(),
-                            exercise: info.clone(),
-                            staged,
-                            found_at,
-                            renamed,
-                            text,
-                            key,
-                        });
-                    }
-                    continue;
-                }
-                Lookup::Untouched { found_at, text } => (
-                    Status::NotDone,
-                    format!(
-                        "Not done: {found_at} is the exercise's file as handed out, unchanged."
-                    ),
-                    settings.cell_key(info, &text),
-                    Some(found_at),
-                ),
-                Lookup::Missing { expected } => (
-                    Status::Missing,
-                    format!("No kernel for this exercise: the submission has no {expected}."),
-                    settings.cell_key(info, ""),
-                    None,
-                ),
-                Lookup::Refused { reason } => (
-                    Status::Refused,
-                    format!("Refused: {reason}."),
-                    settings.cell_key(info, &reason),
-                    None,
-                ),
+            let cell = CellOf {
+                submission,
+                info,
+                settings,
+                store,
+                resume: options.resume,
             };
-            let mut cell = immediate(submission, info, status, message, key);
-            cell.found_at = found_at;
-            if !(options.resume
-                && store
-                    .load(&submission.id, &info.id)
-                    .is_some_and(|c| c == cell))
-            {
-                store.save(&cell, None)?;
+            match cell.found(lookup) {
+                Found::Check(job) => jobs.push_back(*job),
+                Found::Kept => {}
+                Found::Graded(graded) => cell.save(*graded)?,
             }
         }
     }
+    Ok(jobs)
+}
 
-    let graded_now = jobs.len();
-    if isolation == Isolation::Worker {
-        jobs.make_contiguous()
-            .sort_by(|a, b| a.exercise.id.cmp(&b.exercise.id));
+/// One cell of the grade book, as staging found it.
+struct CellOf<'a> {
+    submission: &'a Submission,
+    info: &'a ExerciseInfo,
+    settings: &'a Settings,
+    store: &'a Store,
+    resume: bool,
+}
+
+/// What becomes of a cell found in staging.
+enum Found {
+    /// Its kernel is to be checked.
+    Check(Box<Job>),
+    /// `--resume` keeps the grade it has.
+    Kept,
+    /// Graded without a check: not done, missing or refused.
+    Graded(Box<CellResult>),
+}
+
+impl CellOf<'_> {
+    fn found(&self, lookup: Lookup) -> Found {
+        let (info, settings) = (self.info, self.settings);
+        let (status, message, key, found_at) = match lookup {
+            Lookup::Found {
+                found_at,
+                staged,
+                text,
+                renamed,
+            } => {
+                let key = settings.cell_key(info, &text);
+                let done = self
+                    .store
+                    .load(&self.submission.id, &info.id)
+                    .is_some_and(|c| kept_on_resume(&c, info, &key, settings));
+                if self.resume && done {
+                    return Found::Kept;
+                }
+                return Found::Check(Box::new(Job {
+                    submission: self.submission.clone(),
+                    exercise: info.clone(),
+                    staged,
+                    found_at,
+                    renamed,
+                    text,
+                    key,
+                }));
+            }
+            Lookup::Untouched { found_at, text } => (
+                Status::NotDone,
+                format!("Not done: {found_at} is the exercise's file as handed out, unchanged."),
+                settings.cell_key(info, &text),
+                Some(found_at),
+            ),
+            Lookup::Missing { expected } => (
+                Status::Missing,
+                format!("No kernel for this exercise: the submission has no {expected}."),
+                settings.cell_key(info, ""),
+                None,
+            ),
+            Lookup::Refused { reason } => (
+                Status::Refused,
+                format!("Refused: {reason}."),
+                settings.cell_key(info, &reason),
+                None,
+            ),
+        };
+        let mut cell = immediate(self.submission, info, status, message, key);
+        cell.found_at = found_at;
+        Found::Graded(Box::new(cell))
     }
-    let checkers: Vec<Checker> = match isolation {
-        Isolation::Cell => (0..workers)
+
+    /// Saves a cell graded without a check, unless `--resume` finds it saved as it is.
+    fn save(&self, cell: CellResult) -> anyhow::Result<()> {
+        let saved = self
+            .store
+            .load(&self.submission.id, &self.info.id)
+            .is_some_and(|c| c == cell);
+        if !(self.resume && saved) {
+            self.store.save(&cell, None)?;
+        }
+        Ok(())
+    }
+}
+
+/// What checks the cells, one per thread of the pool: the workers' slots, or a process each.
+fn checkers(pool: &Pool, command: &CheckCommand, slots: Vec<Slot>) -> Vec<Checker> {
+    match pool.isolation {
+        Isolation::Cell => (0..pool.workers)
             .map(|_| Checker::Process(command.clone()))
             .collect(),
         Isolation::Worker => slots.into_iter().map(Checker::Worker).collect(),
-    };
-    let mut display = Display::new(jobs.len());
-    if options.resume && graded_now < submissions.len() * exercises.len() {
-        display.note(&format!(
-            "Resuming: {graded_now} cells to grade, the others are done."
-        ));
     }
-    run_pool(
-        jobs,
-        checkers,
-        &command,
-        &settings,
-        &store,
-        work.path(),
-        &mut display,
-    )?;
-    display.done();
-    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-    Ok(Graded {
-        settings,
-        submissions: submissions.into_iter().map(|s| s.id).collect(),
-        interrupted,
-        graded_now,
-        workers,
-        isolation,
-    })
 }
 
 /// Whether `--resume` keeps a saved cell rather than grading it again: graded for good, for
@@ -415,13 +574,20 @@ impl Checker {
     }
 }
 
+/// What every thread of the pool checks against.
+struct PoolRun<'a> {
+    command: &'a CheckCommand,
+    settings: &'a Settings,
+    /// The run's scratch folder: each cell's check has a folder of its own under it.
+    work: &'a Path,
+}
+
+/// Checks the queued cells on the pool's threads, saving and showing each as it finishes.
 fn run_pool(
     jobs: VecDeque<Job>,
     checkers: Vec<Checker>,
-    command: &CheckCommand,
-    settings: &Settings,
+    run: &PoolRun,
     store: &Store,
-    work: &Path,
     display: &mut Display,
 ) -> anyhow::Result<()> {
     let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
@@ -439,54 +605,9 @@ fn run_pool(
                 else {
                     return;
                 };
-                let scratch = work.join("scratch").join(number.to_string());
-                let root = staging_root(&job.staged, &job.exercise.file);
-                let naming = Naming {
-                    staged_file: &job.staged,
-                    staging_root: &root,
-                    found_at: &job.found_at,
+                let Some(cell) = check_cell(&mut checker, number, &job, run) else {
+                    return;
                 };
-                let cell = match checker.run(&job.exercise.id, &job.staged, &scratch) {
-                    Ok(raw) if raw.exit == Exit::Cancelled => return,
-                    Ok(raw) => {
-                        let (limit, memory_limit_mb) = command.limits(&job.exercise.id);
-                        let judged = judge(&raw, &naming, limit, memory_limit_mb);
-                        CellResult {
-                            submission: job.submission.id.clone(),
-                            name: job.submission.name.clone(),
-                            exercise: job.exercise.id.clone(),
-                            title: job.exercise.title.clone(),
-                            status: judged.status,
-                            points: judged
-                                .status
-                                .points(job.exercise.points, settings.target_missed_credit),
-                            max_points: job.exercise.points,
-                            message: naming_the_file_taken(
-                                judged.message,
-                                job.renamed,
-                                &job.found_at,
-                                &job.exercise.file,
-                            ),
-                            details: judged.details,
-                            found_at: Some(job.found_at.clone()),
-                            cases: judged.cases,
-                            seconds: (raw.seconds * 100.0).round() / 100.0,
-                            key: job.key.clone(),
-                        }
-                    }
-                    Err(e) => {
-                        let mut cell = immediate(
-                            &job.submission,
-                            &job.exercise,
-                            Status::Error,
-                            format!("The grader could not start the check: {e}"),
-                            job.key.clone(),
-                        );
-                        cell.found_at = Some(job.found_at.clone());
-                        cell
-                    }
-                };
-                let _ = std::fs::remove_dir_all(&scratch);
                 if sender.send((cell, job.text)).is_err() {
                     return;
                 }
@@ -499,6 +620,67 @@ fn run_pool(
         }
         Ok(())
     })
+}
+
+/// Checks job `number` and grades it; None where Ctrl-C stopped the check.
+fn check_cell(
+    checker: &mut Checker,
+    number: usize,
+    job: &Job,
+    run: &PoolRun,
+) -> Option<CellResult> {
+    let scratch = run.work.join("scratch").join(number.to_string());
+    let cell = match checker.run(&job.exercise.id, &job.staged, &scratch) {
+        Ok(raw) if raw.exit == Exit::Cancelled => return None,
+        Ok(raw) => graded(job, &raw, run),
+        Err(e) => {
+            let mut cell = immediate(
+                &job.submission,
+                &job.exercise,
+                Status::Error,
+                format!("The grader could not start the check: {e}"),
+                job.key.clone(),
+            );
+            cell.found_at = Some(job.found_at.clone());
+            cell
+        }
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    Some(cell)
+}
+
+/// The grade book's cell for a finished check, its messages naming the submission's own file.
+fn graded(job: &Job, raw: &Raw, run: &PoolRun) -> CellResult {
+    let root = staging_root(&job.staged, &job.exercise.file);
+    let naming = Naming {
+        staged_file: &job.staged,
+        staging_root: &root,
+        found_at: &job.found_at,
+    };
+    let (limit, memory_limit_mb) = run.command.limits(&job.exercise.id);
+    let judged = judge(raw, &naming, limit, memory_limit_mb);
+    CellResult {
+        submission: job.submission.id.clone(),
+        name: job.submission.name.clone(),
+        exercise: job.exercise.id.clone(),
+        title: job.exercise.title.clone(),
+        status: judged.status,
+        points: judged
+            .status
+            .points(job.exercise.points, run.settings.target_missed_credit),
+        max_points: job.exercise.points,
+        message: naming_the_file_taken(
+            judged.message,
+            job.renamed,
+            &job.found_at,
+            &job.exercise.file,
+        ),
+        details: judged.details,
+        found_at: Some(job.found_at.clone()),
+        cases: judged.cases,
+        seconds: (raw.seconds * 100.0).round() / 100.0,
+        key: job.key.clone(),
+    }
 }
 
 /// The staging folder of a submission: the staged kernel's path less the exercise's file path.
