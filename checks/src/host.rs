@@ -6,6 +6,7 @@ use crate::case::HostData;
 use crate::random::Rng;
 
 mod cpp01_first_program;
+mod cpp04_graphs;
 mod ex25_first_program;
 mod ex26_device_arrays;
 mod ex27_pinned_streams;
@@ -155,6 +156,11 @@ const CHECKS: &[HostCheck] = &[
         id: "cpp03",
         cases: ex27_pinned_streams::cases,
         diagnose: None,
+    },
+    HostCheck {
+        id: "cpp04",
+        cases: cpp04_graphs::cases,
+        diagnose: Some(cpp04_graphs::diagnose),
     },
     HostCheck {
         id: "28",

@@ -1,12 +1,13 @@
 //! What a program did through the driver: calls, failures, transfers, launches (with the
-//! simulator's figures and diagnostics), synchronisations, and a timeline.
+//! simulator's figures and diagnostics), synchronisations, CUDA graphs, and a timeline.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The version of [`DriverRecord`]'s shape. A reader refuses a record of another version (a
-/// `libsimcuda.so` from another build of the course) rather than misread it.
-pub const DRIVER_RECORD_VERSION: u32 = 1;
+/// `libsimcuda.so` from another build of the course) rather than misread it. 2: `graphs`, and a
+/// launch's `graph` (a record without them would read as a program that used no graph).
+pub const DRIVER_RECORD_VERSION: u32 = 2;
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +69,28 @@ pub struct Launch {
     pub start_us: f64,
     /// When it ended.
     pub end_us: f64,
+    /// The graph (its index in [`DriverRecord::graphs`]) whose launch ran this kernel; none for
+    /// a kernel launched on its own. (In pass-through mode a graph's kernels run inside the real
+    /// driver and are not listed here: the graph's own entry counts them.)
+    #[serde(default)]
+    pub graph: Option<usize>,
+}
+
+/// A CUDA graph the program captured from a stream (`cudaStreamBeginCapture` ...
+/// `cudaStreamEndCapture`), and what it did with it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Graph {
+    /// The kernels of its launch nodes, in the order they were captured (names as in
+    /// [`Launch::kernel`]).
+    pub kernels: Vec<String>,
+    /// Its copy nodes.
+    pub copies: u64,
+    /// Its memset nodes.
+    pub memsets: u64,
+    /// How many times it was instantiated (`cudaGraphInstantiate`).
+    pub instantiations: u64,
+    /// How many times an instantiation of it was launched (`cudaGraphLaunch`).
+    pub launches: u64,
 }
 
 /// A call that returned an error.
@@ -124,6 +147,8 @@ pub struct DriverRecord {
     pub copies_never_waited_for: u64,
     /// The time at which the host is (microseconds from the first call) when the program ends.
     pub host_us: f64,
+    /// The graphs the program captured, in the order their captures ended.
+    pub graphs: Vec<Graph>,
 }
 
 /// Entry points that libraries call on their own to probe the driver, not the program: their
@@ -155,6 +180,32 @@ impl DriverRecord {
             !PROBES.contains(&f.call.as_str())
                 && !CONTEXT_PROBES.contains(&(f.call.as_str(), f.name.as_str()))
         })
+    }
+
+    /// The kernel launches the program made on its own, not as a graph's nodes.
+    pub fn direct_launches(&self) -> impl Iterator<Item = &Launch> {
+        self.launches.iter().filter(|l| l.graph.is_none())
+    }
+
+    /// How many times the program launched a graph, all graphs together.
+    pub fn graph_launches(&self) -> u64 {
+        self.graphs.iter().map(|g| g.launches).sum()
+    }
+
+    /// How many times the program instantiated a graph, all graphs together.
+    pub fn graph_instantiations(&self) -> u64 {
+        self.graphs.iter().map(|g| g.instantiations).sum()
+    }
+
+    /// Whether kernel `named` ran: launched on its own, or as a node of a graph that was
+    /// launched (which is all a pass-through record shows of a graph's kernels).
+    pub fn ran_kernel(&self, named: impl Fn(&str) -> bool) -> bool {
+        self.launches.iter().any(|l| named(&l.kernel))
+            || self
+                .graphs
+                .iter()
+                .filter(|g| g.launches > 0)
+                .any(|g| g.kernels.iter().any(|k| named(k)))
     }
 
     /// The program's own entry points the simulated driver does not implement.
@@ -240,6 +291,7 @@ mod tests {
             aborted: false,
             start_us,
             end_us,
+            graph: None,
         }
     }
 
@@ -294,5 +346,31 @@ mod tests {
         assert_eq!(back.version, DRIVER_RECORD_VERSION);
         assert_eq!(back.transfers, record.transfers);
         assert_eq!(back.launches[0].block, [32, 1, 1]);
+    }
+
+    #[test]
+    fn a_graphs_kernels_ran_only_if_the_graph_was_launched_and_are_not_direct_launches() {
+        let mut record = DriverRecord {
+            launches: vec![kernel(0.0, 1.0)],
+            graphs: vec![Graph {
+                kernels: vec!["smooth".into(), "gain".into()],
+                instantiations: 1,
+                ..Graph::default()
+            }],
+            ..DriverRecord::default()
+        };
+        assert!(record.ran_kernel(|k| k == "k"));
+        assert!(!record.ran_kernel(|k| k == "gain"));
+        record.graphs[0].launches = 3;
+        assert!(record.ran_kernel(|k| k == "gain"));
+        assert_eq!(
+            (record.graph_launches(), record.graph_instantiations()),
+            (3, 1)
+        );
+        record.launches.push(Launch {
+            graph: Some(0),
+            ..kernel(1.0, 2.0)
+        });
+        assert_eq!(record.direct_launches().count(), 1);
     }
 }

@@ -42,5 +42,5 @@ pub use verdict::Verdict;
 pub const SCHEMA_VERSION: u32 = 3;
 
 pub use driver_record::{
-    Direction, DriverRecord, Failure, Launch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,
+    Direction, DriverRecord, Failure, Graph, Launch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,
 };

@@ -9,6 +9,9 @@
 //! scripts/gpu/driver-programs.sh), and waiting for the device or a capturing stream
 //! (STREAM_CAPTURE_UNSUPPORTED).
 //! Graphs built node by node (`cuGraphAddKernelNode`...) are not supported.
+//!
+//! The record keeps each captured graph (its kernels, copies and memsets, how many times it was
+//! instantiated and launched), and marks the launches a graph's launch ran with that graph.
 
 use crate::state::{call, handle, index, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream, CUstreamCaptureStatus};
@@ -19,6 +22,8 @@ use std::ffi::{c_uint, c_ulonglong, c_void};
 pub(crate) enum Node {
     Launch {
         function: usize,
+        /// The kernel's name, for the record.
+        kernel: String,
         grid: [u32; 3],
         block: [u32; 3],
         shared_bytes: u32,
@@ -34,6 +39,26 @@ pub(crate) enum Node {
         pattern: Vec<u8>,
         count: usize,
     },
+}
+
+/// A graph, captured or instantiated: its nodes, and its entry in the record's `graphs`.
+#[derive(Clone)]
+pub(crate) struct Graph {
+    nodes: Vec<Node>,
+    recorded: usize,
+}
+
+/// The record's entry for a graph of `nodes`, not yet instantiated or launched.
+fn recorded(nodes: &[Node]) -> contract::Graph {
+    let mut graph = contract::Graph::default();
+    for node in nodes {
+        match node {
+            Node::Launch { kernel, .. } => graph.kernels.push(kernel.clone()),
+            Node::Copy { .. } => graph.copies += 1,
+            Node::Memset { .. } => graph.memsets += 1,
+        }
+    }
+    graph
 }
 
 /// A capture under way: its nodes so far, the stream it began on, and whether a refused call
@@ -118,6 +143,7 @@ fn run(d: &mut Driver, node: Node, stream: CUstream) -> Result {
     match node {
         Node::Launch {
             function,
+            kernel: _,
             grid,
             block,
             shared_bytes,
@@ -159,7 +185,7 @@ pub extern "C" fn cuStreamBeginCapture_v2(stream: CUstream, mode: c_uint) -> CUr
 /// `graph` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamEndCapture(stream: CUstream, graph: *mut *mut c_void) -> CUresult {
-    pass_through!(cuStreamEndCapture(stream, graph));
+    pass_through!(recorded::cuStreamEndCapture(stream, graph));
     call("cuStreamEndCapture", |d| {
         let s = d.stream_index(stream.cast())?;
         let id = d.capture_id(s).ok_or(E::CUDA_ERROR_ILLEGAL_STATE)?;
@@ -171,7 +197,11 @@ pub unsafe extern "C" fn cuStreamEndCapture(stream: CUstream, graph: *mut *mut c
         if capture.invalidated {
             return Err(E::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
         }
-        let g = d.graphs.insert(capture.nodes);
+        d.record.graphs.push(recorded(&capture.nodes));
+        let g = d.graphs.insert(Graph {
+            nodes: capture.nodes,
+            recorded: d.record.graphs.len() - 1,
+        });
         // SAFETY: the caller's contract.
         unsafe { put(graph, handle(g)) }
     })
@@ -198,6 +228,106 @@ pub unsafe extern "C" fn cuStreamIsCapturing(
 }
 
 /// # Safety
+/// Each pointer is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(
+    stream: CUstream,
+    status: *mut CUstreamCaptureStatus,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    dependencies: *mut *const c_void,
+    count: *mut usize,
+) -> CUresult {
+    pass_through!(cuStreamGetCaptureInfo_v2(
+        stream,
+        status,
+        id,
+        graph,
+        dependencies,
+        count
+    ));
+    // SAFETY: the caller's contract.
+    call("cuStreamGetCaptureInfo_v2", |d| unsafe {
+        capture_info(d, stream, status, id, graph, dependencies, count)
+    })
+}
+
+/// # Safety
+/// Each pointer is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    stream: CUstream,
+    status: *mut CUstreamCaptureStatus,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    dependencies: *mut *const c_void,
+    edges: *mut *const c_void,
+    count: *mut usize,
+) -> CUresult {
+    pass_through!(cuStreamGetCaptureInfo_v3(
+        stream,
+        status,
+        id,
+        graph,
+        dependencies,
+        edges,
+        count
+    ));
+    call("cuStreamGetCaptureInfo_v3", |d| {
+        // SAFETY: the caller's contract.
+        unsafe { put_if_asked(edges, std::ptr::null()) }?;
+        // SAFETY: the caller's contract.
+        unsafe { capture_info(d, stream, status, id, graph, dependencies, count) }
+    })
+}
+
+/// Writes `value` through `at` unless `at` is null (an out-parameter not asked for).
+///
+/// # Safety
+/// `at` is null or valid for a write.
+unsafe fn put_if_asked<T>(at: *mut T, value: T) -> Result {
+    if at.is_null() {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    unsafe { put(at, value) }
+}
+
+/// A stream's capture status and the capture's id (its index, from 1). The graph under
+/// construction and its dependency nodes are not given (null, none): this driver keeps a
+/// capture's nodes in a list, with no graph to add nodes to by hand.
+///
+/// # Safety
+/// Each pointer is null or valid for a write.
+unsafe fn capture_info(
+    d: &mut Driver,
+    stream: CUstream,
+    status: *mut CUstreamCaptureStatus,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    dependencies: *mut *const c_void,
+    count: *mut usize,
+) -> Result {
+    let s = d.stream_index(stream.cast())?;
+    let capture = d.capture_id(s);
+    let answer = match capture.and_then(|c| d.captures.get(c)) {
+        None => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
+        Some(c) if c.invalidated => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+        Some(_) => CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE,
+    };
+    // SAFETY: the caller's contract, for each.
+    unsafe {
+        put(status, answer)?;
+        if let Some(c) = capture {
+            put_if_asked(id, c as u64 + 1)?;
+        }
+        put_if_asked(graph, std::ptr::null_mut())?;
+        put_if_asked(dependencies, std::ptr::null())?;
+        put_if_asked(count, 0)
+    }
+}
+
+/// # Safety
 /// `exec` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
@@ -205,14 +335,15 @@ pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
     graph: *mut c_void,
     flags: c_ulonglong,
 ) -> CUresult {
-    pass_through!(cuGraphInstantiateWithFlags(exec, graph, flags));
+    pass_through!(recorded::cuGraphInstantiateWithFlags(exec, graph, flags));
     call("cuGraphInstantiateWithFlags", |d| {
-        let nodes = d
+        let graph = d
             .graphs
             .get(index(graph)?)
             .cloned()
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        let e = d.graph_execs.insert(nodes);
+        d.record.graphs[graph.recorded].instantiations += 1;
+        let e = d.graph_execs.insert(graph);
         // SAFETY: the caller's contract.
         unsafe { put(exec, handle(e)) }
     })
@@ -220,16 +351,25 @@ pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
 
 #[no_mangle]
 pub extern "C" fn cuGraphLaunch(exec: *mut c_void, stream: CUstream) -> CUresult {
-    pass_through!(cuGraphLaunch(exec, stream));
+    pass_through!(recorded::cuGraphLaunch(exec, stream));
     call("cuGraphLaunch", |d| {
         d.require_context()?;
         d.stream_index(stream.cast())?;
-        let nodes = d
+        let graph = d
             .graph_execs
             .get(index(exec)?)
             .cloned()
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        nodes.into_iter().try_for_each(|node| run(d, node, stream))
+        d.record.graphs[graph.recorded].launches += 1;
+        let first = d.record.launches.len();
+        let ran = graph
+            .nodes
+            .into_iter()
+            .try_for_each(|node| run(d, node, stream));
+        for launch in &mut d.record.launches[first..] {
+            launch.graph = Some(graph.recorded);
+        }
+        ran
     })
 }
 
@@ -246,7 +386,7 @@ pub unsafe extern "C" fn cuGraphGetNodes(
         let n = d
             .graphs
             .get(index(graph)?)
-            .map(Vec::len)
+            .map(|g| g.nodes.len())
             .ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
         if nodes.is_null() {
             // SAFETY: the caller's contract.

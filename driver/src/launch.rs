@@ -139,6 +139,7 @@ pub(crate) fn launch(
     if d.capture_id(stream).is_some() {
         let node = || crate::graph::Node::Launch {
             function: function as usize,
+            kernel,
             grid,
             block,
             shared_bytes,
@@ -198,6 +199,7 @@ pub(crate) fn launch(
             aborted: report.aborted,
             start_us: 0.0,
             end_us: 0.0,
+            graph: None,
         },
         report.modelled_on(&crate::device::gpu_model()).microseconds,
     );

@@ -1153,23 +1153,6 @@ not_supported!(
         captureStatus_out: *mut CUstreamCaptureStatus,
         id_out: *mut cuuint64_t,
     );
-    fn cuStreamGetCaptureInfo_v2(
-        hStream: CUstream,
-        captureStatus_out: *mut CUstreamCaptureStatus,
-        id_out: *mut cuuint64_t,
-        graph_out: *mut CUgraph,
-        dependencies_out: *mut *const CUgraphNode,
-        numDependencies_out: *mut usize,
-    );
-    fn cuStreamGetCaptureInfo_v3(
-        hStream: CUstream,
-        captureStatus_out: *mut CUstreamCaptureStatus,
-        id_out: *mut cuuint64_t,
-        graph_out: *mut CUgraph,
-        dependencies_out: *mut *const CUgraphNode,
-        edgeData_out: *mut *const CUgraphEdgeData,
-        numDependencies_out: *mut usize,
-    );
     fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext);
     fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx);
     fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice);
@@ -1677,8 +1660,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuStreamCopyAttributes",
     "cuStreamGetAttribute",
     "cuStreamGetCaptureInfo",
-    "cuStreamGetCaptureInfo_v2",
-    "cuStreamGetCaptureInfo_v3",
     "cuStreamGetCtx",
     "cuStreamGetCtx_v2",
     "cuStreamGetDevice",

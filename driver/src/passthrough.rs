@@ -9,11 +9,13 @@
 //! | `args` | calling a real entry point with the arguments the program passed, typed by them |
 //! | `recorded` | the entry points whose work is recorded: copies, memsets, launches, synchronisations, allocations, streams |
 //! | `timing` | events around each copy and launch, read into the record when they have completed |
+//! | `graphs` | captured graphs as the record keeps them: work on a capturing stream noted, not run |
 //!
 //! Every other entry point only forwards (counted, and failures named): each implemented one
 //! starts with [`pass_through!`], and the generated stubs of `not_supported` do the same.
 
 mod args;
+pub(crate) mod graphs;
 pub(crate) mod recorded;
 pub(crate) mod timing;
 

@@ -48,8 +48,8 @@ pub(crate) struct Driver {
     pub captures: Table<crate::graph::Capture>,
     pub capturing: HashMap<usize, usize>,
     /// Graphs captured, and graphs instantiated: their nodes, in order.
-    pub graphs: Table<Vec<crate::graph::Node>>,
-    pub graph_execs: Table<Vec<crate::graph::Node>>,
+    pub graphs: Table<crate::graph::Graph>,
+    pub graph_execs: Table<crate::graph::Graph>,
     /// Device allocations: start and size.
     pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).

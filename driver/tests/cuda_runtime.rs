@@ -406,7 +406,62 @@ fn a_captured_graph_replays_its_copies_and_kernels_and_a_synchronous_copy_invali
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    // Each replay's two kernels are in the record, as if queued on the stream.
-    let launches = record["launches"].as_array().map_or(0, Vec::len);
-    assert_eq!(launches, 6, "{record}");
+    // Each replay's two kernels are in the record, as if queued on the stream, marked as the
+    // graph's; the graph itself, once: its nodes, one instantiation, three launches (the
+    // invalidated capture made none).
+    let launches = record["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 6, "{record}");
+    assert!(launches.iter().all(|l| l["graph"] == 0), "{record}");
+    let graph = serde_json::json!([{
+        "kernels": ["_Z7add_onePii", "_Z7add_onePii"],
+        "copies": 2,
+        "memsets": 0,
+        "instantiations": 1,
+        "launches": 3,
+    }]);
+    assert_eq!(record["graphs"], graph, "{record}");
+
+    // In pass-through mode (a second copy of the library standing for the real driver) the
+    // record keeps the same graph; the captured work is not counted as launches or copies, and
+    // a graph's kernels run inside the real driver, unlisted.
+    let (output, record) = run_passing_through(dir.path(), &exe);
+    assert!(
+        stdout(&output).contains("replay 2: back[5] 202"),
+        "{output:?}"
+    );
+    assert_eq!(record["graphs"], graph, "{record}");
+    assert_eq!(
+        record["launches"].as_array().map(Vec::len),
+        Some(0),
+        "{record}"
+    );
+    // The captured copies are nodes, not transfers; the synchronous copy refused moved nothing.
+    assert_eq!(
+        record["transfers"].as_array().map(Vec::len),
+        Some(0),
+        "{record}"
+    );
+}
+
+/// As [`run`], in pass-through mode, with a copy of the driver library as the real driver.
+fn run_passing_through(dir: &Path, exe: &Path) -> (Output, Value) {
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        let _ = std::os::unix::fs::symlink(driver_library(), lib.join(name));
+    }
+    // A copy, not a link: the loader takes a link to a loaded library for that library.
+    let real = dir.join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::copy(driver_library(), real.join("libcuda.so.1")).unwrap();
+    let report = dir.join("passing_through.json");
+    let output = Command::new(exe)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("SIMCUDA_BACKEND", "gpu")
+        .env("SIMCUDA_REAL_LIBCUDA", real.join("libcuda.so.1"))
+        .env("SIMCUDA_REPORT", &report)
+        .output()
+        .unwrap();
+    let record = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{e}: {output:?}"));
+    (output, serde_json::from_str(&record).unwrap())
 }

@@ -122,6 +122,12 @@ pub struct HostSpec {
     /// Times read from pairs of events (cuEventElapsedTime) in one run, at least: the program
     /// times its work on the GPU's own clock.
     pub min_event_timings: Option<u64>,
+    /// Kernel launches the program makes on its own in one run, at most: the rest run as the
+    /// nodes of a CUDA graph (captured once, launched many times).
+    pub max_direct_launches: Option<u64>,
+    /// Graph instantiations in one run, at most: an instantiated graph is launched again as it
+    /// is, and instantiating it anew each time costs more than the launches it saves.
+    pub max_graph_instantiations: Option<u64>,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct

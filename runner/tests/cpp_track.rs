@@ -44,6 +44,7 @@ fn each_solution_passes_and_each_program_as_handed_out_is_not_done() {
     for (id, file) in [
         ("cpp01", "cpp01_first_program/first_program.cu"),
         ("cpp03", "cpp03_streams_events/streams_events.cu"),
+        ("cpp04", "cpp04_graphs/graphs.cu"),
     ] {
         let solution = course.path(&format!("solutions/{file}"));
         let (code, report) = check(&course, id, solution.to_str().unwrap());
@@ -105,6 +106,33 @@ fn each_typical_cpp_mistake_fails_and_is_named() {
             "cpp03_one_stream.cu",
             "targets_missed",
             "copy time overlapped by other work",
+        ),
+        (
+            "cpp04",
+            "cpp04_no_graph.cu",
+            "targets_missed",
+            "kernels launched one at a time, each paying the cost of a launch: capture one \
+             round's launches into a graph once",
+        ),
+        (
+            "cpp04",
+            "cpp04_instantiate_each_round.cu",
+            "targets_missed",
+            "a graph captured or instantiated again in the loop",
+        ),
+        (
+            "cpp04",
+            "cpp04_sync_copy_in_capture.cu",
+            "crashed",
+            "cuMemcpyHtoD_v2 returned CUDA_ERROR_STREAM_CAPTURE_IMPLICIT\n  Likely: a \
+             synchronous call (cudaMemcpy, cudaMemset) while a stream was being captured",
+        ),
+        (
+            "cpp04",
+            "cpp04_capture_runs.cu",
+            "wrong_output",
+            "one fewer than the case asks for 6: capturing a stream records its work without \
+             running it",
         ),
     ];
     for (id, fixture, verdict, words) in cases {

@@ -6,6 +6,8 @@
 //! `unsafe` blocks pass on.
 #![allow(non_snake_case)]
 
+use super::graphs;
+pub(crate) use super::graphs::{cuGraphInstantiateWithFlags, cuGraphLaunch, cuStreamEndCapture};
 use super::timing::{self, Op};
 use super::{failed, forward, raw, Args};
 use crate::record::{Direction, Launch, Transfer};
@@ -68,6 +70,10 @@ unsafe fn copy<A: Args>(
     bytes: usize,
     stream: Option<CUstream>,
 ) -> CUresult {
+    if let Some(id) = stream.and_then(graphs::capture_of) {
+        // SAFETY: the caller's contract.
+        return unsafe { graphs::captured(name, args, id, graphs::Node::Copy) };
+    }
     let pinned = host.is_none_or(|p| memory_type(p) == Some(CU_MEMORYTYPE_HOST));
     let on = stream.unwrap_or(std::ptr::null_mut());
     // SAFETY: the caller's contract.
@@ -232,6 +238,10 @@ unsafe fn memset<A: Args>(
     bytes: usize,
     stream: Option<CUstream>,
 ) -> CUresult {
+    if let Some(id) = stream.and_then(graphs::capture_of) {
+        // SAFETY: the caller's contract.
+        return unsafe { graphs::captured(name, args, id, graphs::Node::Memset) };
+    }
     unsafe { copy(name, args, Direction::DeviceToDevice, None, bytes, stream) }
 }
 
@@ -362,6 +372,10 @@ unsafe fn launch<A: Args>(
     stream: CUstream,
 ) -> CUresult {
     let kernel = kernel_name(function);
+    if let Some(id) = graphs::capture_of(stream) {
+        // SAFETY: the caller's contract.
+        return unsafe { graphs::captured(name, args, id, graphs::Node::Kernel(kernel)) };
+    }
     // SAFETY: the caller's contract.
     unsafe {
         timed(name, stream, args, |d, index| {
@@ -378,6 +392,7 @@ unsafe fn launch<A: Args>(
                 aborted: false,
                 start_us: 0.0,
                 end_us: 0.0,
+                graph: None,
             });
             Op::Launch(d.record.launches.len() - 1)
         })

@@ -33,6 +33,8 @@ pub(crate) struct Measured {
     /// The first event recorded: the zero of the measured timeline.
     origin: Option<usize>,
     pending: Vec<(Op, Events)>,
+    /// The program's captured graphs.
+    pub(crate) graphs: super::graphs::Graphs,
 }
 
 /// The record's index of `stream`: null, `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD` are the

@@ -69,11 +69,22 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
         Exit::Code(_) => Some((
             fault_verdict(run).unwrap_or(Verdict::Crashed),
             format!(
-                "the program stopped on an error from the driver: {}",
-                failures.join(", ")
+                "the program stopped on an error from the driver: {}{}",
+                failures.join(", "),
+                error_advice(run)
+                    .map(|a| format!("\n  Likely: {a}"))
+                    .unwrap_or_default()
             ),
         )),
     }
+}
+
+/// What the first of the program's failed calls that [`words::error_advice`] knows means.
+fn error_advice(run: &Run) -> Option<&'static str> {
+    let record = run.record.as_ref()?;
+    record
+        .program_failures()
+        .find_map(|f| words::error_advice(f.error))
 }
 
 /// On a GPU (pass-through) a kernel's fault reaches the program only as an error code: the
@@ -202,7 +213,10 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
                 .as_ref()
                 .and_then(|r| failed_calls(r).into_iter().next());
             let cause = unchecked
-                .map(|failure| format!("{failure}, {}", words::went_on(language(exercise))))
+                .map(|failure| match error_advice(run) {
+                    Some(advice) => format!("{failure}: {advice}"),
+                    None => format!("{failure}, {}", words::went_on(language(exercise))),
+                })
                 .or_else(|| read_before_waiting(run, name))
                 .or_else(|| unchanged_though_copied_back(case, run, name, got))
                 .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
@@ -309,11 +323,9 @@ fn mismatch(name: &str, want: &HostData, got: &HostData, tolerance: Tolerance) -
 /// without `target='cuda'` is compiled for the CPU), so it launched nothing.
 pub fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> Vec<&'e str> {
     let launched = |run: &&Run, kernel: &str| {
-        run.record.as_ref().is_some_and(|r| {
-            r.launches
-                .iter()
-                .any(|l| super::kernel_named(&l.kernel, kernel))
-        })
+        run.record
+            .as_ref()
+            .is_some_and(|r| r.ran_kernel(|name| super::kernel_named(name, kernel)))
     };
     exercise
         .entries
@@ -483,6 +495,7 @@ mod tests {
             aborted: false,
             start_us: 0.0,
             end_us: 1.0,
+            graph: None,
         }
     }
 

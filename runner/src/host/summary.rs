@@ -367,6 +367,7 @@ mod tests {
             aborted: false,
             start_us: 0.0,
             end_us: 2.0,
+            graph: None,
         };
         let line = launch_line(&launch, 1, 2.0, TimelineKind::Modelled);
         assert!(line.contains("32 bank conflicts"), "{line}");

@@ -1,7 +1,7 @@
 //! A host exercise's targets, judged on the driver's records of its runs: how many copies each
 //! way, how much copy time other work hid, and the simulator's memory figures for the launches
-//! of the exercise's own kernels (sectors per request, bank conflicts, load sectors), and whether
-//! the program timed its work with events.
+//! of the exercise's own kernels (sectors per request, bank conflicts, load sectors), whether
+//! the program timed its work with events, and how it used CUDA graphs.
 
 use super::execute::Run;
 use super::record::Record;
@@ -68,6 +68,7 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
             got >= min,
         ));
     }
+    results.extend(graph_targets(targets, &records));
     if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
         let got = last.copy_time_hidden();
         results.push(target(
@@ -76,6 +77,30 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
             (format!("{:.0}%", got * 100.0), Some(got)),
             got >= min,
         ));
+    }
+    results
+}
+
+/// Launches made on their own rather than as a graph's nodes, and graph instantiations, at most,
+/// in any one run: both counted alike on the simulator and on a GPU (pass-through mode).
+fn graph_targets(targets: &HostSpec, records: &[&Record]) -> Vec<Target> {
+    let most = |f: &dyn Fn(&Record) -> u64| records.iter().map(|r| f(r)).max().unwrap_or(0);
+    let at_most = |name, max: u64, got: u64| {
+        target(
+            name,
+            (format!("at most {max}"), max as f64),
+            (got.to_string(), Some(got as f64)),
+            got <= max,
+        )
+    };
+    let mut results = Vec::new();
+    if let Some(max) = targets.max_direct_launches {
+        let got = most(&|r| r.direct_launches().count() as u64);
+        results.push(at_most(DIRECT_LAUNCHES_TARGET, max, got));
+    }
+    if let Some(max) = targets.max_graph_instantiations {
+        let got = most(&Record::graph_instantiations);
+        results.push(at_most(INSTANTIATIONS_TARGET, max, got));
     }
     results
 }
@@ -263,6 +288,8 @@ const SECTORS_TARGET: &str = "global sectors per request (simulator)";
 const CONFLICTS_TARGET: &str = "shared-memory bank conflicts (simulator)";
 const LOAD_SECTORS_TARGET: &str = "global load sectors, largest case (simulator)";
 const EVENTS_TARGET: &str = "times measured with a pair of events";
+const DIRECT_LAUNCHES_TARGET: &str = "kernel launches outside a graph in one run";
+const INSTANTIATIONS_TARGET: &str = "graph instantiations in one run";
 
 /// Says what a missed target usually means.
 fn explain_missed(name: &str) -> &'static str {
@@ -282,6 +309,15 @@ fn explain_missed(name: &str) -> &'static str {
         "no time measured on the GPU's clock: record an event before the work and one after it \
          on the stream (cuda.event(), event.record(stream)), wait for the second \
          (event.synchronize()), then cuda.event_elapsed_time(start, end)"
+    } else if name == DIRECT_LAUNCHES_TARGET {
+        "kernels launched one at a time, each paying the cost of a launch: capture one round's \
+         launches into a graph once (cudaStreamBeginCapture on a stream of your own, the \
+         launches on that stream, cudaStreamEndCapture), instantiate it, and launch it each \
+         round with cudaGraphLaunch"
+    } else if name == INSTANTIATIONS_TARGET {
+        "a graph captured or instantiated again in the loop: instantiating costs more than the \
+         launches it saves. Capture and instantiate once, before the loop, and launch the same \
+         cudaGraphExec_t in it"
     } else if name.starts_with("copies back") {
         "a copy back inside the loop: keep the data on the device between kernels, and copy back \
          once, after the last"
@@ -322,6 +358,7 @@ mod tests {
             aborted: false,
             start_us: 0.0,
             end_us: 1.0,
+            graph: None,
         }
     }
 
@@ -341,6 +378,8 @@ mod tests {
         max_bank_conflicts: Some(0),
         max_load_sectors: None,
         min_event_timings: None,
+        max_direct_launches: None,
+        max_graph_instantiations: None,
     };
 
     #[test]
@@ -416,6 +455,42 @@ mod tests {
         assert!(skipped.met && skipped.got.starts_with("skipped"));
         assert_eq!(skipped.actual, None, "a figure not measured has no number");
         assert!(load_sectors_target(40, &entries, None).is_none());
+    }
+
+    #[test]
+    fn graph_targets_count_launches_outside_graphs_and_instantiations_in_the_busiest_run() {
+        let spec = HostSpec {
+            max_direct_launches: Some(0),
+            max_graph_instantiations: Some(1),
+            ..SPEC
+        };
+        let replayed = Launch {
+            graph: Some(0),
+            ..launch("smooth", None)
+        };
+        let graph = |instantiations| contract::Graph {
+            kernels: vec!["smooth".into()],
+            instantiations,
+            launches: 3,
+            ..Default::default()
+        };
+        let captured_once = Record {
+            graphs: vec![graph(1)],
+            ..record(vec![replayed.clone(), replayed.clone()])
+        };
+        let results = graph_targets(&spec, &[&captured_once]);
+        assert!(results.iter().all(|r| r.met), "{results:?}");
+        // Launched one by one: every launch counts; instantiated each round: 3 instantiations.
+        let one_by_one = record(vec![launch("smooth", None), launch("smooth", None)]);
+        let again = Record {
+            graphs: vec![graph(3)],
+            ..record(vec![replayed])
+        };
+        let results = graph_targets(&spec, &[&captured_once, &one_by_one, &again]);
+        assert_eq!((results[0].got.as_str(), results[0].met), ("2", false));
+        assert_eq!((results[1].got.as_str(), results[1].met), ("3", false));
+        assert!(results[0].explanation.contains("cudaStreamBeginCapture"));
+        assert!(results[1].explanation.contains("once, before the loop"));
     }
 
     #[test]

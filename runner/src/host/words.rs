@@ -18,6 +18,37 @@ pub fn went_on(language: Language) -> &'static str {
     }
 }
 
+/// What a failed call's error means, where its name alone does not say what to do: the
+/// refusals of stream capture, which come from where the call was made, not from its arguments.
+pub fn error_advice(error: u32) -> Option<&'static str> {
+    use cudarc::driver::sys::CUresult as R;
+    let is = |code: R| error == code as u32;
+    if is(R::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) {
+        Some(
+            "a synchronous call (cudaMemcpy, cudaMemset) while a stream was being captured into \
+             a graph: it waits for the default stream, which a capture forbids, and it \
+             invalidates the capture. Inside a capture queue only work on the capturing stream \
+             (cudaMemcpyAsync(..., stream), kernel<<<..., stream>>>); copy before \
+             cudaStreamBeginCapture or after cudaStreamEndCapture",
+        )
+    } else if is(R::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) {
+        Some(
+            "the capture was invalidated by a call made while it was under way that a capture \
+             forbids (a synchronous copy or memset, or waiting for the device): queue only \
+             asynchronous work on the capturing stream between cudaStreamBeginCapture and \
+             cudaStreamEndCapture",
+        )
+    } else if is(R::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) {
+        Some(
+            "the legacy default stream cannot be captured, and nothing may wait for the device or \
+             a capturing stream during a capture: capture a stream of your own (cudaStreamCreate), \
+             and wait only after cudaStreamEndCapture",
+        )
+    } else {
+        None
+    }
+}
+
 /// How the language frees device memory.
 pub fn free_advice(language: Language) -> &'static str {
     match language {
@@ -54,5 +85,17 @@ mod tests {
         assert!(free_advice(Language::Cpp).contains("cudaFree"));
         assert_eq!(pinned_advice(Language::Cpp).1, "cudaMallocHost");
         assert!(went_on(Language::Rust).contains("`?`"));
+    }
+
+    #[test]
+    fn the_refusals_of_stream_capture_say_what_to_do() {
+        use cudarc::driver::sys::CUresult as R;
+        let implicit = error_advice(R::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT as u32).unwrap();
+        assert!(
+            implicit.contains("cudaMemcpyAsync(..., stream)"),
+            "{implicit}"
+        );
+        assert!(error_advice(R::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED as u32).is_some());
+        assert!(error_advice(R::CUDA_ERROR_INVALID_VALUE as u32).is_none());
     }
 }
