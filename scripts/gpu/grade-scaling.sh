@@ -5,6 +5,8 @@
 # each run: the wall time, the CPU time the whole machine spent (from /proc/stat), and when the
 # first and the last cell were saved (the course's check and the staging come before the first).
 # Usage: scripts/gpu/grade-scaling.sh [STUDENTS] [LABEL]   (results in $OUT/grade-scaling-LABEL.md)
+# RUNNER_COMPILES_PER_CHILD=1 in the environment gives every compile a fresh compile child, as
+# before children served many (issue 24's comparison).
 . "$(dirname "$0")/env.sh"
 G=${G:-$PWD/target/release/runner-grade}
 STUDENTS=${1:-40}
@@ -62,7 +64,13 @@ EOF
   "$G" bench --backend gpu --submissions 2 >/dev/null 2>&1
   bench "GPUs: all (default workers)" "$G" bench --backend gpu
   bench "GPU 0 alone (default workers)" CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu
-  bench "GPU 0 alone, $WORKERS_TWO workers" CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu --jobs "$WORKERS_TWO"
+  # SHORT=1 leaves this one out (device time is scarce); MORE_WORKERS=N adds all GPUs with N.
+  if [[ -z ${SHORT:-} ]]; then
+    bench "GPU 0 alone, $WORKERS_TWO workers" CUDA_VISIBLE_DEVICES=0 "$G" bench --backend gpu --jobs "$WORKERS_TWO"
+  fi
+  if [[ -n ${MORE_WORKERS:-} ]]; then
+    bench "GPUs: all, $MORE_WORKERS workers" "$G" bench --backend gpu --jobs "$MORE_WORKERS"
+  fi
   # Compiles in the worker's own process rather than a child started per compile.
   if [[ -n ${IN_PROCESS_TOO:-} ]]; then
     bench "GPUs: all, compiles in the worker" RUNNER_COMPILE_IN_PROCESS=1 "$G" bench --backend gpu
