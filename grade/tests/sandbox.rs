@@ -80,6 +80,10 @@ fn graded() -> &'static Graded {
             &class.join("sam").join(PY01),
             hostile("py01_snoop.py").as_bytes(),
         );
+        put(
+            &class.join("rep").join(PY01),
+            hostile("py01_forge_report.py").as_bytes(),
+        );
         put(&class.join("zed").join(PY01), &solution(PY01));
         let out = work.path().join("grades");
         let hostkit_before =
@@ -179,6 +183,17 @@ fn a_program_cannot_forge_an_earlier_students_cell() {
     let ann = cell("ann", "py01");
     assert_eq!(status(&ann), "passed", "{ann}");
     assert!(ann.get("forged").is_none(), "{ann}");
+}
+
+#[test]
+fn a_program_cannot_write_its_own_cells_report() {
+    let rep = cell("rep", "py01");
+    assert_ne!(status(&rep), "passed", "{rep}");
+    let message = rep["message"].as_str().unwrap_or_default();
+    assert!(
+        !message.contains("readable report"),
+        "the check's report file was written to: {rep}"
+    );
 }
 
 #[test]
