@@ -5,6 +5,7 @@
 # verdicts and named mistakes can be compared. Carry target/gpu-cpp (runner and libsimcuda.so,
 # release builds: cp target/release/{runner,libsimcuda.so} target/gpu-cpp/). Writes
 # $OUT/cpp-track.txt (kept in scripts/gpu/results/cpp-track.md) and one JSON report per check.
+# Arguments, if any, are the exercise ids to check (`cpp-track.sh cpp04`); none checks them all.
 source "$(dirname "$0")/env.sh"
 R=$PWD/target/gpu-cpp/runner
 export RUNNER_SIMCUDA=$PWD/target/gpu-cpp/libsimcuda.so
@@ -19,6 +20,7 @@ report() { # id file backend
     echo "rc=$?" >>"$OUT/$name-$3.err"
 }
 while read -r id file; do
+    [ $# -eq 0 ] || [[ " $* " == *" $id "* ]] || continue
     for backend in gpu sim; do report "$id" "$file" "$backend"; done
 done <<'LIST'
 cpp01 solutions/cpp01_first_program/first_program.cu
@@ -28,6 +30,11 @@ cpp01 runner/tests/fixtures/host/cpp01_elements_not_bytes.cu
 cpp01 runner/tests/fixtures/host/cpp01_leak.cu
 cpp03 runner/tests/fixtures/host/cpp03_pageable.cu
 cpp03 runner/tests/fixtures/host/cpp03_one_stream.cu
+cpp04 solutions/cpp04_graphs/graphs.cu
+cpp04 runner/tests/fixtures/host/cpp04_no_graph.cu
+cpp04 runner/tests/fixtures/host/cpp04_instantiate_each_round.cu
+cpp04 runner/tests/fixtures/host/cpp04_sync_copy_in_capture.cu
+cpp04 runner/tests/fixtures/host/cpp04_capture_runs.cu
 LIST
 python3 - "$OUT" >>"$OUT/cpp-track.txt" <<'PY'
 import json, pathlib, sys
