@@ -31,9 +31,9 @@ pub use report::kernel::{
 };
 pub use report::program::HostReport;
 pub use report::Report;
-pub use target::Target;
 /// What the simulator saw, as a [`Finding`]'s kind.
 pub use sim::DiagnosticKind;
+pub use target::Target;
 pub use verdict::Verdict;
 
 /// The version of a check report's JSON form (`runner check --json`), raised when a field changes

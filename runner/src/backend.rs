@@ -37,10 +37,12 @@ pub enum BackendError {
         limit: Duration,
         detail: Option<String>,
     },
-    /// The simulator stopped the kernel at a bug it names (misaligned access, trap, deadlock).
+    /// The kernel stopped at a bug named by its kind (misaligned access, trap, deadlock): the
+    /// simulator's diagnostic, or the GPU's fault as the diagnostic it equals. The checker gives
+    /// it its verdict.
     #[error("{text}")]
     Stopped {
-        verdict: crate::report::Verdict,
+        kind: ::sim::DiagnosticKind,
         text: String,
     },
     /// The launch's shape is one no GPU takes (block too large, too much shared memory).
@@ -60,7 +62,7 @@ fn describe_limit(limit: Duration) -> String {
 
 pub trait Backend {
     /// "gpu" or "sim", as in `--backend`.
-    fn kind(&self) -> crate::report::Backend;
+    fn kind(&self) -> contract::Backend;
     /// The device in words, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
     fn describe(&self) -> String;
     /// What the compiler should make for this backend.

@@ -5,10 +5,10 @@ use crate::backend::{Backend, ModuleId};
 use crate::compile::{CompileError, Compiler, Image, Source, Target};
 use crate::course::{Course, Exercise};
 use crate::execute::Prepared;
-use crate::report::{self, CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 use crate::targets;
 use crate::trace;
 use crate::tuned::Retiling;
+use contract::{CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 
 mod everywhere;
 pub mod gpu_lock;
@@ -200,7 +200,7 @@ pub fn defined_kernels(source: &str) -> Vec<String> {
 
 impl Checker<'_> {
     fn case_options(&self, declared: BTreeMap<String, i64>) -> CaseOptions {
-        let timing = self.timing && self.backend.kind() == report::Backend::Gpu;
+        let timing = self.timing && self.backend.kind() == contract::Backend::Gpu;
         case_options(self.seed, &self.extra_sizes, timing, declared)
     }
 
@@ -411,7 +411,7 @@ impl Checker<'_> {
             figures_case: None,
             timing_case: None,
         };
-        let on_gpu = self.backend.kind() == report::Backend::Gpu;
+        let on_gpu = self.backend.kind() == contract::Backend::Gpu;
         for (index, case) in cases
             .iter()
             .enumerate()

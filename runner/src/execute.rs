@@ -165,8 +165,8 @@ impl Prepared {
         };
         match err {
             BackendError::OutOfBounds(text) => BackendError::OutOfBounds(rename(&text)),
-            BackendError::Stopped { verdict, text } => BackendError::Stopped {
-                verdict,
+            BackendError::Stopped { kind, text } => BackendError::Stopped {
+                kind,
                 text: rename(&text),
             },
             other => other,

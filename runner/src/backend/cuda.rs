@@ -263,8 +263,7 @@ fn launch_error(err: DriverError) -> BackendError {
             "the kernel accessed memory outside any buffer (illegal address): an index went out of bounds".into(),
         ),
         CUDA_ERROR_MISALIGNED_ADDRESS => BackendError::Stopped {
-            verdict: crate::checker::verdict::of_fault(CUDA_ERROR_MISALIGNED_ADDRESS as u32)
-                .expect("a misaligned address is a verdict of its own"),
+            kind: sim::DiagnosticKind::Misaligned,
             text: "the kernel accessed memory at a misaligned address: a pointer was cast to a wider type at an offset that is not a multiple of its size".into(),
         },
         CUDA_ERROR_ASSERT => BackendError::Fault("an assert() in the kernel failed".into()),
@@ -274,8 +273,8 @@ fn launch_error(err: DriverError) -> BackendError {
 }
 
 impl Backend for CudaBackend {
-    fn kind(&self) -> crate::report::Backend {
-        crate::report::Backend::Gpu
+    fn kind(&self) -> contract::Backend {
+        contract::Backend::Gpu
     }
 
     fn describe(&self) -> String {

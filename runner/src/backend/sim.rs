@@ -123,10 +123,7 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
                 )),
             }
         }
-        _ => BackendError::Stopped {
-            verdict: crate::checker::verdict::of_diagnostic(diagnostic),
-            text,
-        },
+        kind => BackendError::Stopped { kind, text },
     }
 }
 
@@ -146,8 +143,8 @@ pub fn describe(d: &Diagnostic) -> String {
 }
 
 impl Backend for SimBackend {
-    fn kind(&self) -> crate::report::Backend {
-        crate::report::Backend::Sim
+    fn kind(&self) -> contract::Backend {
+        contract::Backend::Sim
     }
 
     fn describe(&self) -> String {

@@ -5,8 +5,8 @@
 use super::{add_simulator_findings, read_kernel, Checker};
 use crate::backend::sim::SimBackend;
 use crate::course::Exercise;
-use crate::report::{Backend, CheckReport, Verdict};
 use crate::trace;
+use contract::{Backend, CheckReport, Verdict};
 use std::path::Path;
 
 /// Checks `path` as `exercise` with `checker`, then, where that ran on a GPU and passed, again in

@@ -29,7 +29,7 @@ impl Checker<'_> {
         mismatch: &mut Mismatch,
     ) {
         // Only the simulator watches stores; a GPU's check is spared copying the case again.
-        if self.backend.kind() != crate::report::Backend::Sim {
+        if self.backend.kind() != contract::Backend::Sim {
             return;
         }
         let indices: Vec<usize> = mismatch

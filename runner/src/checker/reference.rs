@@ -4,9 +4,9 @@
 use super::Checker;
 use crate::course::Exercise;
 use crate::execute::run_case;
-use crate::report::SimFigures;
 use anyhow::Context;
 use checks::Case;
+use contract::SimFigures;
 use std::time::Duration;
 
 impl Checker<'_> {
@@ -23,7 +23,7 @@ impl Checker<'_> {
         text: &str,
         mine: &SimFigures,
     ) -> anyhow::Result<Option<SimFigures>> {
-        if self.backend.kind() != crate::report::Backend::Sim
+        if self.backend.kind() != contract::Backend::Sim
             || self.retile
             || !exercise.targets.needs_reference_figures()
         {

@@ -5,9 +5,9 @@ use super::Checker;
 use crate::backend::{KernelLaunch, ModuleId};
 use crate::course::Exercise;
 use crate::execute::Prepared;
-use crate::report::GpuFigures;
 use crate::trace;
 use checks::Case;
+use contract::GpuFigures;
 use std::time::Duration;
 
 /// Timed launches per kernel on a GPU; the median is reported.

@@ -6,13 +6,19 @@
 use super::defined_kernels;
 use crate::backend::BackendError;
 use crate::course::Exercise;
-use crate::report::{CheckReport, Finding, Place, Verdict};
 use checks::Case;
+use contract::{CheckReport, Finding, Place, Verdict};
 use sim::{Diagnostic, DiagnosticKind, RacePlace};
 
 /// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
 pub fn of_diagnostic(d: &Diagnostic) -> Verdict {
-    match d.kind {
+    of_kind(d.kind)
+}
+
+/// The verdict a kind of bug gives, wherever it was seen: in the simulator's diagnostic, or as
+/// the GPU's fault that equals it.
+pub fn of_kind(kind: DiagnosticKind) -> Verdict {
+    match kind {
         DiagnosticKind::OutOfBounds => Verdict::OutOfBounds,
         DiagnosticKind::Misaligned => Verdict::Misaligned,
         DiagnosticKind::SharedRace | DiagnosticKind::GlobalRace => Verdict::Race,
@@ -81,7 +87,7 @@ pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
             (Verdict::OutOfBounds, format!("Out of bounds: {detail}"))
         }
         BackendError::Timeout { .. } => (Verdict::Hang, format!("Hang: {err}")),
-        BackendError::Stopped { verdict, text } => (*verdict, text.clone()),
+        BackendError::Stopped { kind, text } => (of_kind(*kind), text.clone()),
         BackendError::InvalidLaunch(text) => {
             (Verdict::InvalidLaunch, format!("Launch refused: {text}"))
         }
@@ -239,15 +245,15 @@ pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Target;
+    use contract::Target;
 
     fn report(verdict: Verdict) -> CheckReport {
         CheckReport {
-            schema_version: crate::report::SCHEMA_VERSION,
+            schema_version: contract::SCHEMA_VERSION,
             exercise: "19".into(),
             title: "t".into(),
             file: "f".into(),
-            backend: crate::report::Backend::Gpu,
+            backend: contract::Backend::Gpu,
             device: "d".into(),
             verdict,
             summary: "s".into(),
@@ -311,6 +317,31 @@ mod tests {
                 place_words: sim::Race::words_in(&message, &what),
             })),
             message,
+        }
+    }
+
+    #[test]
+    fn a_kernel_stopped_at_a_bug_gets_the_verdict_of_its_kind_on_either_backend() {
+        let stopped = |kind| BackendError::Stopped {
+            kind,
+            text: "stopped".into(),
+        };
+        // The GPU's misaligned-address fault is reported as the simulator's diagnostic kind.
+        let misaligned = describe_backend_error(&stopped(DiagnosticKind::Misaligned)).0;
+        let fault = cudarc::driver::sys::CUresult::CUDA_ERROR_MISALIGNED_ADDRESS as u32;
+        assert_eq!(Some(misaligned), of_fault(fault));
+        assert_eq!(misaligned, Verdict::Misaligned);
+        let cases = [
+            (DiagnosticKind::Deadlock, Verdict::Hang),
+            (DiagnosticKind::WarpSyncDeadlock, Verdict::BadMask),
+            (DiagnosticKind::Trap, Verdict::Crashed),
+            (DiagnosticKind::SharedRace, Verdict::Race),
+        ];
+        for (kind, verdict) in cases {
+            assert_eq!(
+                describe_backend_error(&stopped(kind)),
+                (verdict, "stopped".into())
+            );
         }
     }
 
