@@ -37,3 +37,26 @@ pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String
             .to_string()
     })
 }
+
+/// How many elements of `name` came out right where the rest came back exactly as they went in,
+/// and those are whole blocks of `block` threads: the kernel ran on a grid rounded down, and no
+/// thread computed the tail. None otherwise.
+pub fn whole_blocks_computed(
+    case: &HostCase,
+    name: &str,
+    actual: &HostData,
+    block: usize,
+) -> Option<usize> {
+    let (Some(HostData::F32(want)), Some(HostData::F32(input)), HostData::F32(got)) =
+        (case.expected(name), case.input(name), actual)
+    else {
+        return None;
+    };
+    let covered = want.len() / block * block;
+    (covered < want.len()
+        && got.len() == want.len()
+        && got[..covered] == want[..covered]
+        && got[covered..] == input[covered..]
+        && want[covered..] != input[covered..])
+        .then_some(covered)
+}

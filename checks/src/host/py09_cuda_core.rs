@@ -18,19 +18,11 @@ pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String
     if let Some(cause) = super::ex25_first_program::diagnose(case, name, actual) {
         return Some(cause);
     }
-    let (Some(HostData::F32(want)), Some(HostData::F32(y)), HostData::F32(got)) =
-        (case.expected(name), case.input("y"), actual)
-    else {
-        return None;
-    };
-    let covered = want.len() / BLOCK * BLOCK;
-    let short =
-        covered < want.len() && got[..covered] == want[..covered] && got[covered..] == y[covered..];
-    short.then(|| {
-        format!(
-            "the first {covered} elements are right and the last {} were never computed: the \
-             grid has n / {BLOCK} blocks, rounded down; round up, (n + {BLOCK} - 1) // {BLOCK}",
-            want.len() - covered
-        )
-    })
+    let covered = super::ex25_first_program::whole_blocks_computed(case, name, actual, BLOCK)?;
+    let n = actual.len();
+    Some(format!(
+        "the first {covered} elements are right and the last {} were never computed: the grid \
+         has n / {BLOCK} blocks, rounded down; round up, (n + {BLOCK} - 1) // {BLOCK}",
+        n - covered
+    ))
 }

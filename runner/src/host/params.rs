@@ -1,6 +1,7 @@
-//! A kernel parameter's name in a whole program's source, from the number the simulator gives it
-//! (the PTX parameter's): a diagnostic in a program's kernel then names `counts`, as a kernel
-//! exercise's names its buffer, rather than "one of the kernel's arrays".
+//! A kernel's arrays by the names a whole program's source gives them, from what the simulator
+//! knows them by (a PTX parameter's number, Numba's `_cudapy_smem_1`): a diagnostic in a
+//! program's kernel then names `counts` or `tile`, as a kernel exercise's names its buffer,
+//! rather than "one of the kernel's arrays".
 //!
 //! A CUDA C++ kernel has one PTX parameter per source parameter. Numba passes each argument as
 //! the fields of its data model, one PTX parameter each: an array of `ndim` dimensions as its
@@ -11,29 +12,77 @@
 use super::record::Launch;
 use crate::checker::verdict::named_element;
 
-/// The words for the array a race on global memory touched, through a kernel parameter:
-/// "element 15 of `counts`", by the name the kernel's source (the file of the diagnostic's line)
-/// gives the parameter. A Numba kernel's array is "one of the kernel's arrays" where the
-/// source cannot say: the simulator's parameter number counts Numba's fields, not the Python
-/// function's parameters. None keeps the simulator's own words.
+/// The words for the array a race touched, by the names the kernel's source (the file of the
+/// diagnostic's line) gives it: "element 15 of `counts`" for a kernel parameter; "`tile` (byte
+/// 132 of it)" for a Numba shared array, which the PTX knows as `_cudapy_smem_1`. A Numba
+/// kernel's global array is "one of the kernel's arrays" where the source cannot say: the
+/// simulator's parameter number counts Numba's fields, not the Python function's parameters.
+/// None keeps the simulator's own words.
 pub fn race_array_words(launch: &Launch, d: &sim::Diagnostic, python: bool) -> Option<String> {
-    let sim::RacePlace::Global {
-        argument: Some(argument),
-        element,
-        ..
-    } = &d.race.as_deref()?.place
-    else {
-        return None;
-    };
-    let named = d
-        .location
-        .as_ref()
-        .and_then(|l| std::fs::read_to_string(&l.file).ok())
-        .and_then(|source| parameter_name(&launch.kernel, &source, *argument, python));
-    match named {
-        Some(name) => Some(named_element(*element, &format!("`{name}`"))),
-        None if python => Some(named_element(*element, "one of the kernel's arrays")),
-        None => None,
+    let location = d.location.as_ref();
+    let source = || location.and_then(|l| std::fs::read_to_string(&l.file).ok());
+    match &d.race.as_deref()?.place {
+        sim::RacePlace::Global {
+            argument: Some(argument),
+            element,
+            ..
+        } => {
+            let named = source()
+                .and_then(|source| parameter_name(&launch.kernel, &source, *argument, python));
+            match named {
+                Some(name) => Some(named_element(*element, &format!("`{name}`"))),
+                None if python => Some(named_element(*element, "one of the kernel's arrays")),
+                None => None,
+            }
+        }
+        sim::RacePlace::Shared {
+            variable: Some(variable),
+            byte,
+        } if python && variable.starts_with(NUMBA_SHARED_PREFIX) => {
+            let line = location?.line;
+            let name = numba_shared_array_at(&source()?, line)?;
+            Some(format!("`{name}` (byte {byte} of it)"))
+        }
+        _ => None,
+    }
+}
+
+/// How Numba names a `cuda.shared.array` in the PTX (`_cudapy_smem_1`), numbered across the
+/// whole program rather than the kernel.
+const NUMBA_SHARED_PREFIX: &str = "_cudapy_smem";
+
+/// The one shared array (a name assigned `cuda.shared.array(...)` in `source`) that line `line`
+/// subscripts. None where it subscripts none of them, or several.
+fn numba_shared_array_at(source: &str, line: u32) -> Option<String> {
+    let shared: Vec<&str> = source
+        .lines()
+        .filter_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            let value = value.trim_start();
+            (value.starts_with("cuda.shared.array(")
+                || value.starts_with("numba.cuda.shared.array("))
+            .then(|| name.trim())
+            .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        })
+        .collect();
+    let text = source
+        .lines()
+        .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let mut subscripted: Vec<&str> = shared
+        .into_iter()
+        .filter(|name| {
+            text.match_indices(name).any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let word_start =
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+                word_start && text[at + name.len()..].trim_start().starts_with('[')
+            })
+        })
+        .collect();
+    subscripted.dedup();
+    match subscripted.as_slice() {
+        [one] => Some(one.to_string()),
+        _ => None,
     }
 }
 
@@ -315,6 +364,18 @@ mod tests {
         // A definition whose parameters disagree with the mangled types names nothing.
         let other = "def histogram(x):\n    pass\n";
         assert_eq!(parameter_name(HISTOGRAM, other, 11, true), None);
+    }
+
+    #[test]
+    fn a_numba_shared_array_is_named_by_the_line_that_subscripts_it() {
+        let source = "def k(a, out):\n    tile = cuda.shared.array((32, 33), float32)\n    \
+                      other = cuda.shared.array(32, float32)\n    tile[ty, tx] = a[row, col]\n    \
+                      out[i] = tile[tx, ty] + other[tx]\n";
+        assert_eq!(numba_shared_array_at(source, 4).as_deref(), Some("tile"));
+        // Two shared arrays on one line: which one raced is not known from the line.
+        assert_eq!(numba_shared_array_at(source, 5), None);
+        assert_eq!(numba_shared_array_at(source, 1), None);
+        assert_eq!(numba_shared_array_at(source, 99), None);
     }
 
     #[test]

@@ -1,0 +1,62 @@
+"""A py08 mistake: the write to out is not guarded, so a partial tile writes past out's end.
+
+Exercise py08: coalescing and bank conflicts, a transpose through shared memory.
+
+Global memory is read and written in 32-byte sectors. A warp's 32 threads reading 32
+neighbouring float32s touch 4 sectors, one request's worth; the same threads reading down a
+column of a row-major matrix touch 32 sectors, 8 times the traffic. A transpose reads rows and
+writes columns, so written plainly (out[col, row] = a[row, col]) one side of it is strided.
+
+Through a tile in shared memory both sides are rows: a block reads a TILE x TILE tile of a along
+its rows into the tile, waits, and writes the tile's columns along the rows of out. Reading a
+column of the tile is cheap only if its elements lie in different banks: shared memory has 32
+banks, 4-byte word w in bank w % 32, and a warp's accesses to one bank queue up (a bank
+conflict). With rows of TILE = 32 float32s, a whole column of the tile is in one bank.
+
+Finish `transpose(a, out)`: out[c, r] = a[r, c], for a matrix of any shape, with no bank
+conflicts and at most 4 sectors per request in global memory (the simulator counts both).
+"""
+
+import hostkit
+from numba import cuda, float32
+
+task = hostkit.Task.open()
+rows = task.param("rows")
+cols = task.param("cols")
+a = task.read("a").reshape(rows, cols)
+
+TILE = 32
+# The shape of a shared array must be constant when Numba compiles the kernel: a global is, an
+# expression inside the kernel (TILE + 1) is not.
+PADDED = TILE + 1
+
+
+# lineinfo=True keeps the Python lines in the kernel, so the report can say which line costs.
+@cuda.jit(lineinfo=True)
+def transpose(a, out):
+    # TODO: a tile of float32 in shared memory, shaped so that the TILE elements of any of its
+    # columns fall in TILE different banks.
+    # One float32 more than TILE per row moves each row one bank along, so a column of the tile
+    # runs through all 32 banks.
+    tile = cuda.shared.array((TILE, PADDED), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    # The block's tile of a: neighbouring threads (tx) read neighbouring columns of one row.
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    if row < a.shape[0] and col < a.shape[1]:
+        tile[ty, tx] = a[row, col]
+    # TODO: wait until the whole tile is written before any thread reads another's element.
+    cuda.syncthreads()
+    # The same tile of out, which is a's columns as rows: again tx runs along a row, of out.
+    row = cuda.blockIdx.x * TILE + ty
+    col = cuda.blockIdx.y * TILE + tx
+    # TODO: inside out, out[row, col] is a[col, row]: find it in the tile.
+    out[row, col] = tile[tx, ty]
+
+
+device_a = cuda.to_device(a)
+device_out = cuda.device_array((cols, rows), dtype=a.dtype)
+blocks = ((cols + TILE - 1) // TILE, (rows + TILE - 1) // TILE)
+transpose[blocks, (TILE, TILE)](device_a, device_out)
+task.write("out", device_out.copy_to_host().ravel())
