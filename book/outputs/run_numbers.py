@@ -53,7 +53,8 @@ PROGRAMS = {
 
 
 # What the Python track's pages quote from the checks of its mistakes (runner/tests/fixtures/host,
-# the fixtures runner/tests/host.rs checks): name, then the exercise and the program checked.
+# the fixtures runner/tests/host.rs checks, or a path from the repository's root: the catalogue's
+# checks/mistakes): name, then the exercise and the program checked.
 CHECKS = {
     "py02_numpy_each_launch": ("py02", "py02_numpy_each_launch.py"),
     "py03_no_loop": ("py03", "py03_no_loop.py"),
@@ -74,6 +75,9 @@ CHECKS = {
     "py15_no_halo": ("py15", "py15_no_halo.py"),
     "py16_one_stream": ("py16", "py16_one_stream.py"),
     "py16_no_events": ("py16", "py16_no_events.py"),
+    "py10_inline_loop": ("py10", "checks/mistakes/py10/inline_loop.py"),
+    "py13_atomic_per_thread": ("py13", "checks/mistakes/py13/atomic_per_thread.py"),
+    "py14_serial_scan": ("py14", "checks/mistakes/py14/serial_scan.py"),
 }
 
 # Exercises whose passing check a page quotes figures of, by id: their solution is checked in the
@@ -89,6 +93,9 @@ TARGETS = {
     "global load sectors": "load_sectors",
     "times measured with a pair of events": "events",
     "copy time overlapped": "copy_hidden",
+    "global atomics per block": "atomics_per_block",
+    "memory requests of the kernels": "memory_requests",
+    "device functions the kernel calls": "device_calls",
 }
 
 
@@ -122,8 +129,10 @@ def record_of(runner: list[str], repo: Path, program: list[str]) -> dict:
 
 
 def report_of(runner: list[str], repo: Path, exercise: str, fixture: str) -> dict:
-    """The check of a host mistake fixture (runner/tests/fixtures/host/FIXTURE)."""
-    return check_report(runner, repo, exercise, f"runner/tests/fixtures/host/{fixture}")
+    """The check of a host mistake fixture (runner/tests/fixtures/host/FIXTURE, or FIXTURE where it
+    names a folder)."""
+    path = fixture if "/" in fixture else f"runner/tests/fixtures/host/{fixture}"
+    return check_report(runner, repo, exercise, path)
 
 
 def check_report(runner: list[str], repo: Path, exercise: str, file: str,

@@ -38,6 +38,29 @@ pub struct Exercise {
     /// its script, and `entries` the kernels it must launch.
     #[serde(default)]
     pub host: Option<HostSpec>,
+    /// How a host exercise's kernels must do their work, where right outputs and the driver's
+    /// copies do not show it (see `host::technique`).
+    #[serde(default)]
+    pub technique: Technique,
+}
+
+/// Goals on how an exercise's kernels are written: the lesson's technique, which a right answer
+/// reached another way does not meet.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Technique {
+    /// In the simulator: global atomic instructions (a warp's is one) of the exercise's kernels
+    /// per block launched, largest case, at most: one thread of a block adds the block's result,
+    /// not every thread its own.
+    pub max_global_atomics_per_block: Option<f64>,
+    /// In the simulator: global and shared-memory load and store instructions (requests) of the
+    /// exercise's kernels on the largest case, at most (the solution's with a margin): a loop in
+    /// which one thread walks the elements one after another takes one for each.
+    pub max_memory_requests: Option<u64>,
+    /// The exercise's kernels call at least one `@cuda.jit(device=True)` function of the
+    /// program, as Python's parser reads its source (Python exercises).
+    #[serde(default)]
+    pub kernel_calls_device_function: bool,
 }
 
 impl Exercise {

@@ -12,9 +12,10 @@ pub mod record;
 pub mod report;
 pub mod summary;
 mod targets;
+mod technique;
 mod words;
 
-use crate::cli::BackendChoice;
+use crate::backend::BackendChoice;
 use crate::course::{Course, Exercise};
 use crate::driver_env::{Backend, DriverEnv};
 use crate::report::Verdict;
@@ -121,7 +122,13 @@ pub fn check(
         report.record = run.record.clone().or(report.record.take());
         runs.push(run);
     }
-    judge_program(exercise, &runs, &mut report);
+    // A Python program's source is read for the device functions its kernels call.
+    let python = exercise
+        .is_python()
+        .then(|| crate::driver_env::course_python(Some(course)))
+        .flatten();
+    let program = python.as_deref().map(|python| (python, path));
+    judge_program(exercise, &runs, &mut report, program)?;
     if untouched && !report.passed() {
         report.verdict = Verdict::NotDone;
     }
@@ -129,8 +136,15 @@ pub fn check(
     Ok(report)
 }
 
-/// The record-based findings: named mistakes and targets, over the runs whose outputs were right.
-fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostReport) {
+/// The record-based findings: named mistakes and targets, over the runs whose outputs were right;
+/// and the technique's targets, on the largest right run and the `program`'s source (with the
+/// Python that reads it).
+fn judge_program(
+    exercise: &Exercise,
+    runs: &[execute::Run],
+    report: &mut HostReport,
+    program: Option<(&Path, &Path)>,
+) -> anyhow::Result<()> {
     let right: Vec<&execute::Run> = runs
         .iter()
         .zip(&report.cases)
@@ -138,7 +152,7 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
         .map(|(run, _)| run)
         .collect();
     if right.is_empty() {
-        return;
+        return Ok(());
     }
     report.mistakes = judge::mistakes(exercise, &right);
     report.targets = targets::targets(
@@ -146,6 +160,13 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
         &exercise.entries,
         &right,
     );
+    let last = right.last().and_then(|run| run.record.as_ref());
+    report.targets.extend(technique::targets(
+        &exercise.technique,
+        &exercise.entries,
+        last,
+        program,
+    )?);
     let missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
     if report.verdict == Verdict::Passed && missed {
         report.verdict = if !judge::unlaunched_kernels(exercise, &right).is_empty() {
@@ -154,6 +175,7 @@ fn judge_program(exercise: &Exercise, runs: &[execute::Run], report: &mut HostRe
             Verdict::TargetsMissed
         };
     }
+    Ok(())
 }
 
 fn summary(report: &HostReport) -> String {

@@ -2,28 +2,9 @@
 # The Python track (pyNN) on a GPU with real numba-cuda: each solution checked with
 # `runner check --backend gpu` (NVIDIA's driver behind the course's library in pass-through mode)
 # and `--backend sim`, with the machine's python3 and numba-cuda carried as wheels.
-# Carry .whl (numba, numba-cuda, cuda-bindings, cuda-pathfinder wheels for Python 3.12 and
-# llvmlite.tar.xz, llvmlite unpacked and packed again: its wheel alone is near the carry limit)
-# and target/gpu-py (runner.xz and libsimcuda.so.xz: stripped, compressed).
+# Carry .whl and target/gpu-py (or the folder named by $carry): see python-env.sh.
 # Writes $OUT/python-track.md (kept in scripts/gpu/results/).
-source "$(dirname "$0")/env.sh"
-if [ -d .whl ]; then
-    mkdir -p /tmp/site && tar -xJf .whl/llvmlite.tar.xz -C /tmp/site &&
-        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-            --target /tmp/site .whl/*.whl || exit 1
-fi
-# numba-cuda 0.30.4 registers an overload for np.row_stack, which numpy 2.5 (the machine's) no
-# longer has; numpy 2.4's wheel does not fit beside llvmlite in one carry. np.vstack is what
-# row_stack was, so a .pth file in the machine's site-packages restores the name at every start
-# (a sitecustomize on PYTHONPATH would be shadowed by the course's own, hostkit/python's).
-echo 'import numpy; numpy.row_stack = getattr(numpy, "row_stack", numpy.vstack)' \
-    >"$(python3 -c 'import site; print(site.getsitepackages()[0])')/zz_numpy_row_stack.pth"
-export PYTHONPATH=/tmp/site CUDA_HOME=/usr/local/cuda RUNNER_CUDA_PYTHON=$(command -v python3)
-python3 -c 'import numba, numba.cuda, numpy; print("numba", numba.__version__, "numpy", numpy.__version__)'
-carry=target/gpu-py
-for f in runner libsimcuda.so; do [ -f "$carry/$f" ] || xz -dk "$carry/$f.xz"; done
-chmod +x "$carry/runner"
-R=$carry/runner
+source "$(dirname "$0")/python-env.sh"
 {
     echo "| exercise | gpu | sim | gpu s | sim s | copies in/out gpu | copies in/out sim |"
     echo "|---|---|---|---|---|---|---|"
@@ -79,11 +60,17 @@ said += [m[:160] for m in d["mistakes"]][:1]
 said += [t["name"] + ": " + t["got"][:80] for t in d["targets"] if not t["met"]]
 print(f"| {name} | {d['verdict']} | {'; '.join(said)} |")
 PY
-for f in runner/tests/fixtures/host/py*_*.py; do
-    id=$(basename "$f"); id=${id%%_*}
+# The fixtures (named pyNN_*.py), the catalogue's (checks/mistakes/pyNN/*.py) and each exercise
+# as handed out (a row named exercises/...: it must not pass).
+for f in runner/tests/fixtures/host/py*_*.py checks/mistakes/py*/*.py exercises/py*_*/*.py; do
+    case $f in
+    checks/*) id=$(basename "$(dirname "$f")"); name=$id/$(basename "$f") ;;
+    exercises/*) id=$(basename "$(dirname "$f")"); id=${id%%_*}; name=$f ;;
+    *) id=$(basename "$f"); id=${id%%_*}; name=$(basename "$f") ;;
+    esac
     selected "$id" || continue
     timeout 300 $R check "$id" --file "$f" --backend gpu --json 2>/dev/null |
-        python3 /tmp/mistake_row.py "$(basename "$f")" >>"$OUT/python-mistakes.md"
+        python3 /tmp/mistake_row.py "$name" >>"$OUT/python-mistakes.md"
 done
 cat "$OUT/python-track.md" "$OUT/python-mistakes.md"
 for id in $(ls "$OUT" | grep -o '^py[0-9]*-gpu' | sort -u); do grep -h "problem\|Error" "$OUT/$id.json" "$OUT/$id.err" 2>/dev/null | head -3; done

@@ -13,7 +13,8 @@ pub fn transform(mut x: f32, rounds: u32) -> f32 {
     x
 }
 
-fn case(name: &str, n: usize, chunks: usize, rng: &mut Rng) -> HostCase {
+/// A signal of `n` values in `chunks` pieces, with the transform's result as the reference.
+pub(super) fn case(name: &str, n: usize, chunks: usize, rng: &mut Rng) -> HostCase {
     const ROUNDS: u32 = 8;
     let signal = rng.vec_f32(n, -4.0, 4.0);
     let want = signal.iter().map(|&x| transform(x, ROUNDS)).collect();

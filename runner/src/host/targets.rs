@@ -29,7 +29,7 @@ fn target(
 }
 
 /// The note of a simulator figure that a launch on a GPU does not give.
-const SKIPPED_ON_GPU: &str =
+pub(super) const SKIPPED_ON_GPU: &str =
     "skipped: the kernel ran on a GPU, and only the simulator counts these";
 
 /// The exercise's targets on the runs' records; copy overlap on the last (largest) case only,
@@ -143,13 +143,16 @@ fn load_sectors_target(max: u64, entries: &[String], last: Option<&Record>) -> O
 }
 
 /// The simulator's figures of the launches of `entries`' kernels, added up, and per source line.
-struct KernelFigures {
-    total: sim::Figures,
-    lines: Vec<sim::LineFigures>,
+pub(super) struct KernelFigures {
+    pub(super) total: sim::Figures,
+    pub(super) lines: Vec<sim::LineFigures>,
 }
 
 /// None when no such kernel was launched; `Some(None)` when one ran on a GPU (no figures).
-fn kernel_figures(entries: &[String], records: &[&Record]) -> Option<Option<KernelFigures>> {
+pub(super) fn kernel_figures(
+    entries: &[String],
+    records: &[&Record],
+) -> Option<Option<KernelFigures>> {
     let launches: Vec<_> = records
         .iter()
         .flat_map(|r| &r.launches)
@@ -193,7 +196,7 @@ fn sectors_per_request(f: &sim::Figures) -> f64 {
 
 /// `, most on line 51 of transpose.py (32.0 sectors per request)`: the line whose `cost` is
 /// highest, shown by `show`, where the kernel has line information.
-fn costliest_line(
+pub(super) fn costliest_line(
     lines: &[sim::LineFigures],
     cost: impl Fn(&sim::Figures) -> f64,
     show: impl Fn(f64) -> String,
