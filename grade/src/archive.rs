@@ -121,7 +121,7 @@ pub fn extract(
         Kind::Zip => reader.zip(archive)?,
         Kind::Tar(compression) => reader.tar(archive, compression)?,
         Kind::SevenZip => reader.seven_zip(archive)?,
-        Kind::Folder | Kind::File | Kind::Unreadable(_) => {
+        Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_) => {
             return Err(Refusal::Unreadable {
                 archive: reader.name,
                 kind: kind.name(),

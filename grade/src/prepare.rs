@@ -109,7 +109,7 @@ pub fn stage(
                 _ => tree,
             }
         }
-        Kind::File => lone_file(submission, exercises, work, limits)?,
+        Kind::File | Kind::Files => uploads(submission, exercises, work, limits)?,
         Kind::Unreadable(format) => {
             return Err(super::submissions::unreadable_reason(
                 &submission.name,
@@ -194,9 +194,10 @@ fn file_name(path: &Path) -> String {
         .into_owned()
 }
 
-/// A submission that is one file, copied alone into a folder under `work`, as a tree: its name
-/// tells its exercise, as any file's does (`kernels`).
-fn lone_file(
+/// A submission of files handed in alone (one, or a student's uploads in a flat export), copied
+/// into a folder under `work` by the names they were uploaded as, as a tree: their names tell
+/// their exercises, as any file's does (`kernels`), and a renamed one is named in its cell.
+fn uploads(
     submission: &Submission,
     exercises: &[Exercise],
     work: &Path,
@@ -204,17 +205,24 @@ fn lone_file(
 ) -> Result<Tree, String> {
     let dest = work.join("extract").join(&submission.id);
     std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
-    let bytes = runner::pristine::read_regular(&submission.path)
-        .map_err(|e| format!("{} cannot be read: {e}", submission.name))?;
-    if bytes.len() as u64 > limits.max_file_bytes {
-        return Err(format!(
-            "{} is larger than the {} KiB a kernel file may be",
-            submission.name,
-            limits.max_file_bytes / 1024
-        ));
+    for (path, uploaded_as) in submission.uploads() {
+        let shown = file_name(&path);
+        let bytes = runner::pristine::read_regular(&path)
+            .map_err(|e| format!("{shown} cannot be read: {e}"))?;
+        if bytes.len() as u64 > limits.max_file_bytes {
+            return Err(format!(
+                "{shown} is larger than the {} KiB a kernel file may be",
+                limits.max_file_bytes / 1024
+            ));
+        }
+        // Two uploads of one name (not seen in one platform's export): the second keeps the
+        // export's name, so neither is lost.
+        let mut copy = dest.join(&uploaded_as);
+        if copy.exists() {
+            copy = dest.join(&shown);
+        }
+        std::fs::write(&copy, bytes).map_err(|e| format!("cannot copy {shown}: {e}"))?;
     }
-    std::fs::write(dest.join(&submission.name), bytes)
-        .map_err(|e| format!("cannot copy {}: {e}", submission.name))?;
     Tree::walk(&dest, exercises, Vec::new()).map_err(|why| format!("{} {why}", submission.name))
 }
 

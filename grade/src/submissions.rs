@@ -2,7 +2,10 @@
 //! `.tar.bz2`, `.7z`) in the submissions folder, each with an id safe to use in file names, and
 //! the deterministic slice of them a shard grades. An archive of a kind the grader cannot read
 //! (`.rar`) is a submission too, refused with the reason, so it is in every output; so is a lone
-//! program file (`ann_vector_add.cu`, as some learning platforms export one upload each).
+//! program file (`ann_vector_add.cu`, as some learning platforms export one upload each), and so
+//! are a flat export's uploads, one submission per student (`flat_export`).
+
+pub mod flat_export;
 
 use anyhow::Context;
 use std::collections::BTreeMap;
@@ -13,6 +16,9 @@ pub enum Kind {
     Folder,
     /// One source file (`.cu`, `.rs`, `.py`), the whole submission.
     File,
+    /// One student's source files in a flat export (`flat_export`): `path` is the first of
+    /// them, [`Submission::uploads`] lists them all.
+    Files,
     Zip,
     Tar(Compression),
     SevenZip,
@@ -35,6 +41,7 @@ impl Kind {
         match self {
             Kind::Folder => "folder",
             Kind::File => "file",
+            Kind::Files => "files",
             Kind::Zip => "zip",
             Kind::Tar(Compression::None) => "tar",
             Kind::Tar(Compression::Gzip) => "tar.gz",
@@ -47,7 +54,10 @@ impl Kind {
 
     /// Whether the grader reads files out of it.
     pub fn is_readable_archive(self) -> bool {
-        !matches!(self, Kind::Folder | Kind::File | Kind::Unreadable(_))
+        !matches!(
+            self,
+            Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_)
+        )
     }
 }
 
@@ -95,6 +105,79 @@ pub struct Submission {
     pub name: String,
     pub path: PathBuf,
     pub kind: Kind,
+}
+
+impl Submission {
+    /// The source files a lone file or a flat export's submission is made of (none for a
+    /// folder or an archive), each with the name it was uploaded as.
+    pub fn uploads(&self) -> Vec<(PathBuf, String)> {
+        let name_of = |path: &Path| {
+            path.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        };
+        match self.kind {
+            Kind::File => vec![(self.path.clone(), self.name.clone())],
+            Kind::Files => flat_export::members(&self.path, is_source_file)
+                .into_iter()
+                .map(|path| {
+                    let name = name_of(&path);
+                    let original =
+                        flat_export::parse(&name).map_or(name.clone(), |u| u.original.into());
+                    (path, original)
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Whether a file at the top of the submissions folder is a source file handed in alone.
+fn is_source_file(name: &str) -> bool {
+    matches!(kind_and_stem(name, false), Some((Kind::File, _)))
+}
+
+/// A flat export's source files (`flat_export`) as one entry per student, its name the
+/// student's and user id and its path the first upload; an archive in the export under the
+/// student's name (its id); other entries as they are. Entries are (stem, name on disk, path,
+/// kind).
+fn gather_flat_export(
+    found: Vec<(String, String, PathBuf, Kind)>,
+) -> Vec<(String, String, PathBuf, Kind)> {
+    let mut students: BTreeMap<(String, String), (String, PathBuf)> = BTreeMap::new();
+    let mut rest = Vec::new();
+    for mut entry in found {
+        let upload = (entry.3 != Kind::Folder)
+            .then(|| flat_export::parse(&entry.1))
+            .flatten();
+        let Some(upload) = upload else {
+            rest.push(entry);
+            continue;
+        };
+        if entry.3 != Kind::File {
+            // An archive in the export: its own submission, under the student's name.
+            entry.0 = upload.student.to_string();
+            rest.push(entry);
+            continue;
+        }
+        let key = (upload.student.to_string(), upload.user_id.to_string());
+        let path = entry.2.clone();
+        students
+            .entry(key)
+            .and_modify(|(_, first)| {
+                if path < *first {
+                    *first = path.clone();
+                }
+            })
+            .or_insert_with(|| (upload.submission_name(), entry.2));
+    }
+    rest.extend(
+        students
+            .into_iter()
+            .map(|((student, _), (name, first))| (student, name, first, Kind::Files)),
+    );
+    rest
 }
 
 /// What the folder holds: the submissions, sorted by id, and the entries that are none.
@@ -182,6 +265,7 @@ pub fn discover(dir: &Path) -> anyhow::Result<Class> {
         };
         found.push((stem.to_string(), name, path, kind));
     }
+    let found = gather_flat_export(found);
     let keys: Vec<(&str, &str)> = found
         .iter()
         .map(|(stem, name, ..)| (stem.as_str(), name.as_str()))
@@ -314,6 +398,43 @@ mod tests {
             2,
             "a folder and an archive of one name are both graded"
         );
+    }
+
+    #[test]
+    fn a_flat_export_is_one_submission_per_student_with_all_their_uploads() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "doe_jane_11_90_vector_add.cu",
+            "doe_jane_11_90_histogram (1).cu",
+            "doe_jane_12_91_vector_add.cu",
+            "doe_jane_11_90_work.zip",
+            "ann_vector_add.cu",
+        ] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let mut class = discover(dir.path()).unwrap().submissions;
+        class.sort_by(|a, b| a.name.cmp(&b.name));
+        let found: Vec<_> = class.iter().map(|s| (s.name.as_str(), s.kind)).collect();
+        assert_eq!(
+            found,
+            [
+                ("ann_vector_add.cu", Kind::File),
+                ("doe_jane_11", Kind::Files),
+                ("doe_jane_11_90_work.zip", Kind::Zip),
+                ("doe_jane_12", Kind::Files),
+            ]
+        );
+        let uploads: Vec<_> = class[1]
+            .uploads()
+            .into_iter()
+            .map(|(_, uploaded_as)| uploaded_as)
+            .collect();
+        assert_eq!(uploads, ["histogram (1).cu", "vector_add.cu"]);
+        // Three submissions of students named doe_jane: the archive too is hers.
+        for doe in &class[1..] {
+            assert!(doe.id.starts_with("doe_jane-"), "{}", doe.id);
+        }
+        assert_ne!(class[1].id, class[3].id);
     }
 
     #[test]

@@ -139,6 +139,76 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
 }
 
 #[test]
+fn a_flat_export_is_graded_one_submission_per_student_naming_renamed_files() {
+    const K08: &str = "08_histogram/histogram.cu";
+    let course = TestCourse::new();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    // Canvas's "Download submissions": every upload flat in one folder, named
+    // <student>_<user id>_<submission id>_<file as uploaded>, `LATE` after a late one's name.
+    put(
+        &class.join("doe_jane_1001_5001_vector_add.cu"),
+        &solution(K02),
+    );
+    put(
+        &class.join("doe_jane_1001_5001_histogram (1).cu"),
+        &solution(K08),
+    );
+    put(
+        &class.join("roe_rick_LATE_1002_5002_vector_add-1.cu"),
+        &solution(K02),
+    );
+    put(
+        &class.join("roe_rick_LATE_1002_5002_histogram.cu"),
+        &exercise(K08),
+    );
+    // Two students of one name, told apart by their user ids.
+    put(
+        &class.join("lee_kim_1003_5003_vector_add.cu"),
+        &exercise(K02),
+    );
+    put(
+        &class.join("lee_kim_1004_5004_vector_add.cu"),
+        &solution(K02),
+    );
+    let out = work.path().join("grades");
+    let run = grade(&course, &class, &out, &["--exercises", "02,08"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let cells = cells(&out);
+    let students: std::collections::BTreeSet<&str> =
+        cells.keys().map(|(who, _)| who.as_str()).collect();
+    assert_eq!(students.len(), 4, "{students:?}");
+    let (status, message) = cell(&cells, "doe_jane", "02");
+    assert_eq!(status, "passed", "{message}");
+    assert!(!message.contains("Graded "), "{message}");
+    for (who, id, status, file) in [
+        ("doe_jane", "08", "passed", "histogram (1).cu"),
+        ("roe_rick", "02", "passed", "vector_add-1.cu"),
+    ] {
+        let (got, message) = cell(&cells, who, id);
+        assert_eq!(got, status, "{who} {id}: {message}");
+        let exercise_file = if id == "02" { K02 } else { K08 };
+        assert!(
+            message.contains(&format!("Graded {file}, taken as {exercise_file}")),
+            "{who} {id}: {message}"
+        );
+    }
+    assert_eq!(cell(&cells, "roe_rick", "08").0, "not_done");
+    let mut lees: Vec<String> = cells
+        .iter()
+        .filter(|((who, id), _)| who.starts_with("lee_kim-") && id == "02")
+        .map(|(_, (status, _))| status.clone())
+        .collect();
+    lees.sort();
+    assert_eq!(lees, ["not_done", "passed"]);
+    let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    assert!(
+        gradebook.contains("lee_kim_1003") && gradebook.contains("lee_kim_1004"),
+        "{gradebook}"
+    );
+}
+
+#[test]
 fn a_lone_python_file_is_graded_as_the_one_python_exercise_of_the_assignment() {
     let course = TestCourse::new();
     let work = tempfile::tempdir().unwrap();
