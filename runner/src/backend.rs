@@ -1,8 +1,11 @@
 //! What a check needs from a device, as one trait with two implementations: `cuda` (a real GPU,
 //! through cudarc; the only module with unsafe launch code) and `sim` (the PTX simulator).
 
+mod choice;
 pub mod cuda;
 pub mod sim;
+
+pub use choice::{BackendArgs, BackendChoice};
 
 use crate::compile::{Image, Target};
 use std::time::Duration;

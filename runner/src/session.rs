@@ -3,7 +3,7 @@
 use crate::backend::cuda::{CudaBackend, GpuUnavailable};
 use crate::backend::sim::SimBackend;
 use crate::backend::Backend;
-use crate::cli::BackendChoice;
+use crate::backend::BackendChoice;
 use crate::compile::Compiler;
 use crate::course::Course;
 use anyhow::Context;

@@ -1,8 +1,8 @@
 //! `runner check NN`: the main verb.
 
 use crate::backend::cuda::CudaBackend;
+use crate::backend::BackendChoice;
 use crate::checker::{case_options, check_everywhere, Checker, Premade};
-use crate::cli::{BackendChoice, CheckArgs};
 use crate::course::{Course, Exercise};
 use crate::pristine;
 use crate::progress::Progress;
@@ -13,6 +13,43 @@ use colored::Colorize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// `runner check`'s arguments.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The exercise id, e.g. 03.
+    pub id: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the report as one JSON object to this file instead of printing it: stdout then
+    /// carries only what the program or kernel printed (for scripts and graders).
+    #[arg(long, value_name = "PATH", conflicts_with = "json")]
+    pub json_to: Option<PathBuf>,
+    /// The report's JSON goes to this open file: how a grader's sandbox hands the check a file
+    /// the student's code cannot name (see `runner-grade`'s sandbox). Not on the command line.
+    #[arg(skip)]
+    pub json_file: Option<std::fs::File>,
+    /// Seed of the random test inputs.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Extra problem sizes to test, beyond the exercise's own (e.g. an instructor's hidden cases),
+    /// from 1 to 1048576.
+    #[arg(long, value_delimiter = ',', value_parser = checks::parse_extra_size)]
+    pub sizes: Vec<usize>,
+    /// Check this kernel file instead of the exercise's own (e.g. a copy you are trying out).
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Write every case's outputs as raw files under this folder (to compare backends).
+    #[arg(long, hide = true)]
+    pub save_outputs: Option<PathBuf>,
+    /// For a host exercise in Rust: run this program, already built from the file, instead of
+    /// building it (on a machine without Rust, such as a GPU server).
+    #[arg(long)]
+    pub program: Option<PathBuf>,
+    #[command(flatten)]
+    pub backend: crate::backend::BackendArgs,
+}
 
 type CasesAhead = std::thread::JoinHandle<Option<Premade>>;
 

@@ -1,7 +1,7 @@
 //! `runner dev check`: for course authors and CI, everything each exercise needs.
 
+use crate::backend::BackendChoice;
 use crate::checker::Checker;
-use crate::cli::BackendChoice;
 use crate::course::{Course, Exercise};
 use crate::report::Verdict;
 use crate::session::{compiler, find_course, open_backend};

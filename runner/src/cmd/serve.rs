@@ -19,9 +19,9 @@
 
 use crate::backend::sim::SimBackend;
 use crate::backend::Backend;
+use crate::backend::BackendChoice;
 use crate::checker::check_everywhere;
 use crate::checker::{Checker, Premade};
-use crate::cli::BackendChoice;
 use crate::compile::Compiler;
 use crate::pristine;
 use crate::report::CheckReport;

@@ -6,7 +6,7 @@
 mod bench;
 mod worker;
 
-use crate::cli::BackendChoice;
+use crate::backend::BackendChoice;
 use crate::cmd::check::record;
 use crate::course::Course;
 use crate::output;

@@ -4,7 +4,7 @@
 //! each check so that every check compiles afresh, as after a real save.
 
 use super::worker::{check_limit, Worker};
-use crate::cli::BackendChoice;
+use crate::backend::BackendChoice;
 use crate::cmd::check::record;
 use crate::output;
 use crate::report::Render;

@@ -1,7 +1,7 @@
 //! The watcher's end of the worker (`runner __serve`): starting it, asking it for a check under a
 //! time limit, and noticing when it has gone.
 
-use crate::cli::BackendChoice;
+use crate::backend::BackendChoice;
 use crate::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, SUBCOMMAND};
 use crate::course::Exercise;
 use anyhow::Context;

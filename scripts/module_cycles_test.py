@@ -1,0 +1,66 @@
+"""Tests of scripts/module-cycles on crates written in a temporary folder:
+
+    python3 scripts/module_cycles_test.py
+"""
+
+import importlib.machinery
+import importlib.util
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LOADER = importlib.machinery.SourceFileLoader("module_cycles", str(HERE / "module-cycles"))
+SPEC = importlib.util.spec_from_loader("module_cycles", LOADER)
+cycles = importlib.util.module_from_spec(SPEC)
+LOADER.exec_module(cycles)
+
+
+def crate(root, files):
+    """A crate at `root` holding `files` (path under src/ -> text)."""
+    for path, text in files.items():
+        file = root / "src" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text)
+    return root
+
+
+class ModuleCycles(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.root = Path(self.folder.name)
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def test_a_circle_through_a_submodule_and_a_group_is_found_with_its_files(self):
+        root = crate(self.root / "a", {
+            "lib.rs": "mod cli; mod cmd; mod session;",
+            "cli.rs": "use crate::{cmd::run, session};",
+            "cmd.rs": "mod check;",
+            "cmd/check.rs": "use super::super::cli::Args; fn f() { crate::session::go(); }",
+            "session.rs": "",
+        })
+        edges = cycles.graph(root)
+        self.assertEqual(cycles.circles(edges), [["cli", "cmd"]])
+        self.assertEqual(edges["cmd"]["cli"], ["src/cmd/check.rs"])
+        self.assertEqual(sorted(edges["cli"]), ["cmd", "session"])
+
+    def test_comments_strings_and_tests_make_no_import(self):
+        root = crate(self.root / "b", {
+            "lib.rs": "mod a; mod b;",
+            "a.rs": "use crate::b::x;",
+            "b.rs": '//! See crate::a::y.\nconst S: &str = "crate::a::z";\n'
+                    "#[cfg(test)]\nmod tests {\n    use crate::a::y;\n}\n",
+        })
+        self.assertEqual(cycles.circles(cycles.graph(root)), [])
+
+    def test_the_exit_code_says_whether_a_circle_was_found(self):
+        circle = crate(self.root / "c", {"x.rs": "use crate::y::f;", "y.rs": "use crate::x::g;"})
+        line = crate(self.root / "d", {"x.rs": "use crate::y::f;", "y.rs": ""})
+        self.assertEqual(cycles.main([str(circle)]), 1)
+        self.assertEqual(cycles.main([str(line)]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
