@@ -136,6 +136,9 @@ pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String
                 .into(),
         );
     }
+    if let Some(said) = one_part_for_every_batch(case, got, batch, batches) {
+        return Some(said);
+    }
     let jumped_once_more = draws(states(n + 1, seed)[1..].to_vec(), per_launch, batches);
     (*got == jumped_once_more).then(|| {
         "each thread's numbers are the next thread's: thread 0's state is the seeded one, \
@@ -144,9 +147,47 @@ pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String
     })
 }
 
+/// The first batch's part of the draws holding the last batch's, and every other part as it was
+/// allocated (zeros): each launch was given the same part of the array, not its batch's.
+fn one_part_for_every_batch(
+    case: &HostCase,
+    got: &[f32],
+    batch: usize,
+    batches: usize,
+) -> Option<String> {
+    let Some(HostData::F32(want)) = case.expected("draws") else {
+        return None;
+    };
+    let last = &want[(batches - 1) * batch..];
+    (batches > 1 && got[..batch] == *last && got[batch..].iter().all(|v| *v == 0.0)).then(|| {
+        format!(
+            "the first {batch} draws are the last batch's and the other {} are 0: every launch \
+             wrote the same part of the array. Give launch b the part from b * per_batch to \
+             (b + 1) * per_batch",
+            got.len() - batch
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_batch_written_to_the_first_part_is_named() {
+        let case = &cases(&mut Rng::new(3))[1];
+        let Some(HostData::F32(want)) = case.expected("draws") else {
+            panic!("draws are f32")
+        };
+        let batch = want.len() / 3;
+        let mut got = vec![0.0f32; want.len()];
+        got[..batch].copy_from_slice(&want[2 * batch..]);
+        let said = diagnose(case, "draws", &HostData::F32(got.clone())).unwrap();
+        assert!(said.contains("every launch wrote the same part"), "{said}");
+        // The first part holding the first batch's draws is another mistake (never relaunched).
+        got[..batch].copy_from_slice(&want[..batch]);
+        assert_eq!(one_part_for_every_batch(case, &got, batch, 3), None);
+    }
 
     /// Numba-cuda 0.30.4's own values, printed with `init_xoroshiro128p_states_cpu(s, 42, 0)`
     /// on three states, then three `xoroshiro128p_uniform_float32(s, 2)`.
