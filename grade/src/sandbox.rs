@@ -14,13 +14,15 @@ pub use inside::run;
 
 use super::policy::{Cell, Policy, Setup, Trust};
 use runner::course::{Course, Exercise, Language};
+use runner::process::{self, Clock, Group, Waited, WallClock};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Descriptors handed into a sandbox are moved at or above this, clear of the grader's own.
 const FIRST_HANDED_FD: RawFd = 100;
@@ -73,37 +75,28 @@ impl Sandbox {
         solutions: BTreeMap<String, Vec<PathBuf>>,
         rust_programs: Vec<String>,
     ) -> Result<Sandbox, Unavailable> {
-        let output = Command::new(super::policy::BWRAP)
-            .args([
-                "--unshare-all",
-                "--die-with-parent",
-                "--ro-bind",
-                "/",
-                "/",
-                "--proc",
-                "/proc",
-                "--dev",
-                "/dev",
-                "--tmpfs",
-                "/tmp",
-                "true",
-            ])
-            .output();
-        match output {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::NotInstalled),
-            Err(e) => Err(Unavailable::Refused(e.to_string())),
-            Ok(o) if o.status.success() => {
-                let _ = policy.make_folders();
-                Ok(Sandbox {
-                    policy,
-                    solutions,
-                    rust_programs,
-                })
-            }
-            Ok(o) => Err(Unavailable::Refused(
-                String::from_utf8_lossy(&o.stderr).trim().to_string(),
-            )),
-        }
+        let mut trial = Command::new(super::policy::BWRAP);
+        trial.args([
+            "--unshare-all",
+            "--die-with-parent",
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "true",
+        ]);
+        try_sandbox(&mut trial, TRIAL_LIMIT, &WallClock::start())?;
+        let _ = policy.make_folders();
+        Ok(Sandbox {
+            policy,
+            solutions,
+            rust_programs,
+        })
     }
 
     /// The cell for a check of `exercise` on `kernel`: a student's unless it is the course's
@@ -197,6 +190,47 @@ pub struct Handed {
     /// The file a check writes its report to (`runner check`'s `json_file`), apart from what
     /// the kernel or program prints on stdout.
     pub report: Option<std::fs::File>,
+}
+
+/// How long bubblewrap may take to make a trial sandbox and run `true` in it.
+const TRIAL_LIMIT: Duration = Duration::from_secs(30);
+
+/// Runs `trial` (bubblewrap making a sandbox and running `true` in it) as any child of the
+/// grader is run: in a process group of its own, ended past `limit` on `clock`. Where it fails,
+/// what it said on stderr is why.
+fn try_sandbox(trial: &mut Command, limit: Duration, clock: &dyn Clock) -> Result<(), Unavailable> {
+    let refused = |e: std::io::Error| Unavailable::Refused(e.to_string());
+    let mut said = tempfile::tempfile().map_err(refused)?;
+    trial
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(said.try_clone().map_err(refused)?);
+    let mut child = match Group::spawn(trial) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Unavailable::NotInstalled)
+        }
+        Err(e) => return Err(refused(e)),
+        Ok(child) => child,
+    };
+    let pause = Duration::from_millis(20);
+    match process::wait(&mut child, limit, &|| false, clock, pause).map_err(refused)? {
+        Waited::Exited(status) if status.success() => Ok(()),
+        Waited::Exited(status) => {
+            let mut text = String::new();
+            let _ = said.seek(std::io::SeekFrom::Start(0));
+            let _ = said.take(64 << 10).read_to_string(&mut text);
+            let text = text.trim();
+            Err(Unavailable::Refused(if text.is_empty() {
+                format!("it ended with {status} and said nothing")
+            } else {
+                text.to_string()
+            }))
+        }
+        Waited::TimedOut | Waited::Cancelled => Err(Unavailable::Refused(format!(
+            "it had made no sandbox after {} s and was stopped",
+            limit.as_secs()
+        ))),
+    }
 }
 
 /// `runner COMMAND...` under `limits`, in a sandbox for `cell` where there is one, with the
@@ -308,6 +342,44 @@ pub fn staged_folder(kernel: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A clock on which the trial's time is always up.
+    struct TimeIsUp;
+
+    impl Clock for TimeIsUp {
+        fn elapsed(&self) -> Duration {
+            Duration::MAX
+        }
+        fn sleep(&self, _: Duration) {}
+    }
+
+    #[test]
+    fn a_trial_sandbox_that_fails_hangs_or_is_not_there_says_why() {
+        let limit = Duration::from_secs(30);
+        let mut refused = Command::new("sh");
+        refused.args([
+            "-c",
+            "echo 'No permissions to create new namespace' >&2; exit 1",
+        ]);
+        let why = try_sandbox(&mut refused, limit, &WallClock::start()).unwrap_err();
+        assert_eq!(
+            why.to_string(),
+            Unavailable::Refused("No permissions to create new namespace".into()).to_string()
+        );
+        let mut hangs = Command::new("sleep");
+        hangs.arg("600");
+        let why = try_sandbox(&mut hangs, limit, &TimeIsUp).unwrap_err();
+        assert!(
+            why.to_string().contains("had made no sandbox after 30 s"),
+            "{why}"
+        );
+        let mut missing = Command::new("/nonexistent/bwrap");
+        assert!(matches!(
+            try_sandbox(&mut missing, limit, &TimeIsUp),
+            Err(Unavailable::NotInstalled)
+        ));
+        assert!(try_sandbox(&mut Command::new("true"), limit, &WallClock::start()).is_ok());
+    }
 
     #[test]
     fn a_worker_is_handed_a_solution_two_exercises_share_once() {
