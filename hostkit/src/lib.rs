@@ -8,6 +8,7 @@
 //! its CPU reference. Nothing here touches CUDA: the lesson is the program's own.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -38,7 +39,9 @@ impl std::error::Error for Error {}
 pub trait Element: Copy {
     /// The file extension that names the type (`f32`, `u64`).
     const SUFFIX: &'static str;
+    /// One element from its little-endian bytes (exactly its size).
     fn from_le(bytes: &[u8]) -> Self;
+    /// Appends the element's little-endian bytes to `out`.
     fn to_le(self, out: &mut Vec<u8>);
 }
 
@@ -135,10 +138,12 @@ impl Task {
             .map_err(|e| Error(format!("cannot write {}: {e}", path.display())))
     }
 
+    /// The input array `name` as `f32`s ([`Task::read`] for one type).
     pub fn read_f32s(&self, name: &str) -> Result<Vec<f32>, Error> {
         self.read(name)
     }
 
+    /// Hands back the output array `name` as `f32`s ([`Task::write`] for one type).
     pub fn write_f32s(&self, name: &str, values: &[f32]) -> Result<(), Error> {
         self.write(name, values)
     }
