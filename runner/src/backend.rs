@@ -92,14 +92,14 @@ pub trait Backend {
         module: ModuleId,
         launch: &KernelLaunch,
     ) -> Result<LaunchDetails, BackendError>;
-    /// Runs a launch recording every store to `watch`'s elements, to say where wrong outputs
-    /// came from; None where the backend cannot (a GPU).
+    /// Runs a launch recording every store to `watch`'s elements and every step of its threads,
+    /// to say where wrong outputs came from; None where the backend cannot (a GPU).
     fn launch_watched(
         &mut self,
         _module: ModuleId,
         _launch: &KernelLaunch,
         _watch: &::sim::Watch,
-    ) -> Result<Option<Vec<::sim::ElementStores>>, BackendError> {
+    ) -> Result<Option<::sim::Watched>, BackendError> {
         Ok(None)
     }
     /// Median kernel time over `repeats` timed launches after warm-up; None where timing means

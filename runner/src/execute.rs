@@ -191,6 +191,7 @@ impl Prepared {
         Some(sim::Watch {
             elements: indices.iter().map(|&i| at(i)).collect(),
             buffers: self.buffers.iter().map(named).collect(),
+            threads: Vec::new(),
         })
     }
 

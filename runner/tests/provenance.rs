@@ -117,3 +117,84 @@ fn a_shared_memory_mistake_is_traced_through_the_tile() {
     assert!(from_tile, "{origin:#}");
     assert!(!origin["first_difference"].is_null());
 }
+
+/// The Likely line of the first failing case.
+fn likely_of(report: &Value) -> String {
+    let mut cases = report["cases"].as_array().unwrap().iter();
+    let case = cases.find(|c| !c["passed"].as_bool().unwrap()).unwrap();
+    case["mismatch"]["likely_cause"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_loop_that_stops_one_step_early_is_followed_to_where_it_parts_from_the_solution() {
+    let file = fixture("window_one_short.cu");
+    let report = check("15", &file);
+    let solution = repo_root().join("solutions/15_stencil/stencil.cu");
+    let read_line = line_of(&solution.display().to_string(), "sum += tile[t + offset]");
+    for wrong in &first_wrong(&report)[..3] {
+        let part = &wrong["origin"]["thread"];
+        assert_eq!(part["parting"], "student_stops", "{part:#}");
+        // The student's thread read the same tile elements up to its loop's end; the
+        // solution's goes on to the next one, at its line.
+        let last = &part["student_last"]["place"];
+        let next = &part["reference"]["place"];
+        assert_eq!(last["name"], "tile");
+        assert_eq!(next["name"], "tile");
+        assert_eq!(
+            next["index"].as_u64(),
+            last["index"].as_u64().map(|i| i + 1)
+        );
+        assert_eq!(part["reference"]["location"]["line"], read_line);
+        assert_eq!(
+            wrong["origin"]["reference"]["last"]["thread"],
+            part["thread"]["thread"]
+        );
+    }
+    // Every followed thread stopped where the solution's went on: the Likely line says so.
+    let likely = likely_of(&report);
+    assert!(likely.contains("stops too early"), "{likely}");
+    assert!(likely.contains("read tile["), "{likely}");
+}
+
+#[test]
+fn a_shuffle_tree_that_leaves_out_its_last_step_is_named_by_the_lanes_it_read() {
+    let file = fixture("shuffles_stop_at_two.cu");
+    let report = check("20", &file);
+    let line = line_of(&file, "MISTAKE") + 1;
+    for wrong in &first_wrong(&report)[..3] {
+        let part = &wrong["origin"]["thread"];
+        assert_eq!(part["parting"], "student_skips", "{part:#}");
+        assert_eq!(part["left_out"], 1);
+        // Lane 0 got lane 2's value last, where the solution's goes on to get lane 1's.
+        let last = &part["student_last"];
+        assert_eq!(last["place"]["space"], "lane");
+        assert_eq!(last["place"]["index"], 2);
+        assert_eq!(last["location"]["line"], line);
+        assert_eq!(part["reference"]["place"]["index"], 1);
+    }
+    let likely = likely_of(&report);
+    assert!(likely.contains("leaves out"), "{likely}");
+    assert!(likely.contains("lane 1's value"), "{likely}");
+}
+
+#[test]
+fn a_wrong_index_is_followed_to_the_first_element_read_differently() {
+    let file = fixture("b_shifted.cu");
+    let report = check("02", &file);
+    let part = &first_wrong(&report)[0]["origin"]["thread"];
+    assert_eq!(part["parting"], "place", "{part:#}");
+    assert_eq!(part["student"]["place"]["name"], "b");
+    let mine = part["student"]["place"]["index"].as_u64().unwrap();
+    let theirs = part["reference"]["place"]["index"].as_u64().unwrap();
+    assert_eq!(mine, theirs + 1);
+    assert_eq!(
+        part["student"]["location"]["line"],
+        line_of(&file, "MISTAKE")
+    );
+    // A wrong index is not a loop's end: no Likely line claims one.
+    let text = report.to_string();
+    assert!(!text.contains("stops too early"), "{text}");
+}

@@ -15,6 +15,7 @@ mod integer;
 mod memops;
 mod moves;
 mod predicates;
+mod steps;
 mod warp;
 
 use crate::ir::*;
@@ -149,6 +150,9 @@ pub(crate) fn run_warp(w: &mut Warp, cx: &mut BlockCx) -> Result<(), Box<Diagnos
         let next = if exec != 0 {
             execute(w, cx, inst, exec)?
         } else {
+            if cx.l.watch.is_some() {
+                steps::branch(w, cx, inst, 0);
+            }
             w.pc + 1
         };
         if w.active != 0 {
@@ -223,6 +227,9 @@ fn control(w: &mut Warp, cx: &mut BlockCx, inst: &Inst, exec: u32) -> Result<u32
             write_lanes(r, exec, d, |_| active);
         }
         &Op::Bra { target } => {
+            if cx.l.watch.is_some() {
+                steps::branch(w, cx, inst, exec);
+            }
             if exec == w.active {
                 next = target;
             } else {

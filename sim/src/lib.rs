@@ -41,9 +41,14 @@ mod parse;
 mod printf;
 mod report;
 
+pub use analyse::provenance::thread::{
+    thread_divergence, Access, BranchStep, MemoryStep, Parting, Step, ThreadDivergence,
+    ThreadTrace, WatchedThread, KEPT_STEPS,
+};
 pub use analyse::provenance::{
     origin_of, Closeness, Computation, Divergence, ElementOrigin, ElementStores, NamedBuffer,
-    Operand, Place, Scalar, Space, StoreEvent, Watch, WatchedElement, Writers, KEPT_STORES,
+    Operand, Place, Scalar, Space, StoreEvent, Watch, Watched, WatchedElement, Writers,
+    KEPT_STORES,
 };
 pub use error::SimError;
 pub use instructions::InstructionCounts;

@@ -1,7 +1,8 @@
 //! The simulated device: global memory, module variables, and launches (blocks spread over CPU
 //! threads, results merged in block order so they do not depend on the number of threads).
 
-use crate::analyse::provenance::{ElementStores, Watch, WatchCx};
+use crate::analyse::provenance::thread::ThreadTrace;
+use crate::analyse::provenance::{ElementStores, Watch, WatchCx, Watched};
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
 use crate::instructions::{Class, InstructionCounts};
@@ -128,23 +129,27 @@ impl Machine {
 
     /// Runs a kernel as [`Machine::launch`] does, its blocks one at a time in order, and records
     /// every store to the elements of `watch` (thread, line, value and the instruction that
-    /// computed it), one [`ElementStores`] per watched element in the watch's order. What a
-    /// check does after it finds wrong elements: a plain launch records nothing and pays nothing.
+    /// computed it), one [`ElementStores`] per watched element in the watch's order, and every
+    /// step of the watch's threads (one [`ThreadTrace`] each). What a check does after it finds
+    /// wrong elements: a plain launch records nothing and pays nothing.
     pub fn launch_watched(
         &mut self,
         module: &Module,
         launch: &Launch,
         watch: &Watch,
-    ) -> Result<(LaunchReport, Vec<ElementStores>), SimError> {
-        let (report, mut stores) = self.run(module, launch, Some(watch))?;
-        if stores.is_empty() {
-            stores = watch
+    ) -> Result<(LaunchReport, Watched), SimError> {
+        let (report, mut watched) = self.run(module, launch, Some(watch))?;
+        if watched.elements.is_empty() {
+            watched.elements = watch
                 .elements
                 .iter()
                 .map(|&e| ElementStores::new(e))
                 .collect();
         }
-        Ok((report, stores))
+        if watched.threads.is_empty() {
+            watched.threads = watch.threads.iter().map(|&t| ThreadTrace::new(t)).collect();
+        }
+        Ok((report, watched))
     }
 
     fn run(
@@ -152,7 +157,7 @@ impl Machine {
         module: &Module,
         launch: &Launch,
         watch: Option<&Watch>,
-    ) -> Result<(LaunchReport, Vec<ElementStores>), SimError> {
+    ) -> Result<(LaunchReport, Watched), SimError> {
         let prog = module.program(&launch.kernel).ok_or_else(|| {
             match module.lowering_error(&launch.kernel) {
                 Some(why) => SimError::KernelNotLowered {
@@ -273,6 +278,11 @@ impl Machine {
             .map(|o| std::mem::take(&mut o.watched))
             .find(|w| !w.is_empty())
             .unwrap_or_default();
+        let traces = outs
+            .iter_mut()
+            .map(|o| std::mem::take(&mut o.threads))
+            .find(|t| !t.is_empty())
+            .unwrap_or_default();
         let mut report = merge(prog, outs, launch.limits.max_diagnostics);
         cut_printf(&mut report.printf, l.printf_cut.load(Ordering::Relaxed));
         (
@@ -294,7 +304,13 @@ impl Machine {
             shared_loads_in_flight: statics.shared_loads_in_flight,
         };
         report.modelled = report.modelled_on(&GpuModel::h100());
-        Ok((report, stores))
+        Ok((
+            report,
+            Watched {
+                elements: stores,
+                threads: traces,
+            },
+        ))
     }
 }
 

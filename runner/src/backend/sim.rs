@@ -243,7 +243,7 @@ impl Backend for SimBackend {
         module: ModuleId,
         launch: &KernelLaunch,
         watch: &sim::Watch,
-    ) -> Result<Option<Vec<sim::ElementStores>>, BackendError> {
+    ) -> Result<Option<sim::Watched>, BackendError> {
         watch::launch(self, module, launch, watch).map(Some)
     }
 

@@ -7,6 +7,7 @@
 
 mod definition;
 mod scalar;
+pub mod thread;
 
 /// A recorded value's type: the type of the instruction that made or stored it.
 pub use crate::ir::Ty as Scalar;
@@ -18,12 +19,14 @@ use serde::{Deserialize, Serialize};
 /// Stores to one element kept in order; later ones are only counted (the last is kept apart).
 pub const KEPT_STORES: usize = 64;
 
-/// What a watched launch records: the elements to watch, and the buffers that give addresses
-/// their names (for where a loaded operand came from).
+/// What a watched launch records: the elements to watch, the buffers that give addresses their
+/// names (for where a loaded operand came from), and the threads to follow step by step.
 #[derive(Clone, Debug, Default)]
 pub struct Watch {
     pub elements: Vec<WatchedElement>,
     pub buffers: Vec<NamedBuffer>,
+    /// Threads whose every load, store and branch the launch records ([`thread::ThreadTrace`]).
+    pub threads: Vec<thread::WatchedThread>,
 }
 
 /// One output element: its device address and size.
@@ -64,6 +67,8 @@ impl Watch {
 pub enum Space {
     Global,
     Shared,
+    /// Another lane's register, read with a shuffle: `index` is the lane.
+    Lane,
 }
 
 /// Where a value was loaded from: a named buffer's element where the address lies in one.
@@ -81,6 +86,8 @@ pub struct Place {
 impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.name, self.index, self.space) {
+            (_, Some(lane), Space::Lane) => write!(f, "lane {lane}'s value"),
+            (_, None, Space::Lane) => write!(f, "another lane's value"),
             (Some(name), Some(index), _) => write!(f, "{name}[{index}]"),
             (_, _, Space::Global) => write!(f, "global memory at {:#x}", self.address),
             (_, _, Space::Shared) => write!(f, "shared memory at byte {}", self.address),
@@ -164,6 +171,14 @@ impl ElementStores {
     }
 }
 
+/// What a watched launch recorded: the stores to each watched element and the steps of each
+/// watched thread, both in the watch's order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Watched {
+    pub elements: Vec<ElementStores>,
+    pub threads: Vec<thread::ThreadTrace>,
+}
+
 /// Who wrote an element in one run: how many stores, and the last one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Writers {
@@ -199,6 +214,10 @@ pub struct ElementOrigin {
     pub reference: Option<Writers>,
     /// The first store whose value differs between the runs; `None` where the kept stores agree.
     pub first_difference: Option<Divergence>,
+    /// Where the student's run of the thread that (in the solution's run) wrote the element first
+    /// parts from the solution's run of it, step by step; set by a second watched launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<thread::ThreadDivergence>,
 }
 
 /// How close two stored floats must be to count as the same value (integers must be equal).
@@ -220,6 +239,7 @@ pub fn origin_of(
         student: Writers::of(student),
         reference: reference.map(Writers::of),
         first_difference,
+        thread: None,
     }
 }
 

@@ -118,6 +118,8 @@ pub(crate) struct WorkerOut {
     pub traffic: TrafficCounter,
     /// A watched launch's stores to each watched element (empty until the first one).
     pub watched: Vec<crate::analyse::provenance::ElementStores>,
+    /// A watched launch's steps of each watched thread (empty until the first one).
+    pub threads: Vec<crate::analyse::provenance::thread::ThreadTrace>,
 }
 
 /// A block in flight: everything an instruction may touch besides its own warp.

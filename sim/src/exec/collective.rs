@@ -121,9 +121,38 @@ pub(super) fn warp_sync_op(
     while left != 0 {
         let group = exec & masks[left.trailing_zeros() as usize];
         execute(w, inst, group);
+        if cx.l.watch.is_some() {
+            super::steps::shuffle(w, cx, inst, group);
+        }
         left &= !group;
     }
     Ok(true)
+}
+
+/// The lane whose value lane `l` of a shuffle gets (its own where the source is outside its
+/// segment), and whether the source was valid; `b` and `c` are the lane's operands.
+#[inline(always)]
+pub(super) fn shfl_source(mode: ShflMode, l: usize, b: u64, c: u64) -> (usize, bool) {
+    let lane = l as i64;
+    let bval = (b & 0xffff_ffff) as i64;
+    let cval = c as i64;
+    let seg = (cval >> 8) & 0x1f;
+    let clamp = cval & 0x1f;
+    let min_lane = lane & seg;
+    let max_lane = min_lane | (clamp & !seg);
+    let (j, ok) = match mode {
+        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    match ok && (0..32).contains(&j) {
+        true => (j as usize, true),
+        false => (l, false),
+    }
 }
 
 fn execute(w: &mut Warp, inst: &Inst, exec: u32) {
@@ -153,27 +182,7 @@ fn execute(w: &mut Warp, inst: &Inst, exec: u32) {
             let mut out = [0u64; 32];
             let mut valid = 0u32;
             for l in lanes(exec) {
-                let lane = l as i64;
-                let bval = (bv[l] & 0xffff_ffff) as i64;
-                let cval = cv[l] as i64;
-                let seg = (cval >> 8) & 0x1f;
-                let clamp = cval & 0x1f;
-                let min_lane = lane & seg;
-                let max_lane = min_lane | (clamp & !seg);
-                let (j, ok) = match mode {
-                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
-                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
-                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
-                    ShflMode::Idx => {
-                        let j = min_lane | (bval & !seg);
-                        (j, j <= max_lane)
-                    }
-                };
-                let src = if ok && (0..32).contains(&j) {
-                    j as usize
-                } else {
-                    l
-                };
+                let (src, ok) = shfl_source(mode, l, bv[l], cv[l]);
                 out[l] = av[src] & 0xffff_ffff;
                 valid |= (ok as u32) << l;
             }

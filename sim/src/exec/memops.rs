@@ -15,7 +15,7 @@ use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDO
 use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
 
 mod races;
-mod watch;
+pub(super) mod watch;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -222,6 +222,9 @@ pub(super) fn access(
         matches!(space, MemSpace::Global | MemSpace::Generic) && req.kind != Kind::Load;
     if cx.l.watch.is_some() && global_store && done.is_ok() {
         watch::record(w, cx, inst, &req, exec, &addrs);
+    }
+    if done.is_ok() && super::steps::any_watched(cx) {
+        watch::steps(w, cx, inst, &req, space, exec, &addrs);
     }
     done
 }

@@ -1,7 +1,11 @@
 //! A wrong element's origin in two or three lines of text: who stored the value and from what,
-//! what the reference solution stored there, and where the two runs first part.
+//! what the reference solution stored there, where the two runs first part, and where the run of
+//! the thread behind it first parts from the solution's, step by step.
 
-use sim::{Computation, ElementOrigin, Operand, StoreEvent, Writers};
+use sim::{
+    Access, BranchStep, Computation, ElementOrigin, MemoryStep, Operand, Parting, SourceLocation,
+    StoreEvent, ThreadDivergence, Writers,
+};
 
 /// The lines shown under a wrong element (without indentation).
 pub fn lines(origin: &ElementOrigin) -> Vec<String> {
@@ -32,7 +36,115 @@ pub fn lines(origin: &ElementOrigin) -> Vec<String> {
             ));
         }
     }
+    if let Some(thread) = &origin.thread {
+        out.extend(parting(thread));
+    }
     out
+}
+
+/// Where the student's run of a thread parts from the solution's, and the branch before it.
+fn parting(d: &ThreadDivergence) -> Vec<String> {
+    let [tx, ty, tz] = d.thread.thread;
+    let [bx, by, bz] = d.thread.block;
+    let agreed = match d.agreed {
+        0 => "at its first load or store".to_string(),
+        n => format!("after {n} loads and stores that agree"),
+    };
+    let mut out = vec![format!(
+        "thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}) parts from the solution's {agreed}:"
+    )];
+    let mine = |s: &MemoryStep| format!("{}{}", step(s), at(&s.location, ""));
+    let theirs = |s: &MemoryStep| format!("{}{}", step(s), at(&s.location, SOLUTION));
+    out.push(match (d.parting, &d.student, &d.reference) {
+        (Parting::StudentStops, _, Some(r)) => {
+            let yours = match &d.student_last {
+                Some(s) => format!("yours stops after {}", mine(s)),
+                None => "yours does not".to_string(),
+            };
+            format!("  {yours}; the solution's goes on to {}", theirs(r))
+        }
+        (Parting::StudentSkips, Some(s), Some(r)) => format!(
+            "  yours leaves out {} the solution's makes, from {}, and goes on with {}",
+            count(d.left_out, "step"),
+            theirs(r),
+            mine(s)
+        ),
+        (Parting::StudentAdds, Some(s), Some(r)) => format!(
+            "  yours makes {} the solution's does not, from {}, before going on with {}",
+            count(d.left_out, "step"),
+            mine(s),
+            theirs(r)
+        ),
+        (Parting::StudentGoesOn, Some(s), _) => {
+            format!(
+                "  yours goes on to {}; the solution's stops before it",
+                mine(s)
+            )
+        }
+        (_, Some(s), Some(r)) => format!("  yours {}; the solution's {}", mine(s), theirs(r)),
+        _ => return out,
+    });
+    if let Some(line) = branches(d) {
+        out.push(line);
+    }
+    out
+}
+
+/// Each run's last conditional branch before the parting, where either ran one.
+fn branches(d: &ThreadDivergence) -> Option<String> {
+    let show = |b: &Option<BranchStep>, file| match b {
+        Some(b) => format!(
+            "at line {}{file}{}, {}",
+            b.location.as_ref().map_or(0, |l| l.line),
+            condition(b),
+            direction(b)
+        ),
+        None => "none".into(),
+    };
+    (d.student_branch.is_some() || d.reference_branch.is_some()).then(|| {
+        format!(
+            "  the last branch before it: yours {}; the solution's {}",
+            show(&d.student_branch, ""),
+            show(&d.reference_branch, SOLUTION)
+        )
+    })
+}
+
+fn direction(b: &BranchStep) -> &'static str {
+    match (b.backward, b.taken) {
+        (true, true) => "the loop went round again",
+        (true, false) => "the loop ended",
+        (false, true) => "taken",
+        (false, false) => "not taken",
+    }
+}
+
+/// ` (setp.gt.s32 compared 1 with 1)`: the comparison behind a branch, where it is known.
+pub(super) fn condition(b: &BranchStep) -> String {
+    let Some(c) = &b.condition else {
+        return String::new();
+    };
+    let operands: Vec<String> = c.operands.iter().map(operand).collect();
+    format!(" ({} compared {})", c.instruction, operands.join(" with "))
+}
+
+/// `read sums[1] = 4.0`, `store out[0] = 9.0`: what a step did.
+pub(super) fn step(s: &MemoryStep) -> String {
+    let verb = match s.access {
+        Access::Load if s.place.space == sim::Space::Lane => "get",
+        Access::Load => "read",
+        Access::Store => "store",
+        Access::Atomic => "update",
+    };
+    format!("{verb} {} = {}", s.place, s.ty.show(s.bits))
+}
+
+/// ` at line 12` (followed by `file`), or nothing where the line is not known.
+pub(super) fn at(location: &Option<SourceLocation>, file: &str) -> String {
+    location
+        .as_ref()
+        .map(|l| format!(" at line {}{file}", l.line))
+        .unwrap_or_default()
 }
 
 fn yours(writers: &Writers) -> String {
@@ -47,7 +159,7 @@ fn yours(writers: &Writers) -> String {
 }
 
 /// Said after a line number of the reference solution's file.
-const SOLUTION: &str = " of the solution";
+pub(super) const SOLUTION: &str = " of the solution";
 
 /// `thread (4, 0, 0) of block (0, 0, 0) at line 12: 3.0 = add.f32(a[4] = 1.0, b[4] = 2.0)`;
 /// `file` follows each line number (the solution's lines are not the student's).
@@ -111,5 +223,13 @@ fn operand(o: &Operand) -> String {
         (Some(place), None) => place.to_string(),
         (None, Some(v)) => v,
         (None, None) => "?".into(),
+    }
+}
+
+/// `1 step`, `3 steps`.
+fn count(n: u64, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
     }
 }

@@ -52,6 +52,26 @@ impl Definitions {
         None
     }
 
+    /// The unpredicated `setp` that wrote predicate `pred` last before `at`, on the straight code
+    /// that ends at `at`; `None` where that is not certain.
+    pub(crate) fn predicate_writer(&self, prog: &Program, pred: u32, at: u32) -> Option<u32> {
+        if self.landing[at as usize] {
+            return None;
+        }
+        for pc in (0..at).rev() {
+            let inst = &prog.code[pc as usize];
+            if let Op::Setp { p, q, .. } = inst.op {
+                if p == pred || q == pred {
+                    return (inst.guard == NONE && q != pred).then_some(pc);
+                }
+            }
+            if self.landing[pc as usize] {
+                return None;
+            }
+        }
+        None
+    }
+
     /// Whether `slot` holds at `to` what it held just after `from`: straight code between, and
     /// no instruction after `from` and before `to` writes it.
     pub(crate) fn unchanged(&self, prog: &Program, slot: Slot, from: u32, to: u32) -> bool {

@@ -3,7 +3,7 @@
 
 use super::{atom_apply, store_value, Kind, Req};
 use crate::analyse::provenance::{
-    Computation, ElementStores, Operand, Place, Space, StoreEvent, WatchCx,
+    thread::Access, Computation, ElementStores, Operand, Place, Space, StoreEvent, WatchCx,
 };
 use crate::exec::block::BlockCx;
 use crate::exec::{lanes, Warp};
@@ -148,7 +148,13 @@ fn computation(w: &Warp, cx: &BlockCx, wc: &WatchCx, def: u32, lane: usize) -> C
 }
 
 /// Where the load at `ld` read, when its address register still holds the address it used.
-fn loaded_from(w: &Warp, cx: &BlockCx, wc: &WatchCx, ld: u32, lane: usize) -> Option<Place> {
+pub(in crate::exec) fn loaded_from(
+    w: &Warp,
+    cx: &BlockCx,
+    wc: &WatchCx,
+    ld: u32,
+    lane: usize,
+) -> Option<Place> {
     let prog = cx.l.prog;
     let inst = &prog.code[ld as usize];
     let Op::Ld {
@@ -178,7 +184,7 @@ fn loaded_from(w: &Warp, cx: &BlockCx, wc: &WatchCx, ld: u32, lane: usize) -> Op
 }
 
 /// The `__shared__` variable holding byte `offset`, counted in elements of the load's size.
-fn shared_place(cx: &BlockCx, offset: u64, element_bytes: u32) -> Place {
+pub(in crate::exec) fn shared_place(cx: &BlockCx, offset: u64, element_bytes: u32) -> Place {
     let var =
         cx.l.prog
             .shared_vars
@@ -190,4 +196,46 @@ fn shared_place(cx: &BlockCx, offset: u64, element_bytes: u32) -> Place {
         name: var.map(|v| super::demangle_shared(&v.name)),
         index: var.map(|v| (offset - v.offset as u64) / element_bytes.max(1) as u64),
     }
+}
+
+/// Hands the watched threads' part of this access to `steps`: the value each lane loaded, stored
+/// or left (an atomic's new value, from the old one its destination now holds).
+pub(super) fn steps(
+    w: &Warp,
+    cx: &mut BlockCx,
+    inst: &Inst,
+    req: &Req,
+    space: MemSpace,
+    exec: u32,
+    addrs: &[u64; 32],
+) {
+    let reg = |w: &Warp, s: Slot, lane: usize| match s {
+        NONE => 0,
+        s => w.regs[s as usize * 32 + lane],
+    };
+    let value = |w: &Warp, lane: usize, k: usize| match req.kind {
+        Kind::Atom => atom_apply(
+            req.atom,
+            req.ty,
+            reg(w, req.regs[0], lane),
+            reg(w, req.b, lane),
+            reg(w, req.c, lane),
+        ),
+        Kind::Load => reg(w, req.regs[k], lane) & crate::exec::alu::mask(req.ty.bits()),
+        Kind::Store => store_value(w, req, k, lane),
+    };
+    let access = match req.kind {
+        Kind::Load => Access::Load,
+        Kind::Store => Access::Store,
+        Kind::Atom => Access::Atomic,
+    };
+    let seen = crate::exec::steps::AccessSeen {
+        access,
+        space,
+        ty: req.ty,
+        parts: req.vec as usize,
+        addrs,
+        value: &value,
+    };
+    crate::exec::steps::memory(w, cx, inst, exec, &seen);
 }
