@@ -1,6 +1,7 @@
 //! `cuLaunchKernel` on the simulator. A kernel that faults (out of bounds, misaligned, a hang, a
-//! trap) fails as a GPU's does: the launch itself returns success, and the fault is the answer of
-//! every later call (a sticky error, the context is lost). Bugs the GPU would not stop on (races,
+//! trap) fails as a GPU's does: the launch itself returns success, as do calls that only queue
+//! more work, and the fault is the answer of the first call that waits for the device and of
+//! every call after it (a sticky error, the context is lost). Bugs the GPU would not stop on (races,
 //! a barrier not every thread reaches, a bad shuffle mask) are printed and recorded.
 
 use crate::module::function_of;
@@ -204,7 +205,7 @@ pub(crate) fn launch(
         report.modelled_on(&crate::device::gpu_model()).microseconds,
     );
     if let (true, Some(kind)) = (report.aborted, stopped_by) {
-        d.sticky = Some(fault(kind));
+        d.unseen_fault = Some(fault(kind));
     }
     Ok(())
 }

@@ -163,6 +163,41 @@ pub extern "C" fn cuMemPrefetchAsync_v2(
     })
 }
 
+/// `CU_MEM_ATTACH_SINGLE`: only the one stream's work touches the block.
+const ATTACH_SINGLE: c_uint = 4;
+
+/// Checks `cuStreamAttachMemAsync`'s arguments as NVIDIA's driver does: a managed block, the
+/// whole of it (length 0 or its size: a part cannot change hands), one attach flag, and a stream
+/// of the program's own for single attachment. With one memory nothing moves, so nothing is kept.
+fn attach(d: &mut Driver, stream: CUstream, ptr: u64, length: usize, flags: c_uint) -> Result {
+    d.require_context()?;
+    let index = d.stream_index(stream.cast())?;
+    let (start, len, kind) = d.mirrors.holding(ptr).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
+    let whole = length == 0 || (ptr == start && length as u64 == len);
+    let flag_known = matches!(flags, ATTACH_GLOBAL | ATTACH_HOST | ATTACH_SINGLE);
+    if kind != Kind::Managed || !whole || !flag_known {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    // The legacy and per-thread default streams are index 0 too.
+    if flags == ATTACH_SINGLE && index == 0 {
+        return Err(E::CUDA_ERROR_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuStreamAttachMemAsync(
+    stream: CUstream,
+    ptr: u64,
+    length: usize,
+    flags: c_uint,
+) -> CUresult {
+    pass_through!(cuStreamAttachMemAsync(stream, ptr, length, flags));
+    call("cuStreamAttachMemAsync", |d| {
+        attach(d, stream, ptr, length, flags)
+    })
+}
+
 /// Applies `cuMemAdvise`'s advice `advice` about device `device` to the block of `ptr`.
 fn advise(d: &mut Driver, ptr: u64, count: usize, advice: c_int, device: c_int) -> Result {
     d.require_context()?;

@@ -1116,12 +1116,6 @@ not_supported!(
         userData: *mut ::core::ffi::c_void,
         flags: ::core::ffi::c_uint,
     );
-    fn cuStreamAttachMemAsync(
-        hStream: CUstream,
-        dptr: CUdeviceptr,
-        length: usize,
-        flags: ::core::ffi::c_uint,
-    );
     fn cuStreamBatchMemOp(
         stream: CUstream,
         count: ::core::ffi::c_uint,
@@ -1653,7 +1647,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuProfilerInitialize",
     "cuSignalExternalSemaphoresAsync",
     "cuStreamAddCallback",
-    "cuStreamAttachMemAsync",
     "cuStreamBatchMemOp",
     "cuStreamBatchMemOp_v2",
     "cuStreamBeginCaptureToGraph",

@@ -68,6 +68,9 @@ pub(crate) struct Driver {
     pub limits: HashMap<std::ffi::c_int, usize>,
     /// A kernel fault: every later call answers it, as a GPU's lost context does.
     pub sticky: Option<CUresult>,
+    /// A kernel fault the program has not waited for yet: calls that only queue work succeed, as
+    /// on a GPU still running the kernel, and the first call that waits makes it `sticky`.
+    pub unseen_fault: Option<CUresult>,
     pub record: Record,
     /// Pass-through mode's streams and the events not read yet.
     pub measured: crate::passthrough::timing::Measured,
@@ -104,6 +107,7 @@ impl Driver {
             primary_retains: 0,
             limits: HashMap::new(),
             sticky: None,
+            unseen_fault: None,
             record: Record::default(),
             measured: Default::default(),
             in_flight: Vec::new(),
@@ -173,6 +177,27 @@ pub(crate) fn call(name: &'static str, f: impl FnOnce(&mut Driver) -> Result) ->
     call_with(name, false, f)
 }
 
+/// Whether the entry point `name` waits for work queued on the device (a synchronise, a query,
+/// a synchronous copy, a free): where a GPU's program learns that a kernel faulted. A call that
+/// only queues more work (a launch, an event record, an asynchronous copy) returns before the
+/// kernel has run on a GPU, so it cannot answer the kernel's fault.
+fn waits_for_the_device(name: &str) -> bool {
+    name.contains("Synchronize")
+        || name.contains("Query")
+        || (name.starts_with("cuMemcpy") && !name.contains("Async"))
+        || name.starts_with("cuMemFree")
+        || matches!(
+            name,
+            "cuEventElapsedTime"
+                | "cuEventElapsedTime_v2"
+                | "cuCtxDestroy"
+                | "cuCtxDestroy_v2"
+                | "cuModuleUnload"
+                | "cuDevicePrimaryCtxReset"
+                | "cuDevicePrimaryCtxReset_v2"
+        )
+}
+
 pub(crate) fn call_with(
     name: &'static str,
     before_init: bool,
@@ -187,6 +212,11 @@ pub(crate) fn call_with(
     driver.record.count(name);
     if !driver.initialised && !before_init {
         return driver.record.failed(name, E::CUDA_ERROR_NOT_INITIALIZED);
+    }
+    if waits_for_the_device(name) {
+        if let Some(fault) = driver.unseen_fault.take() {
+            driver.sticky = Some(fault);
+        }
     }
     if let Some(fault) = driver.sticky.filter(|_| !before_init) {
         return driver.record.failed(name, fault);

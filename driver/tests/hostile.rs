@@ -372,6 +372,35 @@ fn a_failed_assert_in_a_kernel_is_an_assert_error_as_on_nvidias_driver() {
 }
 
 #[test]
+fn a_kernels_fault_is_answered_by_the_first_call_that_waits_not_by_work_queued_after_it() {
+    // cudarc's own test_device_side_assert: its launch records an event after the kernel, which a
+    // GPU accepts (the kernel has not run yet) and the synchronise after it answers the assert.
+    let (api, _) = Api::with_context();
+    let function = api.kernel(BUGS_PTX, c"failing_assert");
+    let mut data = api.alloc(4 * 32);
+    let host: Vec<i32> = (0..32).map(|i| if i == 7 { -1 } else { i }).collect();
+    let mut n = 32i32;
+    let mut args = [(&raw mut data).cast(), (&raw mut n).cast()];
+    let (mut stream, mut event) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: driver API calls with valid pointers; 128 readable bytes.
+    unsafe {
+        assert_eq!(
+            (api.cuMemcpyHtoD_v2)(data, host.as_ptr().cast(), 4 * 32),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!((api.cuStreamCreate)(&mut stream, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuEventCreate)(&mut event, 0), E::CUDA_SUCCESS);
+        assert_eq!(api.launch(function, &mut args), E::CUDA_SUCCESS);
+        assert_eq!((api.cuEventRecord)(event, stream), E::CUDA_SUCCESS);
+        let queued = (api.cuMemcpyHtoDAsync_v2)(data, host.as_ptr().cast(), 4 * 32, stream);
+        assert_eq!(queued, E::CUDA_SUCCESS);
+        assert_eq!((api.cuStreamSynchronize)(stream), E::CUDA_ERROR_ASSERT);
+        // From then on every call answers it, queueing ones too.
+        assert_eq!((api.cuEventRecord)(event, stream), E::CUDA_ERROR_ASSERT);
+    }
+}
+
+#[test]
 fn a_kernel_asked_for_twice_has_one_handle_and_none_once_its_module_is_unloaded() {
     let (api, _) = Api::with_context();
     let ptx = format!("{BUGS_PTX}\0");

@@ -144,3 +144,31 @@ fn mapped_page_locked_memory_is_doubled_through_its_device_pointer() {
         assert_eq!(free_host(host), E::CUDA_SUCCESS);
     }
 }
+
+#[test]
+fn a_managed_block_is_attached_to_a_stream_whole_with_one_flag_as_nvidias_driver_asks() {
+    let library = Loaded::with_context();
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let alloc: unsafe extern "C" fn(*mut u64, usize, c_uint) -> E =
+            library.get("cuMemAllocManaged");
+        let alloc_device: unsafe extern "C" fn(*mut u64, usize) -> E = library.get("cuMemAlloc_v2");
+        let create: unsafe extern "C" fn(*mut Ptr, c_uint) -> E = library.get("cuStreamCreate");
+        let attach: unsafe extern "C" fn(Ptr, u64, usize, c_uint) -> E =
+            library.get("cuStreamAttachMemAsync");
+        let (mut managed, mut device, mut stream) = (0u64, 0u64, std::ptr::null_mut());
+        assert_eq!(alloc(&mut managed, 400, 1), E::CUDA_SUCCESS);
+        assert_eq!(alloc_device(&mut device, 400), E::CUDA_SUCCESS);
+        assert_eq!(create(&mut stream, 0), E::CUDA_SUCCESS);
+        // CU_MEM_ATTACH_SINGLE (4), HOST (2) and GLOBAL (1), the whole block by length 0 or its size.
+        assert_eq!(attach(stream, managed, 0, 4), E::CUDA_SUCCESS);
+        assert_eq!(attach(stream, managed, 400, 2), E::CUDA_SUCCESS);
+        assert_eq!(attach(std::ptr::null_mut(), managed, 0, 1), E::CUDA_SUCCESS);
+        // Part of a block, an unknown flag, single attachment to the default stream, device memory.
+        let refused = E::CUDA_ERROR_INVALID_VALUE;
+        assert_eq!(attach(stream, managed, 200, 4), refused);
+        assert_eq!(attach(stream, managed, 0, 3), refused);
+        assert_eq!(attach(std::ptr::null_mut(), managed, 0, 4), refused);
+        assert_eq!(attach(stream, device, 0, 1), refused);
+    }
+}
