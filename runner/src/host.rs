@@ -5,6 +5,7 @@
 //! unchecked, streams that overlap nothing.
 
 mod build;
+mod coverage;
 mod execute;
 mod judge;
 mod params;

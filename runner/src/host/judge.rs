@@ -220,6 +220,16 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
                 .or_else(|| read_before_waiting(run, name))
                 .or_else(|| unchanged_though_copied_back(case, run, name, got))
                 .or_else(|| checks::diagnose_host(&exercise.id, case, name, got))
+                .or_else(|| {
+                    let record = run.record.as_ref()?;
+                    super::coverage::past_the_last_thread(
+                        record,
+                        name,
+                        want,
+                        got,
+                        exercise.tolerance,
+                    )
+                })
                 .map(|c| format!("\n  Likely: {c}"))
                 .unwrap_or_default();
             return Some((Verdict::WrongOutput, format!("{problem}{cause}")));
