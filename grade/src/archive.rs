@@ -512,6 +512,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(unsafe_code)] // mkfifo(3): the test makes a FIFO to hand the reader.
     fn a_fifo_named_as_an_archive_is_refused_without_waiting_for_a_writer() {
         let dir = tempfile::tempdir().unwrap();
         for (name, kind) in [

@@ -1,6 +1,8 @@
 //! `runner-grade`: grades a class of CUDA exercise submissions (see the library, `lib.rs`).
 //! `runner grade ARGS` runs this program with the same ARGS.
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 use runner::style::ColorChoice;
 

@@ -28,9 +28,8 @@ fn scratch() -> MutexGuard<'static, Vec<PathBuf>> {
 pub fn on_signal_end_everything() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        // SAFETY: prctl with integer arguments. Orphans of the runner's programs are adopted by
-        // the runner rather than init, so `descendants` finds them.
-        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
+        // Orphans of the runner's programs are adopted by the runner, so `descendants` finds them.
+        crate::os::adopt_orphans();
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
             return;
@@ -87,8 +86,7 @@ fn end_descendants() {
             return;
         }
         for pid in below {
-            // SAFETY: kill with a process id and a signal; it touches no memory.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            crate::os::kill(pid);
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
@@ -144,8 +142,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         };
         for &pid in found.iter().chain([&shell]) {
-            // SAFETY: processes this test started.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            crate::os::kill(pid);
         }
         let _ = child.wait();
         assert_eq!(found.len(), 1, "the shell's sleep: {found:?}");

@@ -10,7 +10,9 @@
 //! | `backend`, `execute`, `checker`, `targets`, `tuned` | running a check on a GPU or in the simulator |
 //! | `host`, `driver_env`, `kernel_name` | whole programs on the simulated driver |
 //! | `report`, `output`, `style`, `trace`, `ending` | what a check says, and how the runner ends |
-//! | `process` | the runner's child processes: their output read back |
+//! | `process`, `os` | the runner's child processes, and its system calls (unsafe code is denied everywhere but in `os`, `backend::cuda` and `compile::nvrtc`) |
+
+#![deny(unsafe_code)]
 
 // The modules name themselves `runner::...` in places (they were the binary's, using this library).
 extern crate self as runner;
@@ -27,6 +29,7 @@ pub mod execute;
 pub mod host;
 pub mod kernel_file;
 pub mod kernel_name;
+pub mod os;
 pub mod output;
 pub mod pristine;
 pub mod process;

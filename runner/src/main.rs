@@ -2,6 +2,8 @@
 //! against the CPU reference, times it and explains what went wrong. The work is the library's
 //! (`lib.rs`).
 
+#![forbid(unsafe_code)]
+
 fn main() -> std::process::ExitCode {
     runner::start(std::env::args_os())
 }

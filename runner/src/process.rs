@@ -70,9 +70,7 @@ impl Child for Group {
     }
 
     fn end_group(&mut self) {
-        // SAFETY: kill(2) takes plain integers and touches no memory of this process. The group
-        // outlives its leader while members remain, so its id is not reused meanwhile.
-        unsafe { libc::kill(-(self.0.id() as libc::pid_t), libc::SIGKILL) };
+        crate::os::kill_group(self.0.id());
         let _ = self.0.kill();
         let _ = self.0.wait();
     }

@@ -1,6 +1,10 @@
 //! The GPU backend, through cudarc's driver API. The only module that launches kernels, so the
 //! only one with unsafe launch code.
 
+// A launch hands the driver raw pointers to its arguments and device memory, which only unsafe
+// code can do; the crate root denies unsafe code everywhere but here, `compile::nvrtc` and `os`.
+#![allow(unsafe_code)]
+
 use super::{Backend, BackendError, DevicePtr, KernelLaunch, LaunchDetails, ModuleId};
 use crate::compile::{Image, Target};
 use cudarc::driver::{result, sys, DriverError};

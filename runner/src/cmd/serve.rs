@@ -160,15 +160,7 @@ fn failed(error: String) -> Reply {
 /// freed, so every check after a save paid a page fault per 4 KiB of the outputs it read back:
 /// about 25 ms of exercise 02's 8M-element case on an H100, a quarter of the re-check.
 fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        const LARGEST_KEPT: libc::c_int = 1 << 30;
-        // SAFETY: mallopt only sets the allocator's parameters; no check has run yet.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, LARGEST_KEPT);
-            libc::mallopt(libc::M_TRIM_THRESHOLD, LARGEST_KEPT);
-        }
-    }
+    crate::os::keep_freed_memory(1 << 30);
 }
 
 /// Checks as `runner check` does, with the course read again (metadata edited since the last

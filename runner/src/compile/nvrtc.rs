@@ -4,6 +4,10 @@
 //! in a CUDA toolkit, on the library path, or in the course's own copy of the PyPI wheel
 //! (`nvidia-cuda-nvrtc-cu12`), which works without a GPU.
 
+// A library loaded at run time is called through raw function pointers, which only unsafe code
+// can do; the crate root denies unsafe code everywhere but here, `backend::cuda` and `os`.
+#![allow(unsafe_code)]
+
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 

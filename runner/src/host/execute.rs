@@ -12,7 +12,7 @@ use crate::process::{self, Child as _, Waited};
 use anyhow::Context;
 use checks::{HostCase, HostData};
 use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -72,14 +72,11 @@ pub fn run_case(
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path)?)
         .stderr(std::fs::File::create(&err_path)?);
-    // SAFETY: the closures only call setrlimit, prctl and getppid, which are async-signal-safe,
-    // between fork and exec.
-    let runner = std::process::id();
+    // Killed with the runner: the program runs in a process group of its own (so a time limit
+    // can end it with everything it started), which a terminal's Ctrl-C does not reach; without
+    // this, Ctrl-C during a check ended the runner and left a hanging program running.
     let cpu_seconds = limit.as_secs_f64().ceil().max(1.0) as u64;
-    unsafe {
-        command.pre_exec(move || limit_resources(cpu_seconds));
-        command.pre_exec(move || end_with_the_runner(runner));
-    }
+    crate::os::limit_and_end_with(&mut command, limits(cpu_seconds)?, std::process::id());
     let clock = process::WallClock::start();
     let mut child = process::Group::spawn(&mut command)
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
@@ -135,39 +132,27 @@ pub const MEMORY_LIMIT_BYTES: u64 = 8 << 30;
 /// The most a program may write to one file (its output, the driver's record).
 const FILE_LIMIT_BYTES: u64 = 256 << 20;
 
-/// Sets the program's limits, in the child before it starts (so they apply to it alone). The CPU
-/// limit's soft value sends SIGXCPU, which ends a program that does not catch it; one that does
-/// is killed a second later by the hard value.
-fn limit_resources(cpu_seconds: u64) -> std::io::Result<()> {
+/// The program's limits, each a resource with its soft and hard values, never above the
+/// runner's own (which the program inherits). The CPU limit's soft value sends SIGXCPU, which
+/// ends a program that does not catch it; one that does is killed a second later by the hard
+/// value.
+fn limits(cpu_seconds: u64) -> std::io::Result<Vec<(rlimit::Resource, u64, u64)>> {
     use rlimit::Resource;
     let (soft_cpu, hard_cpu) = Resource::CPU.get()?;
-    Resource::CPU.set(cpu_seconds.min(soft_cpu), (cpu_seconds + 1).min(hard_cpu))?;
+    let mut limits = vec![(
+        Resource::CPU,
+        cpu_seconds.min(soft_cpu),
+        (cpu_seconds + 1).min(hard_cpu),
+    )];
     for (resource, value) in [
         (Resource::DATA, MEMORY_LIMIT_BYTES),
         (Resource::FSIZE, FILE_LIMIT_BYTES),
         (Resource::CORE, 0),
     ] {
         let (_, hard) = resource.get()?;
-        resource.set(value.min(hard), value.min(hard))?;
+        limits.push((resource, value.min(hard), value.min(hard)));
     }
-    Ok(())
-}
-
-/// Has the program killed when the runner ends. It runs in a process group of its own (so a
-/// time limit can end it with everything it started), which a terminal's Ctrl-C does not reach:
-/// without this, Ctrl-C during a check ended the runner and left a hanging program running.
-fn end_with_the_runner(runner: u32) -> std::io::Result<()> {
-    // SAFETY: plain system calls with integer arguments.
-    unsafe {
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // The runner may have ended between the fork and the prctl: then nothing would come.
-        if libc::getppid() as u32 != runner {
-            libc::_exit(1);
-        }
-    }
-    Ok(())
+    Ok(limits)
 }
 
 /// The case as hostkit reads it: `params.txt`, and one file of raw elements per input.
