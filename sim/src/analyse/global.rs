@@ -2,9 +2,12 @@
 //!
 //! Inside a block, a shadow record per touched word (kept in 1 KiB pages, found through a hash map
 //! of the pages the block touched) applies the shared-memory rules: barrier intervals, same-warp
-//! ordering, exact bytes. When the block ends, its record pages become byte ranges: what the block
-//! read, wrote plainly and wrote with atomics, each with a source line and a thread (adjacent
-//! bytes of one line merge, so a coalesced kernel leaves a few ranges per block). After every block
+//! ordering, exact bytes. A warp instruction's accesses of words the block has not touched are kept
+//! as one `Run` until another access touches one of them, and plain reads that can change nothing
+//! skip the record (`Settled`): the common cases cost no record per word. When the block ends,
+//! its record pages become byte ranges: what the block read, wrote plainly and wrote with
+//! atomics, each with a source line and a thread (adjacent bytes of one line merge, so a
+//! coalesced kernel leaves a few ranges per block). After every block
 //! has run, `cross_block` sorts all ranges and reports overlaps between different blocks, which
 //! nothing in a launch orders.
 //!
@@ -24,7 +27,7 @@
 //! either cap, accesses go unchecked: a race there may be missed, never invented.
 
 use super::locks::Locks;
-use super::{word_mask, Access, Conflict, Kind, Rec, Split, WHOLE};
+use super::{word_mask, Access, Conflict, Kind, Rec, Split, MANY, WHOLE};
 use crate::exec::block::{DiagKey, LaunchCx, WorkerOut};
 use crate::report::{Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
 use std::collections::HashMap;
@@ -57,6 +60,40 @@ struct Word {
     cas_read: u8,
 }
 
+/// How one access touches one word (beside the `Access` itself).
+struct Touch {
+    epoch: u32,
+    /// The bytes of the word.
+    mask: u8,
+    /// Bytes the access reads or writes.
+    size: u8,
+    /// The block had done a global atomic before it.
+    late: bool,
+    /// The critical section of a plain store (`Locks::section`).
+    section: u32,
+}
+
+impl Word {
+    /// Whether, in barrier interval `epoch`, a plain read of the whole word by a thread of the
+    /// readers' warp at their `__syncwarp()` count (any thread, where the readers' warp is
+    /// `MANY`) can neither race nor change the record: only plain reads of all its bytes so far,
+    /// by several threads, the first and another one kept. `Rec::check` would then only set
+    /// `r_wsync`, to the value it has (or, for `MANY`, one that no check reads).
+    fn settled_reads(&self, epoch: u32) -> bool {
+        let r = &self.rec;
+        r.split == WHOLE
+            && r.r_epoch == epoch
+            && r.w_epoch != epoch
+            && r.a_epoch != epoch
+            && r.r_mask == 0xf
+            && r.r_many
+            && r.r_plain
+            && r.rp_many
+            && r.ro_plain
+            && self.read == 0xf
+    }
+}
+
 /// One access that stands for those of its kind to a word.
 #[derive(Clone, Copy, Default)]
 struct Toucher {
@@ -71,6 +108,52 @@ struct Page {
     lo: usize,
     hi: usize,
     words: Box<[Word]>,
+    /// Per word, where this block's accesses to it are: `UNTOUCHED`, `DIRECT` (in `words`), or
+    /// the run and lane of the one warp instruction that touched it (`run_owner`).
+    owner: Box<[u32]>,
+    /// Per word, the reads that would find nothing and change nothing in its record
+    /// (`Word::settled_reads`), so that they need not read it.
+    settled: Box<[Settled]>,
+}
+
+/// Full-word plain reads in barrier interval `epoch` by threads of warp `warp` at its
+/// `__syncwarp()` count `wsync`, or by any thread of the block where `warp` is `MANY`.
+#[derive(Clone, Copy, Default)]
+struct Settled {
+    epoch: u32,
+    wsync: u32,
+    warp: u16,
+}
+
+/// `Page::owner` of a word the block has not touched.
+const UNTOUCHED: u32 = 0;
+/// `Page::owner` of a word whose `Word` record holds what the block did to it.
+const DIRECT: u32 = u32::MAX;
+/// Runs one block keeps (64 MiB of them at most); past it, accesses are recorded per word.
+const MAX_RUNS: usize = 1 << 20;
+
+/// One warp instruction's plain loads or stores of words that no thread of the block had touched:
+/// lane by lane, its accesses would each have started a word's record afresh, so the run stands
+/// for those records until another access touches one of its words (`GlobalShadow::settle`).
+/// This is the common case of a global-heavy kernel (each thread its own elements), and keeping
+/// one run instead of a 124-byte record per word keeps the shadow in the CPU's cache.
+struct Run {
+    epoch: u32,
+    stamp: u32,
+    wsync: u32,
+    site: u32,
+    kind: Kind,
+    /// Bytes per lane.
+    size: u8,
+    /// A store made after the block's first global atomic.
+    late: bool,
+    /// Thread of each lane.
+    tids: [u16; 32],
+}
+
+/// The `Page::owner` of the words that lane `lane` of run `run` touched.
+fn run_owner(run: usize, lane: usize) -> u32 {
+    (run * 32 + lane + 1) as u32
 }
 
 /// The block's record pages, reused by the worker's next block (records of older barrier
@@ -88,6 +171,8 @@ pub(crate) struct GlobalShadow {
     ticketed: bool,
     /// The threads' spin locks.
     pub locks: Locks,
+    /// This block's runs (`Run`).
+    runs: Vec<Run>,
 }
 
 impl Default for GlobalShadow {
@@ -102,6 +187,7 @@ impl Default for GlobalShadow {
             capped: false,
             ticketed: false,
             locks: Locks::default(),
+            runs: Vec::new(),
         }
     }
 }
@@ -132,6 +218,7 @@ impl GlobalShadow {
         self.block = epoch;
         self.ticketed = false;
         self.locks.begin_block();
+        self.runs.clear();
     }
 
     #[inline]
@@ -154,10 +241,13 @@ impl GlobalShadow {
                         lo: PAGE_WORDS,
                         hi: 0,
                         words: vec![Word::default(); PAGE_WORDS].into_boxed_slice(),
+                        owner: vec![UNTOUCHED; PAGE_WORDS].into_boxed_slice(),
+                        settled: vec![Settled::default(); PAGE_WORDS].into_boxed_slice(),
                     });
                 } else {
                     let p = &mut self.pages[s];
                     (p.number, p.lo, p.hi) = (page, PAGE_WORDS, 0);
+                    p.owner.fill(UNTOUCHED);
                 }
                 self.index.insert(page, s as u32);
                 s
@@ -178,60 +268,224 @@ impl GlobalShadow {
             let Some(slot) = self.slot(word / PAGE_WORDS as u64) else {
                 return found;
             };
-            let page = &mut self.pages[slot];
             let i = (word % PAGE_WORDS as u64) as usize;
-            (page.lo, page.hi) = (page.lo.min(i), page.hi.max(i + 1));
-            let g = &mut page.words[i];
             let mask = if len >= 4 {
                 0xf
             } else {
                 word_mask(addr as usize & 3, (addr as usize & 3) + len as usize, 0)
             };
-            if g.block != self.block {
-                g.block = self.block;
-                (g.plain, g.late, g.atomic, g.read, g.cas_read) = (0, 0, 0, 0, 0);
+            if acc.kind == Kind::Atomic {
+                self.ticketed = true;
             }
-            let seen = match acc.kind {
-                Kind::Atomic => {
-                    self.ticketed = true;
-                    &mut g.atomic
-                }
-                Kind::Write => {
-                    g.late = if self.ticketed {
-                        g.late | mask
-                    } else {
-                        g.late & !mask
-                    };
-                    &mut g.plain
-                }
-                Kind::Read => &mut g.read,
-                Kind::CasRead => &mut g.cas_read,
-            };
-            if *seen == 0 {
-                g.first[acc.kind as usize] = Toucher {
-                    site: acc.site,
-                    tid: acc.tid,
-                    size: len as u8,
-                };
-            }
-            if acc.kind == Kind::Write {
-                let section = self.locks.section(acc.tid);
-                if *seen == 0 {
-                    g.w_section = section;
-                } else if g.w_section != section {
-                    g.w_section = 0;
-                }
-            }
-            *seen |= mask;
-            let c = if g.rec.split == WHOLE && !g.rec.needs_split(epoch, mask, acc.tid) {
-                g.rec.check(epoch, mask, acc)
+            let section = if acc.kind == Kind::Write {
+                self.locks.section(acc.tid)
             } else {
-                self.split.check(&mut g.rec, epoch, mask, acc)
+                0
             };
+            let settled = self.pages[slot].settled[i];
+            if acc.kind == Kind::Read
+                && mask == 0xf
+                && settled.epoch == epoch
+                && (settled.warp == MANY
+                    || (settled.warp == acc.tid / 32 && settled.wsync == acc.wsync))
+            {
+                word += 1;
+                continue;
+            }
+            self.settle(slot, i);
+            let touch = Touch {
+                epoch,
+                mask,
+                size: len as u8,
+                late: self.ticketed,
+                section,
+            };
+            let c = self.touch(slot, i, &touch, acc);
             found = found.or(c);
             word += 1;
         }
         found
+    }
+
+    /// Records one warp instruction's accesses as a `Run` where that is exact: plain loads or
+    /// stores of whole words, each lane's above the previous lane's, by threads that hold no spin
+    /// lock, of words the block has not touched (so no conflict is possible). `tids` gives each
+    /// lane's thread; `acc` the rest of every lane's access. Returns false, recording nothing,
+    /// where the accesses must be checked lane by lane.
+    pub fn check_run(
+        &mut self,
+        epoch: u32,
+        exec: u32,
+        addrs: &[u64; 32],
+        len: u32,
+        acc: &Access,
+        tids: &[u16; 32],
+    ) -> bool {
+        if !matches!(acc.kind, Kind::Read | Kind::Write)
+            || !len.is_multiple_of(4)
+            || self.runs.len() == MAX_RUNS
+        {
+            return false;
+        }
+        let writes = acc.kind == Kind::Write;
+        let (mut m, mut next) = (exec, 0);
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if addrs[l] & 3 != 0 || addrs[l] < next || (writes && self.locks.holds(tids[l])) {
+                return false;
+            }
+            next = addrs[l] + len as u64;
+        }
+        let run = self.runs.len();
+        if !self.mark_run(run, exec, addrs, len) {
+            return false;
+        }
+        self.runs.push(Run {
+            epoch,
+            stamp: acc.stamp,
+            wsync: acc.wsync,
+            site: acc.site,
+            kind: acc.kind,
+            size: len as u8,
+            late: self.ticketed,
+            tids: *tids,
+        });
+        true
+    }
+
+    /// Marks the words of the active lanes' accesses as run `run`'s, if none was touched yet;
+    /// otherwise unmarks what it marked and returns false.
+    fn mark_run(&mut self, run: usize, exec: u32, addrs: &[u64; 32], len: u32) -> bool {
+        let mut page = (u64::MAX, 0);
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            for word in addrs[l] >> 2..(addrs[l] + len as u64) >> 2 {
+                let number = word / PAGE_WORDS as u64;
+                if number != page.0 {
+                    let Some(slot) = self.slot(number) else {
+                        self.unmark_run(run, exec & !m, addrs, len);
+                        return false;
+                    };
+                    page = (number, slot);
+                }
+                let p = &mut self.pages[page.1];
+                let i = (word % PAGE_WORDS as u64) as usize;
+                if p.owner[i] != UNTOUCHED {
+                    self.unmark_run(run, exec & !m, addrs, len);
+                    return false;
+                }
+                p.owner[i] = run_owner(run, l);
+                (p.lo, p.hi) = (p.lo.min(i), p.hi.max(i + 1));
+            }
+        }
+        true
+    }
+
+    /// Undoes `mark_run` for lanes `lanes`.
+    fn unmark_run(&mut self, run: usize, lanes: u32, addrs: &[u64; 32], len: u32) {
+        for l in (0..32).filter(|l| lanes >> l & 1 != 0) {
+            for word in addrs[l] >> 2..(addrs[l] + len as u64) >> 2 {
+                let Some(&slot) = self.index.get(&(word / PAGE_WORDS as u64)) else {
+                    continue;
+                };
+                let owner =
+                    &mut self.pages[slot as usize].owner[(word % PAGE_WORDS as u64) as usize];
+                if *owner == run_owner(run, l) {
+                    *owner = UNTOUCHED;
+                }
+            }
+        }
+    }
+
+    /// Makes word `i` of page `slot`'s `Word` record hold what the block did to it: a word of a
+    /// run gets the record its lane's access would have left.
+    fn settle(&mut self, slot: usize, i: usize) {
+        let owner = self.pages[slot].owner[i];
+        if owner == DIRECT {
+            return;
+        }
+        self.pages[slot].owner[i] = DIRECT;
+        if owner == UNTOUCHED {
+            return;
+        }
+        let (run, lane) = ((owner - 1) as usize / 32, (owner - 1) as usize % 32);
+        let r = &self.runs[run];
+        let acc = Access {
+            tid: r.tids[lane],
+            wsync: r.wsync,
+            stamp: r.stamp,
+            site: r.site,
+            kind: r.kind,
+        };
+        let touch = Touch {
+            epoch: r.epoch,
+            mask: 0xf,
+            size: r.size,
+            late: r.late,
+            section: 0,
+        };
+        let c = self.touch(slot, i, &touch, &acc);
+        debug_assert!(c.is_none(), "a run's words were untouched");
+    }
+
+    /// Checks and records `acc` in word `i` of page `slot`.
+    #[inline]
+    fn touch(&mut self, slot: usize, i: usize, t: &Touch, acc: &Access) -> Option<Conflict> {
+        let page = &mut self.pages[slot];
+        (page.lo, page.hi) = (page.lo.min(i), page.hi.max(i + 1));
+        let g = &mut page.words[i];
+        let mask = t.mask;
+        if g.block != self.block {
+            g.block = self.block;
+            (g.plain, g.late, g.atomic, g.read, g.cas_read) = (0, 0, 0, 0, 0);
+        }
+        let seen = match acc.kind {
+            Kind::Atomic => &mut g.atomic,
+            Kind::Write => {
+                g.late = if t.late {
+                    g.late | mask
+                } else {
+                    g.late & !mask
+                };
+                &mut g.plain
+            }
+            Kind::Read => &mut g.read,
+            Kind::CasRead => &mut g.cas_read,
+        };
+        if *seen == 0 {
+            g.first[acc.kind as usize] = Toucher {
+                site: acc.site,
+                tid: acc.tid,
+                size: t.size,
+            };
+        }
+        if acc.kind == Kind::Write {
+            if *seen == 0 {
+                g.w_section = t.section;
+            } else if g.w_section != t.section {
+                g.w_section = 0;
+            }
+        }
+        *seen |= mask;
+        let epoch = t.epoch;
+        let c = if g.rec.split == WHOLE && !g.rec.needs_split(epoch, mask, acc.tid) {
+            g.rec.check(epoch, mask, acc)
+        } else {
+            self.split.check(&mut g.rec, epoch, mask, acc)
+        };
+        page.settled[i] = if g.settled_reads(epoch) {
+            Settled {
+                epoch,
+                wsync: g.rec.r_wsync,
+                warp: g.rec.r_warp,
+            }
+        } else {
+            Settled::default()
+        };
+        c
     }
 
     /// Turns the block's records into byte ranges for the cross-block pass.
@@ -251,11 +505,39 @@ impl GlobalShadow {
         for s in slots {
             let page = &self.pages[s];
             let first_byte = page.number * PAGE_WORDS as u64 * 4;
-            for (i, g) in page.words[..page.hi].iter().enumerate().skip(page.lo) {
+            for i in page.lo..page.hi {
+                let base = first_byte + 4 * i as u64;
+                let owner = page.owner[i];
+                if owner == UNTOUCHED {
+                    continue;
+                }
+                if owner != DIRECT {
+                    // A run's word: one kind, the whole word, outside any critical section.
+                    let (run, lane) = ((owner - 1) as usize / 32, (owner - 1) as usize % 32);
+                    let r = &self.runs[run];
+                    let k = match (r.kind, r.late) {
+                        (Kind::Write, false) => 3,
+                        (Kind::Write, true) => 4,
+                        _ => 0,
+                    };
+                    let fresh = Range {
+                        lo: base,
+                        hi: base + 4,
+                        block: block_lin,
+                        site: r.site,
+                        tid: r.tids[lane],
+                        kind: r.kind,
+                        after_ticket: r.late && r.kind == Kind::Write,
+                        lock: 0,
+                        size: r.size,
+                    };
+                    add(&mut open[k], fresh, out);
+                    continue;
+                }
+                let g = &page.words[i];
                 if g.block != self.block {
                     continue;
                 }
-                let base = first_byte + 4 * i as u64;
                 let masks = [
                     g.read,
                     g.cas_read,
@@ -276,31 +558,23 @@ impl GlobalShadow {
                     }
                     let Toucher { site, tid, size } = g.first[kind as usize];
                     let lock = if kind == Kind::Write { write_lock } else { 0 };
-                    let mut add = |lo: u64, hi: u64| match slot {
-                        Some(r) if r.hi == lo && r.site == site && r.lock == lock => r.hi = hi,
-                        _ => {
-                            let fresh = Range {
-                                lo,
-                                hi,
-                                block: block_lin,
-                                site,
-                                tid,
-                                kind,
-                                after_ticket,
-                                lock,
-                                size,
-                            };
-                            if let Some(r) = slot.replace(fresh) {
-                                keep(r, out);
-                            }
-                        }
+                    let range = |lo: u64, hi: u64| Range {
+                        lo,
+                        hi,
+                        block: block_lin,
+                        site,
+                        tid,
+                        kind,
+                        after_ticket,
+                        lock,
+                        size,
                     };
                     // Whole words (the usual case) extend a range by four bytes at once.
                     if mask == 0xf {
-                        add(base, base + 4);
+                        add(slot, range(base, base + 4), out);
                     } else {
                         for b in (0..4).filter(|b| mask >> b & 1 != 0) {
-                            add(base + b, base + b + 1);
+                            add(slot, range(base + b, base + b + 1), out);
                         }
                     }
                 }
@@ -311,6 +585,22 @@ impl GlobalShadow {
         }
         out.global_ranges_capped |= self.capped;
         self.capped = false;
+    }
+}
+
+/// Extends the open range of a kind by `fresh` where it continues it (same line, same lock), else
+/// keeps the open range and opens `fresh`.
+#[inline]
+fn add(open: &mut Option<Range>, fresh: Range, out: &mut WorkerOut) {
+    match open {
+        Some(r) if r.hi == fresh.lo && r.site == fresh.site && r.lock == fresh.lock => {
+            r.hi = fresh.hi
+        }
+        _ => {
+            if let Some(r) = open.replace(fresh) {
+                keep(r, out);
+            }
+        }
     }
 }
 
@@ -608,6 +898,170 @@ pub(crate) fn describe_global(l: &LaunchCx, place: &RacePlace) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const BASE: u64 = 0x10_0000;
+
+    fn access(kind: Kind, tid: u16, stamp: u32, site: u32) -> Access {
+        Access {
+            tid,
+            wsync: 0,
+            stamp,
+            site,
+            kind,
+        }
+    }
+
+    /// A warp's 32 lanes, lane `l` at `BASE + 4 * l` (8-byte lanes: `BASE + 8 * l`).
+    fn warp_addrs(len: u64) -> [u64; 32] {
+        std::array::from_fn(|l| BASE + len * l as u64)
+    }
+
+    fn tids(warp: u16) -> [u16; 32] {
+        std::array::from_fn(|l| warp * 32 + l as u16)
+    }
+
+    /// Records warp `warp`'s access as a run (`as_run`) or lane by lane, as `track_global` would
+    /// without the run; returns whether it became a run and the conflicts the lanes found.
+    fn warp_access(
+        g: &mut GlobalShadow,
+        as_run: bool,
+        epoch: u32,
+        kind: Kind,
+        warp: u16,
+        len: u32,
+        stamp: u32,
+    ) -> (bool, Vec<(u16, u32)>) {
+        let addrs = warp_addrs(len as u64);
+        let acc = access(kind, 0, stamp, 1);
+        if as_run && g.check_run(epoch, u32::MAX, &addrs, len, &acc, &tids(warp)) {
+            return (true, Vec::new());
+        }
+        let found = (0..32)
+            .filter_map(|l| {
+                let acc = access(kind, tids(warp)[l], stamp, 1);
+                g.check(epoch, addrs[l], len, &acc)
+            })
+            .map(|c| (c.tid, c.site))
+            .collect();
+        (false, found)
+    }
+
+    /// What one block's accesses left for the cross-block pass.
+    fn ranges(g: &mut GlobalShadow) -> String {
+        let mut out = WorkerOut::default();
+        g.finish_block(0, &mut out);
+        format!("{:?}", out.global_ranges)
+    }
+
+    #[test]
+    fn a_warps_own_words_are_one_run_and_no_word_records() {
+        let mut g = GlobalShadow::default();
+        g.begin_block(1);
+        assert!(warp_access(&mut g, true, 1, Kind::Write, 0, 4, 1).0);
+        assert_eq!(g.runs.len(), 1);
+        assert!(g.pages[0].words.iter().all(|w| w.block != g.block));
+        // The same words again (another warp, or the same after a barrier) are not fresh.
+        assert!(!warp_access(&mut g, true, 1, Kind::Read, 1, 4, 2).0);
+        assert!(!warp_access(&mut g, true, 2, Kind::Read, 0, 4, 3).0);
+    }
+
+    #[test]
+    fn reads_by_several_warps_settle_and_a_write_still_names_the_first_reader() {
+        let mut g = GlobalShadow::default();
+        g.begin_block(1);
+        warp_access(&mut g, false, 1, Kind::Read, 0, 4, 1);
+        assert_eq!(g.pages[0].settled[0].epoch, 0, "one reader");
+        warp_access(&mut g, false, 1, Kind::Read, 1, 4, 2);
+        assert_eq!(g.pages[0].settled[0].epoch, 1);
+        assert_eq!(g.pages[0].settled[0].warp, MANY);
+        warp_access(&mut g, false, 1, Kind::Read, 2, 4, 3);
+        let (_, found) = warp_access(&mut g, false, 1, Kind::Write, 3, 4, 4);
+        assert_eq!(found[0], (0, 1), "thread 0 read word 0 first");
+        assert_eq!(g.pages[0].settled[0].epoch, 0, "written");
+        // The next barrier interval starts afresh.
+        warp_access(&mut g, false, 2, Kind::Read, 0, 4, 5);
+        assert_eq!(g.pages[0].settled[0].epoch, 0);
+        // Lanes of one warp reading one word (a broadcast) settle it for that warp.
+        let read = |tid| access(Kind::Read, tid, 6, 1);
+        assert!(g.check(3, BASE + 128, 4, &read(0)).is_none());
+        assert!(g.check(3, BASE + 128, 4, &read(1)).is_none());
+        let s = g.pages[0].settled[32];
+        assert_eq!((s.epoch, s.warp), (3, 0));
+    }
+
+    #[test]
+    fn a_run_is_refused_where_lanes_share_words_or_update_atomically() {
+        let mut g = GlobalShadow::default();
+        g.begin_block(1);
+        let mut addrs = warp_addrs(4);
+        addrs[16..].copy_from_slice(&warp_addrs(4)[..16]);
+        let read = access(Kind::Read, 0, 1, 1);
+        assert!(!g.check_run(1, u32::MAX, &addrs, 4, &read, &tids(0)));
+        let atomic = access(Kind::Atomic, 0, 1, 1);
+        assert!(!g.check_run(1, u32::MAX, &warp_addrs(4), 4, &atomic, &tids(0)));
+        let bytes = warp_addrs(1);
+        assert!(!g.check_run(1, u32::MAX, &bytes, 1, &read, &tids(0)));
+        // The last lane's word was touched: the lanes before it leave no mark.
+        assert!(g
+            .check(1, BASE + 4 * 31, 4, &access(Kind::Read, 99, 2, 1))
+            .is_none());
+        assert!(!g.check_run(1, u32::MAX, &warp_addrs(4), 4, &read, &tids(0)));
+        assert!(g.pages[0].owner[..31].iter().all(|&o| o == UNTOUCHED));
+        assert!(g.runs.is_empty());
+    }
+
+    #[test]
+    fn a_run_finds_and_leaves_what_lane_by_lane_tracking_does() {
+        // Each script: a warp's first access (a run where allowed), then other accesses of the
+        // block to its words.
+        type Step = (u32, Kind, u16, u32);
+        let scripts: [&[Step]; 8] = [
+            &[(1, Kind::Write, 0, 4), (1, Kind::Read, 1, 4)],
+            &[(1, Kind::Read, 0, 4), (1, Kind::Write, 2, 4)],
+            &[(1, Kind::Write, 0, 4), (1, Kind::Write, 0, 4)],
+            &[
+                (1, Kind::Write, 0, 8),
+                (2, Kind::Read, 1, 8),
+                (2, Kind::Write, 3, 8),
+            ],
+            &[
+                (1, Kind::Read, 0, 4),
+                (1, Kind::Read, 1, 4),
+                (1, Kind::Atomic, 2, 4),
+            ],
+            &[
+                (1, Kind::Write, 0, 4),
+                (1, Kind::Atomic, 1, 4),
+                (1, Kind::Write, 2, 4),
+            ],
+            &[(1, Kind::Read, 0, 4)],
+            &[
+                (1, Kind::Read, 0, 4),
+                (1, Kind::Read, 1, 4),
+                (1, Kind::Read, 2, 8),
+                (1, Kind::Write, 3, 4),
+            ],
+        ];
+        let mut races = 0;
+        for script in scripts {
+            let run = |as_run: bool| {
+                let mut g = GlobalShadow::default();
+                g.begin_block(1);
+                let mut found = Vec::new();
+                for (stamp, &(epoch, kind, warp, len)) in script.iter().enumerate() {
+                    let first = stamp == 0 && as_run;
+                    let (ran, f) = warp_access(&mut g, first, epoch, kind, warp, len, stamp as u32);
+                    assert_eq!(ran, first);
+                    found.push(f);
+                }
+                (found, ranges(&mut g))
+            };
+            let lane_by_lane = run(false);
+            races += lane_by_lane.0.iter().flatten().count();
+            assert_eq!(run(true), lane_by_lane);
+        }
+        assert!(races > 0, "the scripts race");
+    }
 
     #[test]
     fn a_words_record_stays_small() {

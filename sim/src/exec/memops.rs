@@ -644,13 +644,25 @@ fn track_global(w: &Warp, cx: &mut BlockCx, inst: &Inst, req: &Req, exec: u32, a
     let stamp = *cx.stamp;
     let len = req.bytes();
     let kind = access_kind(cx, w.pc, req);
+    let tids = std::array::from_fn(|l| w.thread_linear(l) as u16);
+    let run = Access {
+        tid: 0,
+        wsync: w.wsync,
+        stamp,
+        site: inst.site,
+        kind,
+    };
+    // A run leaves nothing for `track_lock`: it holds plain accesses by threads without a lock.
+    if cx
+        .global_shadow
+        .check_run(cx.epoch, exec, addrs, len, &run, &tids)
+    {
+        return;
+    }
     for l in lanes(exec) {
         let acc = Access {
-            tid: w.thread_linear(l) as u16,
-            wsync: w.wsync,
-            stamp,
-            site: inst.site,
-            kind,
+            tid: tids[l],
+            ..run
         };
         if let Some(conflict) = cx.global_shadow.check(cx.epoch, addrs[l], len, &acc) {
             let place = crate::analyse::global::global_place(cx.l, addrs[l], len as u64);
