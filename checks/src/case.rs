@@ -253,9 +253,32 @@ impl fmt::Display for Launch {
 /// The CPU reference: given the case (its inputs), the expected content of each output buffer.
 pub type Reference = Arc<dyn Fn(&Case) -> Vec<(String, HostData)> + Send + Sync>;
 
+/// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
+/// that is wrong, what it should hold and what it holds, and which elements are wrong.
+pub struct Evidence<'a> {
+    pub case: &'a Case,
+    pub buffer: &'a str,
+    pub expected: &'a HostData,
+    pub actual: &'a HostData,
+    /// Indices of the wrong (or never written) elements, ascending.
+    pub wrong: &'a [usize],
+}
+
+impl Evidence<'_> {
+    /// Whether element `i` still holds the poison the runner filled the output with.
+    pub fn never_written(&self, i: usize) -> bool {
+        self.actual.is_poison(i)
+    }
+
+    /// Elements that are wrong, as a share of the output.
+    pub fn wrong_share(&self) -> f64 {
+        self.wrong.len() as f64 / self.expected.len().max(1) as f64
+    }
+}
+
 /// An exercise's knowledge of its typical mistakes: given the evidence of a wrong output, the
 /// likely mistake in a sentence a student can act on, or None when the pattern does not tell.
-pub type Diagnose = Arc<dyn Fn(&crate::compare::Evidence) -> Option<String> + Send + Sync>;
+pub type Diagnose = Arc<dyn Fn(&Evidence) -> Option<String> + Send + Sync>;
 
 /// The inputs that produced element `index` of output `buffer`, as a short text
 /// (`a = 1.5, b = -2`), shown beside a wrong element; None when no input is its own.
@@ -391,7 +414,7 @@ impl Case {
     /// Names the exercise's typical mistakes from a wrong output.
     pub fn diagnose(
         mut self,
-        f: impl Fn(&crate::compare::Evidence) -> Option<String> + Send + Sync + 'static,
+        f: impl Fn(&Evidence) -> Option<String> + Send + Sync + 'static,
     ) -> Case {
         self.diagnose = Some(Arc::new(f));
         self

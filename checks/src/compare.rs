@@ -1,7 +1,7 @@
 //! Comparing a kernel's outputs with the CPU reference, and naming the likely mistake.
 
 use crate::case::{
-    Case, HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8,
+    Case, Evidence, HostData, Launch, POISON_F32_BITS, POISON_F64_BITS, POISON_U32, POISON_U8,
 };
 use serde::{Deserialize, Serialize};
 
@@ -44,29 +44,6 @@ impl Tolerance {
 fn actual_is_poison(x: f64) -> bool {
     (x as f32).to_bits() == crate::case::POISON_F32_BITS
         || x.to_bits() == crate::case::POISON_F64_BITS
-}
-
-/// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
-/// that is wrong, what it should hold and what it holds, and which elements are wrong.
-pub struct Evidence<'a> {
-    pub case: &'a Case,
-    pub buffer: &'a str,
-    pub expected: &'a HostData,
-    pub actual: &'a HostData,
-    /// Indices of the wrong (or never written) elements, ascending.
-    pub wrong: &'a [usize],
-}
-
-impl Evidence<'_> {
-    /// Whether element `i` still holds the poison the runner filled the output with.
-    pub fn never_written(&self, i: usize) -> bool {
-        self.actual.is_poison(i)
-    }
-
-    /// Elements that are wrong, as a share of the output.
-    pub fn wrong_share(&self) -> f64 {
-        self.wrong.len() as f64 / self.expected.len().max(1) as f64
-    }
 }
 
 /// Compares output `buffer` of `case` with the reference, and when it is wrong, names the

@@ -12,9 +12,9 @@ pub mod exercises;
 pub mod host;
 pub mod random;
 
-pub use case::{Arg, Buffer, Case, CaseOptions, HostData, Launch, Role, Scalar};
+pub use case::{Arg, Buffer, Case, CaseOptions, Evidence, HostData, Launch, Role, Scalar};
 pub use compare::{
-    compare, compare_case, identical_and_accepted, Evidence, Mismatch, Tolerance, WrongElement,
+    compare, compare_case, identical_and_accepted, Mismatch, Tolerance, WrongElement,
 };
 pub use exercises::{cases_for, known_ids, parse_extra_size, MAX_EXTRA_SIZE};
 pub use host::{diagnose_host, host_cases_for, host_ids, HostCase};

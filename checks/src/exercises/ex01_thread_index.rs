@@ -1,8 +1,9 @@
 //! 01: each thread writes its global index.
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{written_by_index, Evidence};
+use crate::compare::written_by_index;
 
 const BLOCK: u32 = 256;
 

@@ -2,8 +2,9 @@
 //! makes one trip through memory instead of three.
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{any_of, Evidence, Tolerance};
+use crate::compare::{any_of, Tolerance};
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

@@ -4,8 +4,9 @@
 //! with the wrong stride does, leaves a wrong value instead of writing the right one again.
 
 use super::timing_elements;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Tolerance};
+use crate::compare::Tolerance;
 use crate::random::Rng;
 
 /// The grid of the ordinary cases: 512 threads, fewer than the elements of most cases.

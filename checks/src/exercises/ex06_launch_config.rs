@@ -3,8 +3,9 @@
 //! be right for any n on the grid the student picked (a grid-stride loop).
 
 use super::timing_elements;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Tolerance};
+use crate::compare::Tolerance;
 use crate::random::Rng;
 
 /// The most threads a block may have on every CUDA GPU.

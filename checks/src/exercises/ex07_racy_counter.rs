@@ -3,8 +3,8 @@
 //! every value matches are where it loses the most.
 
 use super::{size_label, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

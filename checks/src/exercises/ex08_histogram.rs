@@ -2,8 +2,8 @@
 //! data. Inputs include a single repeated value (every thread adds to the same bin) and a skewed
 //! mix like text, beside uniformly random bytes.
 
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::Evidence;
 use crate::random::Rng;
 
 pub const BINS: usize = 256;

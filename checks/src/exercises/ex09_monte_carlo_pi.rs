@@ -6,8 +6,8 @@
 //! the generator and the seeding to what a Monte Carlo estimate needs (estimates within a few
 //! standard deviations of pi, per-thread counts spread like a binomial, distinct streams).
 
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

@@ -3,8 +3,9 @@
 //! writes the wrong elements.
 
 use super::timing_elements;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{rows_and_columns_swapped, Evidence};
+use crate::compare::rows_and_columns_swapped;
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [32, 8];

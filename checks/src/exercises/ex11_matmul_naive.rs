@@ -3,8 +3,9 @@
 //! sides that are not multiples of 16; the timed case is 1024 cubed.
 
 use super::ex10_matrix_add::launch_2d;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Scalar};
-use crate::compare::{any_of, Evidence, Tolerance};
+use crate::compare::{any_of, Tolerance};
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [16, 16];

@@ -6,8 +6,9 @@
 //! them, and every pixel keeps its count.
 
 use super::ex10_matrix_add::launch_2d;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Scalar};
-use crate::compare::{any_of, Evidence};
+use crate::compare::any_of;
 use crate::random::Rng;
 
 const BLOCK: [u32; 2] = [32, 8];

@@ -4,8 +4,9 @@
 //! coalesced kernel needs exactly 4 sectors per request and one thread per row needs 32.
 
 use super::scaled_for_timing;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{element_f64, Evidence, Predicted};
+use crate::compare::{element_f64, Predicted};
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

@@ -3,8 +3,9 @@
 //! held to 4 sectors per request (the AoS version takes 32).
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

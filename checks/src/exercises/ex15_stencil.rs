@@ -2,8 +2,8 @@
 //! included, into shared memory once.
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::Evidence;
 use crate::random::Rng;
 
 const BLOCK: u32 = 256;

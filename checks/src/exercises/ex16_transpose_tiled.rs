@@ -5,8 +5,9 @@
 //! one-dimensional exercises do, and its rows are not whole tiles.
 
 use super::scaled_for_timing;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 /// TILE in the kernel files: blocks of TILE x TILE threads, one tile each.

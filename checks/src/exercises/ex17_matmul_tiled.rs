@@ -4,8 +4,9 @@
 //! one-dimensional exercises do, and k and n are not whole tiles.
 
 use super::ex11_matmul_naive::matmul_case;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, Launch};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 /// TILE in the kernel file.

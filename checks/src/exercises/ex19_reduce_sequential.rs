@@ -2,8 +2,9 @@
 //! conflicts, no divergence within a warp until the last steps). Exercise 20 reuses these cases.
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel files: each block sums this many elements.

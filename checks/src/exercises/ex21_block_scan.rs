@@ -2,8 +2,9 @@
 //! memory per warp. Integers, compared exactly.
 
 use super::{size_label, sizes_1d, timing_elements};
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel file: each block scans this many elements.

@@ -6,8 +6,9 @@
 //! An extra size n from the instructor becomes an image n pixels wide and 9 high.
 
 use super::scaled_for_timing;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{Evidence, Predicted};
+use crate::compare::Predicted;
 use crate::random::Rng;
 
 /// Blocks of 16 x 16 threads, one thread per pixel.

@@ -4,8 +4,9 @@
 //! An extra size n from the instructor becomes 4 rows of n columns.
 
 use super::scaled_for_timing;
+use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
-use crate::compare::{element_f64, Evidence};
+use crate::compare::element_f64;
 use crate::random::Rng;
 
 /// BLOCK_SIZE in the kernel file: the threads that share a row.
