@@ -40,8 +40,8 @@ pub struct Transfer {
     pub end_us: f64,
 }
 
-/// One kernel launch.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// One kernel launch. (`Default` is for tests and builders: an empty launch to fill in.)
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Launch {
     /// The kernel's name as the module has it (mangled, for C++ and Numba kernels).
     pub kernel: String,

@@ -49,16 +49,8 @@ mod tests {
             kernel: "k".into(),
             grid: [grid, 1, 1],
             block: [block, 1, 1],
-            shared_bytes: 0,
-            stream: 0,
-            figures: None,
-            lines: vec![],
-            warp_instructions: None,
-            diagnostics: vec![],
-            aborted: false,
-            start_us: 0.0,
             end_us: 1.0,
-            graph: None,
+            ..Launch::default()
         };
         Record {
             launches: vec![launch],

@@ -489,11 +489,6 @@ mod tests {
             kernel: "_Z1kPf".into(),
             grid: [1, 1, 1],
             block: [32, 1, 1],
-            shared_bytes: 0,
-            stream: 0,
-            figures: None,
-            lines: vec![],
-            warp_instructions: None,
             diagnostics: vec![sim::Diagnostic {
                 kind,
                 block: [0; 3],
@@ -502,10 +497,8 @@ mod tests {
                 message: message.into(),
                 race: None,
             }],
-            aborted: false,
-            start_us: 0.0,
             end_us: 1.0,
-            graph: None,
+            ..Launch::default()
         }
     }
 

@@ -358,16 +358,10 @@ mod tests {
             kernel: "transpose".into(),
             grid: [4, 4, 1],
             block: [32, 8, 1],
-            shared_bytes: 0,
-            stream: 0,
             figures: Some(figures),
-            lines: vec![],
             warp_instructions: Some(100),
-            diagnostics: vec![],
-            aborted: false,
-            start_us: 0.0,
             end_us: 2.0,
-            graph: None,
+            ..Launch::default()
         };
         let line = launch_line(&launch, 1, 2.0, TimelineKind::Modelled);
         assert!(line.contains("32 bank conflicts"), "{line}");

@@ -352,16 +352,10 @@ mod tests {
             kernel: kernel.into(),
             grid: [1, 1, 1],
             block: [32, 1, 1],
-            shared_bytes: 0,
-            stream: 0,
             figures,
             lines,
-            warp_instructions: None,
-            diagnostics: vec![],
-            aborted: false,
-            start_us: 0.0,
             end_us: 1.0,
-            graph: None,
+            ..Launch::default()
         }
     }
 

@@ -200,15 +200,16 @@ mod tests {
     use super::*;
     use crate::host::record::Launch;
 
-    /// A launch of `kernel` on `grid` blocks, read as a record holds it (fields added to the
-    /// record since take their defaults).
+    /// A launch of `kernel` on `grid` blocks.
     fn launch(kernel: &str, grid: u32, figures: Option<sim::Figures>) -> Launch {
-        serde_json::from_value(serde_json::json!({
-            "kernel": kernel, "grid": [grid, 1, 1], "block": [256, 1, 1], "shared_bytes": 0,
-            "stream": 0, "figures": figures, "lines": [], "warp_instructions": null,
-            "diagnostics": [], "aborted": false, "start_us": 0.0, "end_us": 1.0
-        }))
-        .unwrap()
+        Launch {
+            kernel: kernel.into(),
+            grid: [grid, 1, 1],
+            block: [256, 1, 1],
+            figures,
+            end_us: 1.0,
+            ..Launch::default()
+        }
     }
 
     fn record(launches: Vec<Launch>) -> Record {
