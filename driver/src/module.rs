@@ -206,7 +206,9 @@ pub(crate) unsafe fn get_function(
     let name = unsafe { CStr::from_ptr(name) }
         .to_string_lossy()
         .into_owned();
-    m.kernel(&name).ok_or(E::CUDA_ERROR_NOT_FOUND)?;
+    if m.kernel(&name).is_none() {
+        return Err(missing_kernel(&m, &name));
+    }
     let key = (i, name);
     let number = match d.function_handles.get(&key) {
         Some(&number) => number,
@@ -221,6 +223,18 @@ pub(crate) unsafe fn get_function(
     };
     // SAFETY: the caller's contract.
     unsafe { put(function, handle(number)) }
+}
+
+/// Why kernel `name` is not in module `m`: a kernel the simulator could not prepare is named with
+/// the reason (NOT_SUPPORTED, as the linker answers what it cannot take), any other is NOT_FOUND.
+fn missing_kernel(m: &sim::Module, name: &str) -> E {
+    match m.lowering_error(name) {
+        Some(why) => {
+            eprintln!("simcuda: kernel {name} cannot run in the simulator: {why}");
+            E::CUDA_ERROR_NOT_SUPPORTED
+        }
+        None => E::CUDA_ERROR_NOT_FOUND,
+    }
 }
 
 /// The module and kernel name of a function handle.
@@ -354,4 +368,22 @@ pub unsafe extern "C" fn cuFuncGetName(name: *mut *const c_char, function: CUfun
         // SAFETY: the caller's contract.
         unsafe { put(name, kept.as_ptr()) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_kernel;
+    use cudarc::driver::sys::cudaError_enum as E;
+
+    #[test]
+    fn a_kernel_the_simulator_cannot_prepare_is_not_supported_not_missing() {
+        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                   .extern .func elsewhere();\n\
+                   .visible .entry calls_out() { call.uni elsewhere, (); ret; }\n\
+                   .visible .entry fine() { ret; }\n";
+        let m = sim::Module::parse(ptx).expect("one of its kernels can run");
+        assert!(m.kernel("fine").is_some());
+        assert_eq!(missing_kernel(&m, "calls_out"), E::CUDA_ERROR_NOT_SUPPORTED);
+        assert_eq!(missing_kernel(&m, "absent"), E::CUDA_ERROR_NOT_FOUND);
+    }
 }
