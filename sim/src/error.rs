@@ -1,7 +1,7 @@
 //! The simulator's error type: what went wrong before or around a launch (not inside a kernel; those
 //! are `Diagnostic`s in the launch report).
 
-use crate::report::SourceLocation;
+use crate::source::SourceLocation;
 
 fn at(location: &Option<SourceLocation>, ptx_line: u32) -> String {
     match location {

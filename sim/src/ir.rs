@@ -1,8 +1,7 @@
 //! The executable form of a kernel: a flat instruction list with register slots, constant slots,
 //! resolved branch targets and memory layouts, produced by `lower` and run by `exec`.
 
-use crate::report::SourceLocation;
-use crate::ParamInfo;
+use crate::source::SourceLocation;
 
 /// A row of the warp's register file (32 lanes of 64 bits). Constants live in rows too, so every
 /// source operand is a row and the lane loops need no operand-kind branch.
@@ -618,6 +617,25 @@ pub(crate) struct SharedVar {
     pub size: u32,
 }
 
+/// A kernel parameter as the launch must supply it: public through [`crate::KernelInfo`].
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    pub name: String,
+    pub size_bytes: u32,
+    pub align: u32,
+}
+
+/// How a shared-memory load or store is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MergeRole {
+    /// As itself.
+    Alone,
+    /// As one access of `bytes` at its lanes' addresses less `back` bytes: the merged load.
+    Leads { bytes: u8, back: u8 },
+    /// Not at all: the load that leads its group counts it.
+    Follows,
+}
+
 /// One kernel, lowered with all device functions inlined.
 #[derive(Clone, Debug)]
 pub(crate) struct Program {
@@ -647,7 +665,7 @@ pub(crate) struct Program {
     pub cross_block_sync: bool,
     /// How each instruction's shared-memory load is counted: ptxas merges some into one wide
     /// load (`lower::merge`).
-    pub shared_merges: Vec<crate::lower::merge::MergeRole>,
+    pub shared_merges: Vec<MergeRole>,
     /// Global atomics that ptxas combines into one for the warp (`lower::uniform`).
     pub combined_atomics: Vec<bool>,
 }

@@ -40,6 +40,8 @@ mod module;
 mod parse;
 mod printf;
 mod report;
+mod rounding;
+mod source;
 
 pub use analyse::provenance::thread::{
     thread_divergence, Access, BranchStep, MemoryStep, Parting, Step, ThreadDivergence,
@@ -52,13 +54,13 @@ pub use analyse::provenance::{
 };
 pub use error::SimError;
 pub use instructions::InstructionCounts;
+pub use ir::ParamInfo;
 pub use machine::Machine;
-pub use model::{
-    GpuModel, KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes,
-    Traffic,
-};
-pub use module::{KernelInfo, KernelResources, Module, ParamInfo};
+pub use model::GpuModel;
+pub use module::{KernelInfo, KernelResources, Module};
 pub use report::{
-    AccessKind, Diagnostic, DiagnosticKind, Figures, Launch, LaunchReport, Limits, LineFigures,
-    Race, RaceAccess, RacePlace, SourceLocation,
+    AccessKind, Diagnostic, DiagnosticKind, Figures, KernelShape, Launch, LaunchReport, Limits,
+    LineFigures, ModelledTime, Occupancy, OccupancyLimit, Race, RaceAccess, RacePlace, Resource,
+    ResourceTimes, Traffic,
 };
+pub use source::SourceLocation;

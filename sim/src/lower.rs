@@ -11,9 +11,8 @@ mod uniform;
 
 use crate::error::SimError;
 use crate::ir::*;
-use crate::parse::{Ast, Function, InitVal, Operand, Space, Stmt, VarDecl};
-use crate::report::SourceLocation;
-use crate::ParamInfo;
+use crate::parse::{align_up, Ast, Function, InitVal, Operand, Space, Stmt, VarDecl};
+use crate::source::SourceLocation;
 use registers::{Declared, RegRange};
 use std::collections::HashMap;
 
@@ -47,14 +46,6 @@ enum Name {
     Reg(Slot),
     Pred(Pred),
     Var(VarLoc),
-}
-
-pub(crate) fn align_up(v: u64, a: u64) -> u64 {
-    if a <= 1 {
-        v
-    } else {
-        v.div_ceil(a) * a
-    }
 }
 
 /// Places `size` bytes aligned to `align` at the end of a layout. A layout past 4 GiB stays at

@@ -7,12 +7,13 @@ use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
 use crate::instructions::{Class, InstructionCounts};
 use crate::ir::{ConstVal, Op, Program};
+use crate::memory::traffic::SectorSet;
 use crate::memory::GlobalMemory;
 use crate::model::issue::PipeCycles;
-use crate::model::traffic::SectorSet;
-use crate::model::{GpuModel, KernelShape, Traffic};
+use crate::model::GpuModel;
 use crate::module::Module;
-use crate::report::{Figures, Launch, LaunchReport, LineFigures, SourceLocation};
+use crate::report::{Figures, KernelShape, Launch, LaunchReport, LineFigures, Traffic};
+use crate::source::SourceLocation;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

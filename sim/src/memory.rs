@@ -1,5 +1,6 @@
 //! Device memory: global allocations (cudaMalloc-aligned, far apart, bounds-checked), the address
-//! windows that generic addresses use for shared and local memory, and the figures counters.
+//! windows that generic addresses use for shared and local memory, the figures counters, and the
+//! traffic counts the time model reads (`traffic`).
 //!
 //! Global memory is shared by the CPU threads that run blocks, so it is stored as relaxed atomic
 //! words: plain loads and stores on x86, no data race in Rust terms, and well-defined lost updates
@@ -7,6 +8,7 @@
 
 pub(crate) mod figures;
 pub(crate) mod local;
+pub(crate) mod traffic;
 
 use crate::error::SimError;
 use std::collections::BTreeMap;

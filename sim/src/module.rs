@@ -1,7 +1,7 @@
 //! A parsed and lowered PTX module: its kernels and module-level variables.
 
 use crate::error::SimError;
-use crate::ir::Program;
+use crate::ir::{ParamInfo, Program};
 use crate::lower::GlobalVar;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -18,13 +18,6 @@ pub struct KernelResources {
     pub shared_static_bytes: u32,
     pub local_bytes_per_thread: u32,
     pub constant_bytes: u64,
-}
-
-#[derive(Clone, Debug)]
-pub struct ParamInfo {
-    pub name: String,
-    pub size_bytes: u32,
-    pub align: u32,
 }
 
 /// PTX parsed and lowered into executable form: immutable, shareable between threads and machines.

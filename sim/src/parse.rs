@@ -18,6 +18,16 @@ pub(crate) enum Space {
     Param,
 }
 
+/// `v` rounded up to a multiple of `a` (0 and 1 leave it): how PTX lays out parameters and
+/// variables, which parsing checks (a kernel's parameter space) and lowering places.
+pub(crate) fn align_up(v: u64, a: u64) -> u64 {
+    if a <= 1 {
+        v
+    } else {
+        v.div_ceil(a) * a
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum InitVal {
     Int(u64),

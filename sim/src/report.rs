@@ -1,8 +1,13 @@
 //! What a launch reports: memory figures (named after Nsight Compute's metrics) per kernel and per
 //! source line, diagnostics, printf output.
 
+mod modelled;
+
 use crate::instructions::InstructionCounts;
-use crate::model::{KernelShape, ModelledTime, Traffic};
+use crate::source::SourceLocation;
+pub use modelled::{
+    KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes, Traffic,
+};
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
 
@@ -83,20 +88,6 @@ impl AddAssign<&Figures> for Figures {
 impl AddAssign for Figures {
     fn add_assign(&mut self, o: Figures) {
         *self += &o;
-    }
-}
-
-/// A position in the CUDA source, from the PTX `.loc` and `.file` directives. `file` is the name
-/// NVRTC was given for the program (possibly with a directory prefix).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct SourceLocation {
-    pub file: String,
-    pub line: u32,
-}
-
-impl std::fmt::Display for SourceLocation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
     }
 }
 

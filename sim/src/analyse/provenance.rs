@@ -13,7 +13,7 @@ pub mod thread;
 pub use crate::ir::Ty as Scalar;
 pub(crate) use definition::{operands, Definitions};
 
-use crate::report::SourceLocation;
+use crate::source::SourceLocation;
 use serde::{Deserialize, Serialize};
 
 /// Stores to one element kept in order; later ones are only counted (the last is kept apart).

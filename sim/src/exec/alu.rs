@@ -1,8 +1,9 @@
 //! Integer and conversion semantics for one lane: registers hold values zero-extended to 64 bits,
 //! and every operation reads only the low `ty.bits()` bits of its sources.
 
-use super::float::{as_f64, ftz32, round_f32};
+use super::float::{as_f64, ftz32};
 use crate::ir::{IntOp, IntOp3, IntUn, Rnd, Ty};
+use crate::rounding::{round_f16, round_f32};
 
 #[inline(always)]
 pub(crate) fn mask(bits: u32) -> u64 {
@@ -313,7 +314,7 @@ fn int_from_float(dt: Ty, v: f64, rnd: Rnd, sat: bool) -> u64 {
 fn float_to_bits(dt: Ty, hi: f64, lo: f64, rnd: Rnd) -> u64 {
     match dt {
         Ty::F32 => round_f32(hi, lo, rnd).to_bits() as u64,
-        Ty::F16 => super::halves::round(hi, lo, rnd) as u64,
+        Ty::F16 => round_f16(hi, lo, rnd) as u64,
         _ => {
             if lo == 0.0 || rnd == Rnd::Rn {
                 hi.to_bits()

@@ -5,6 +5,7 @@
 //! later rounding to f32 exact for every mode), then round to f32 in the requested direction.
 
 use crate::ir::{FMode, FOp, FUn, Rnd, TestP, Ty};
+use crate::rounding::{round_f32, to_odd};
 
 /// `s + e == a + b` exactly.
 #[inline]
@@ -12,44 +13,6 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
-}
-
-/// Squash `hi + lo` (hi the nearest f64) into one f64 rounded to odd.
-#[inline]
-pub(crate) fn to_odd(hi: f64, lo: f64) -> f64 {
-    if lo == 0.0 || !hi.is_finite() || hi.to_bits() & 1 == 1 {
-        hi
-    } else if lo > 0.0 {
-        hi.next_up()
-    } else {
-        hi.next_down()
-    }
-}
-
-/// Rounds the exact value `hi + lo` to f32.
-#[inline]
-pub(crate) fn round_f32(hi: f64, lo: f64, rnd: Rnd) -> f32 {
-    let v = to_odd(hi, lo);
-    let x = v as f32;
-    if rnd == Rnd::Rn || v.is_nan() || v.is_infinite() {
-        return x;
-    }
-    if x.is_infinite() {
-        // Overflow: the directed modes stop at the largest finite value on their side.
-        let max = f32::MAX.copysign(x);
-        return match (rnd, x > 0.0) {
-            (Rnd::Rz, _) | (Rnd::Rm, true) | (Rnd::Rp, false) => max,
-            _ => x,
-        };
-    }
-    let r = v - x as f64;
-    match rnd {
-        Rnd::Rp if r > 0.0 => x.next_up(),
-        Rnd::Rm if r < 0.0 => x.next_down(),
-        Rnd::Rz if r < 0.0 && x > 0.0 => x.next_down(),
-        Rnd::Rz if r > 0.0 && x < 0.0 => x.next_up(),
-        _ => x,
-    }
 }
 
 /// Rounds `hi + lo` (hi already the nearest f64) in the requested direction.

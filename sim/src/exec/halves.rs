@@ -7,56 +7,15 @@
 //! then rounded to half by the `half` crate (to nearest even) and moved one step where another
 //! direction was asked for.
 
-use super::float::{fmax, fmin, round_f32, to_odd, two_sum};
+use super::float::{fmax, fmin, two_sum};
 use crate::ir::{FMode, FOp, FUn, Rnd, Ty};
+use crate::rounding::{round_f16, NAN16};
 use half::f16;
-
-/// The NaN a GPU's half-precision arithmetic produces.
-const NAN16: u16 = 0x7fff;
 
 /// A half's value, exactly.
 #[inline]
 pub(crate) fn to_f64(bits: u64) -> f64 {
     f16::from_bits(bits as u16).to_f64()
-}
-
-/// Rounds the exact value `hi + lo` to half precision in direction `rnd`.
-pub(crate) fn round(hi: f64, lo: f64, rnd: Rnd) -> u16 {
-    let v = to_odd(hi, lo);
-    if v.is_nan() {
-        return NAN16;
-    }
-    // Round to odd again, to f32's 24 bits (still more than half's 11 + 2), so that `from_f32`,
-    // which rounds an f32 correctly, rounds the exact value correctly.
-    let truncated = round_f32(v, 0.0, Rnd::Rz);
-    let odd = if v.is_finite() && truncated as f64 != v {
-        f32::from_bits(truncated.to_bits() | 1)
-    } else {
-        truncated
-    };
-    let nearest = f16::from_f32(odd);
-    let (r, bits) = (nearest.to_f64(), nearest.to_bits());
-    // Halves are sign and magnitude: one step up or down in magnitude is one step in the bits.
-    let (smaller, larger) = (bits.wrapping_sub(1), bits.wrapping_add(1));
-    match rnd {
-        Rnd::Rn => bits,
-        Rnd::Rz if r.abs() > v.abs() => smaller,
-        Rnd::Rp if r < v => {
-            if r.is_sign_negative() {
-                smaller
-            } else {
-                larger
-            }
-        }
-        Rnd::Rm if r > v => {
-            if r.is_sign_negative() {
-                larger
-            } else {
-                smaller
-            }
-        }
-        _ => bits,
-    }
 }
 
 #[inline]
@@ -104,9 +63,9 @@ pub(crate) fn binary(op: FOp, m: FMode, ty: Ty, a: u64, b: u64) -> u64 {
         let (fx, fy) = (to_f64(x as u64), to_f64(y as u64));
         // Sums and products of two halves are exact in f64.
         let bits = match op {
-            FOp::Add => round(fx + fy, 0.0, m.rnd),
-            FOp::Sub => round(fx - fy, 0.0, m.rnd),
-            FOp::Mul => round(fx * fy, 0.0, m.rnd),
+            FOp::Add => round_f16(fx + fy, 0.0, m.rnd),
+            FOp::Sub => round_f16(fx - fy, 0.0, m.rnd),
+            FOp::Mul => round_f16(fx * fy, 0.0, m.rnd),
             FOp::MinNan | FOp::MaxNan if fx.is_nan() || fy.is_nan() => NAN16,
             FOp::Min | FOp::MinNan => pick(fmin(fx, fy), x, y),
             FOp::Max | FOp::MaxNan => pick(fmax(fx, fy), x, y),
@@ -138,9 +97,9 @@ pub(crate) fn fma(m: FMode, ty: Ty, a: u64, b: u64, c: u64) -> u64 {
         let product = to_f64(x as u64) * to_f64(y as u64);
         let (hi, lo) = two_sum(product, to_f64(z as u64));
         let bits = if hi.is_finite() {
-            round(hi, lo, m.rnd)
+            round_f16(hi, lo, m.rnd)
         } else {
-            round(hi, 0.0, m.rnd)
+            round_f16(hi, 0.0, m.rnd)
         };
         finish(m, bits)
     })
@@ -154,8 +113,8 @@ pub(crate) fn unary(op: FUn, m: FMode, ty: Ty, a: u64) -> u64 {
         let bits = match op {
             FUn::Neg => x ^ 0x8000,
             FUn::Abs => x & 0x7fff,
-            FUn::Ex2 => round(to_f64(x as u64).exp2(), 0.0, Rnd::Rn),
-            FUn::Tanh => round(to_f64(x as u64).tanh(), 0.0, Rnd::Rn),
+            FUn::Ex2 => round_f16(to_f64(x as u64).exp2(), 0.0, Rnd::Rn),
+            FUn::Tanh => round_f16(to_f64(x as u64).tanh(), 0.0, Rnd::Rn),
             _ => unreachable!("lowering admits no {op:?} on halves"),
         };
         finish(m, bits)
@@ -174,28 +133,6 @@ mod tests {
 
     fn h(x: f32) -> u64 {
         f16::from_f32(x).to_bits() as u64
-    }
-
-    #[test]
-    fn rounding_goes_the_way_each_mode_names() {
-        // 1 + 2^-11 lies halfway between 1 and the next half, 1 + 2^-10.
-        let tie = 1.0 + 2f64.powi(-11);
-        assert_eq!(round(tie, 0.0, Rnd::Rn), 0x3c00, "ties to even");
-        assert_eq!(round(tie, 1e-30, Rnd::Rn), 0x3c01, "just above the tie");
-        assert_eq!(round(tie, 0.0, Rnd::Rp), 0x3c01);
-        assert_eq!(round(tie, 0.0, Rnd::Rz), 0x3c00);
-        assert_eq!(round(-tie, 0.0, Rnd::Rm), 0xbc01);
-        assert_eq!(round(-tie, 0.0, Rnd::Rp), 0xbc00);
-        assert_eq!(round(70000.0, 0.0, Rnd::Rn), 0x7c00, "overflow to infinity");
-        assert_eq!(round(70000.0, 0.0, Rnd::Rz), 0x7bff, "largest finite");
-        assert_eq!(round(-70000.0, 0.0, Rnd::Rp), 0xfbff);
-        assert_eq!(
-            round(1e-9, 0.0, Rnd::Rp),
-            0x0001,
-            "up to the least subnormal"
-        );
-        assert_eq!(round(-1e-9, 0.0, Rnd::Rm), 0x8001);
-        assert_eq!(round(-1e-9, 0.0, Rnd::Rn), 0x8000, "negative zero");
     }
 
     #[test]

@@ -9,7 +9,6 @@ use super::{alu, float, lanes, Warp, FULL};
 use crate::analyse::locks::LockWrite;
 use crate::analyse::{self, Access};
 use crate::ir::*;
-use crate::lower::merge::MergeRole;
 use crate::memory::figures::{count_distinct, shared_wavefronts};
 use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
@@ -631,7 +630,7 @@ fn model_traffic(cx: &mut BlockCx, kind: Kind, base: u64, sectors: &[u64]) {
         Kind::Atom => (true, true),
     };
     cx.l.sectors.mark(base, sectors, read, written);
-    let lines = crate::model::traffic::distinct_lines(sectors);
+    let lines = crate::memory::traffic::distinct_lines(sectors);
     cx.out.traffic.request(sectors, lines, kind == Kind::Load);
     if kind == Kind::Store {
         cx.out.traffic.store_lines += lines;

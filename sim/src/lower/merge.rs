@@ -15,19 +15,8 @@
 //! The accesses still run one by one (their values are the same); only what is counted changes:
 //! the first access of a merged group counts one access as wide as the window, the others nothing.
 
-use crate::ir::{IntOp, IntOp3, MemSpace, Op, Program, Slot, NONE};
+use crate::ir::{IntOp, IntOp3, MemSpace, MergeRole, Op, Program, Slot, NONE};
 use std::collections::{BTreeMap, HashSet};
-
-/// How a shared-memory load or store is counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MergeRole {
-    /// As itself.
-    Alone,
-    /// As one access of `bytes` at its lanes' addresses less `back` bytes: the merged load.
-    Leads { bytes: u8, back: u8 },
-    /// Not at all: the load that leads its group counts it.
-    Follows,
-}
 
 /// Known alignment of a register's value, as the log2 of bytes, up to 16 bytes.
 type Alignment = u8;

@@ -364,7 +364,7 @@ impl Builder<'_> {
 
 /// A float literal written for a half-precision operand, as the half nearest to it.
 fn half_bits(x: f64) -> u64 {
-    crate::exec::halves::round(x, 0.0, Rnd::Rn) as u64
+    crate::rounding::round_f16(x, 0.0, Rnd::Rn) as u64
 }
 
 pub(super) fn name_of(op: &Operand) -> Result<String, SimError> {

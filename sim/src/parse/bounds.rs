@@ -80,7 +80,7 @@ impl Parser<'_> {
     ) -> Result<(), SimError> {
         let mut end = 0u64;
         for p in params {
-            end = crate::lower::align_up(end, p.align as u64) + p.size as u64;
+            end = super::align_up(end, p.align as u64) + p.size as u64;
         }
         if end <= MAX_KERNEL_PARAM_BYTES {
             return Ok(());

@@ -4,7 +4,7 @@
 //! stream by stream (one stream per array and direction), never by instruction or line.
 
 use super::{Computation, Place, Scalar};
-use crate::report::SourceLocation;
+use crate::source::SourceLocation;
 use serde::{Deserialize, Serialize};
 
 /// Steps kept per watched thread; a longer run is cut (and says so).

@@ -257,7 +257,7 @@ pub(crate) fn distinct_lines(sectors: &[u64]) -> u64 {
     for (l, s) in lines.iter_mut().zip(sectors) {
         *l = s >> 2;
     }
-    crate::memory::figures::count_distinct(&mut lines[..n])
+    super::figures::count_distinct(&mut lines[..n])
 }
 
 #[cfg(test)]

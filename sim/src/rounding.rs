@@ -1,0 +1,119 @@
+//! Rounding an exact value `hi + lo` to f32 or f16 in the direction PTX names. The arithmetic
+//! (`exec`) and the half literals that lowering folds (`lower`) round alike, so this sits below both.
+//!
+//! The value is squashed to one f64 with round-to-odd (which keeps a later rounding to a narrower
+//! format exact for every mode), then rounded to the target in the requested direction.
+
+use crate::ir::Rnd;
+use half::f16;
+
+/// The NaN a GPU's half-precision arithmetic produces.
+pub(crate) const NAN16: u16 = 0x7fff;
+
+/// Squash `hi + lo` (hi the nearest f64) into one f64 rounded to odd.
+#[inline]
+pub(crate) fn to_odd(hi: f64, lo: f64) -> f64 {
+    if lo == 0.0 || !hi.is_finite() || hi.to_bits() & 1 == 1 {
+        hi
+    } else if lo > 0.0 {
+        hi.next_up()
+    } else {
+        hi.next_down()
+    }
+}
+
+/// Rounds the exact value `hi + lo` to f32.
+#[inline]
+pub(crate) fn round_f32(hi: f64, lo: f64, rnd: Rnd) -> f32 {
+    let v = to_odd(hi, lo);
+    let x = v as f32;
+    if rnd == Rnd::Rn || v.is_nan() || v.is_infinite() {
+        return x;
+    }
+    if x.is_infinite() {
+        // Overflow: the directed modes stop at the largest finite value on their side.
+        let max = f32::MAX.copysign(x);
+        return match (rnd, x > 0.0) {
+            (Rnd::Rz, _) | (Rnd::Rm, true) | (Rnd::Rp, false) => max,
+            _ => x,
+        };
+    }
+    let r = v - x as f64;
+    match rnd {
+        Rnd::Rp if r > 0.0 => x.next_up(),
+        Rnd::Rm if r < 0.0 => x.next_down(),
+        Rnd::Rz if r < 0.0 && x > 0.0 => x.next_down(),
+        Rnd::Rz if r > 0.0 && x < 0.0 => x.next_up(),
+        _ => x,
+    }
+}
+
+/// Rounds the exact value `hi + lo` to half precision in direction `rnd`.
+pub(crate) fn round_f16(hi: f64, lo: f64, rnd: Rnd) -> u16 {
+    let v = to_odd(hi, lo);
+    if v.is_nan() {
+        return NAN16;
+    }
+    // Round to odd again, to f32's 24 bits (still more than half's 11 + 2), so that `from_f32`,
+    // which rounds an f32 correctly, rounds the exact value correctly.
+    let truncated = round_f32(v, 0.0, Rnd::Rz);
+    let odd = if v.is_finite() && truncated as f64 != v {
+        f32::from_bits(truncated.to_bits() | 1)
+    } else {
+        truncated
+    };
+    let nearest = f16::from_f32(odd);
+    let (r, bits) = (nearest.to_f64(), nearest.to_bits());
+    // Halves are sign and magnitude: one step up or down in magnitude is one step in the bits.
+    let (smaller, larger) = (bits.wrapping_sub(1), bits.wrapping_add(1));
+    match rnd {
+        Rnd::Rn => bits,
+        Rnd::Rz if r.abs() > v.abs() => smaller,
+        Rnd::Rp if r < v => {
+            if r.is_sign_negative() {
+                smaller
+            } else {
+                larger
+            }
+        }
+        Rnd::Rm if r > v => {
+            if r.is_sign_negative() {
+                larger
+            } else {
+                smaller
+            }
+        }
+        _ => bits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_goes_the_way_each_mode_names() {
+        // 1 + 2^-11 lies halfway between 1 and the next half, 1 + 2^-10.
+        let tie = 1.0 + 2f64.powi(-11);
+        assert_eq!(round_f16(tie, 0.0, Rnd::Rn), 0x3c00, "ties to even");
+        assert_eq!(round_f16(tie, 1e-30, Rnd::Rn), 0x3c01, "just above the tie");
+        assert_eq!(round_f16(tie, 0.0, Rnd::Rp), 0x3c01);
+        assert_eq!(round_f16(tie, 0.0, Rnd::Rz), 0x3c00);
+        assert_eq!(round_f16(-tie, 0.0, Rnd::Rm), 0xbc01);
+        assert_eq!(round_f16(-tie, 0.0, Rnd::Rp), 0xbc00);
+        assert_eq!(
+            round_f16(70000.0, 0.0, Rnd::Rn),
+            0x7c00,
+            "overflow to infinity"
+        );
+        assert_eq!(round_f16(70000.0, 0.0, Rnd::Rz), 0x7bff, "largest finite");
+        assert_eq!(round_f16(-70000.0, 0.0, Rnd::Rp), 0xfbff);
+        assert_eq!(
+            round_f16(1e-9, 0.0, Rnd::Rp),
+            0x0001,
+            "up to the least subnormal"
+        );
+        assert_eq!(round_f16(-1e-9, 0.0, Rnd::Rm), 0x8001);
+        assert_eq!(round_f16(-1e-9, 0.0, Rnd::Rn), 0x8000, "negative zero");
+    }
+}
