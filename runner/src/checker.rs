@@ -11,6 +11,7 @@ use crate::tuned::Retiling;
 use contract::{CheckReport, CompileFigures, SimFigures, Verdict, SCHEMA_VERSION};
 
 mod everywhere;
+mod follow;
 pub mod gpu_lock;
 pub mod provenance;
 mod reference;
@@ -448,8 +449,16 @@ impl Checker<'_> {
                 report.sim = Some(SimFigures::of(&case.name, sim_report));
                 ran.figures_case = Some((index, case));
             }
-            // After a failure the rest says nothing new, and after a GPU fault the context is gone.
+            // After a failure the rest says nothing new, and after a GPU fault the context is gone;
+            // but a wrong output the trace could not explain may show its cause in a later case.
             if failed {
+                let unexplained = case_verdict == Verdict::WrongOutput
+                    && (report.cases.last())
+                        .and_then(|c| c.mismatch.as_ref())
+                        .is_some_and(|m| !follow::parted(m));
+                if unexplained {
+                    self.follow_later_cases(module, exercise, (cases, index), expected, report);
+                }
                 break;
             }
         }

@@ -198,3 +198,24 @@ fn a_wrong_index_is_followed_to_the_first_element_read_differently() {
     let text = report.to_string();
     assert!(!text.contains("stops too early"), "{text}");
 }
+
+/// Whether any of a case's traced wrong elements names where a followed thread parts.
+fn parted(case: &Value) -> bool {
+    let wrong = case["mismatch"]["first_wrong"].as_array();
+    wrong.is_some_and(|w| w.iter().any(|w| w["origin"]["thread"].is_object()))
+}
+
+#[test]
+fn a_first_case_whose_trace_parts_nowhere_is_followed_by_the_next_failing_case() {
+    // Every block counts all the data: with n = 1 each followed thread does what the solution's
+    // does (one byte, one atomic); the bug shows in the next case, where threads read
+    // different bytes.
+    let file = repo_root().join("checks/mistakes/08/block_stride_loop.cu");
+    let report = check("08", &file.display().to_string());
+    let cases = report["cases"].as_array().unwrap();
+    let failing: Vec<&Value> = cases.iter().filter(|c| c["passed"] == false).collect();
+    assert_eq!(failing.len(), 2, "{report:#}");
+    assert!(!parted(failing[0]), "{report:#}");
+    assert!(parted(failing[1]), "{report:#}");
+    assert_eq!(report["verdict"], "wrong_output");
+}
