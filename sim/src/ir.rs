@@ -49,6 +49,16 @@ impl Ty {
     }
 }
 
+/// The low `bits` bits set: a register holds a `bits`-bit value zero-extended to 64 bits.
+#[inline(always)]
+pub(crate) fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rnd {
     Rn,

@@ -2,17 +2,8 @@
 //! and every operation reads only the low `ty.bits()` bits of its sources.
 
 use super::float::{as_f64, ftz32};
-use crate::ir::{IntOp, IntOp3, IntUn, Rnd, Ty};
+use crate::ir::{mask, IntOp, IntOp3, IntUn, Rnd, Ty};
 use crate::rounding::{round_f16, round_f32};
-
-#[inline(always)]
-pub(crate) fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
 
 /// Sign-extends the low `bits` bits.
 #[inline(always)]

@@ -212,7 +212,7 @@ fn execute(w: &mut Warp, inst: &Inst, exec: u32) {
             all, ty, d, p, a, ..
         } => {
             let av = row(r, a);
-            let m = crate::exec::alu::mask(ty.bits());
+            let m = mask(ty.bits());
             let mut out = [0u64; 32];
             let mut same_all = true;
             let first = av[exec.trailing_zeros() as usize] & m;

@@ -29,7 +29,7 @@ pub(super) fn execute(w: &mut Warp, op: &Op, exec: u32) {
             let (av, bv) = (row(r, a), row(r, b));
             let cv = if c == NONE { [0; 32] } else { row(r, c) };
             let bits = ty.bits();
-            let m = alu::mask(bits) as u128;
+            let m = mask(bits) as u128;
             let mut out = [0u64; 32];
             let mut carry = 0u32;
             for l in lanes(exec) {
@@ -98,7 +98,7 @@ pub(super) fn execute(w: &mut Warp, op: &Op, exec: u32) {
 /// vectorises for the common types.
 #[inline(always)]
 fn int2(r: &mut [u64], exec: u32, op: IntOp, ty: Ty, (d, a, b): (Slot, Slot, Slot)) {
-    let m = alu::mask(ty.bits());
+    let m = mask(ty.bits());
     match op {
         IntOp::Add => map2(r, exec, d, a, b, |x, y| x.wrapping_add(y) & m),
         IntOp::Sub => map2(r, exec, d, a, b, |x, y| x.wrapping_sub(y) & m),

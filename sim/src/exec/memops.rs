@@ -267,13 +267,13 @@ fn misaligned(
 
 #[inline]
 fn store_value(w: &Warp, req: &Req, k: usize, lane: usize) -> u64 {
-    w.regs[req.regs[k] as usize * 32 + lane] & alu::mask(req.ty.bits())
+    w.regs[req.regs[k] as usize * 32 + lane] & mask(req.ty.bits())
 }
 
 /// The new value of an atomic read-modify-write, given the old one and the operands.
 fn atom_apply(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
-    let m = alu::mask(bits);
+    let m = mask(bits);
     match (op, ty) {
         (AtomOp::Add, Ty::F32) => {
             let f = |v: u64| float::ftz32(f32::from_bits(v as u32));
@@ -591,7 +591,7 @@ fn global_full_warp(
             row[l] = alu::ext(req.ty, al.load(addrs[l] - base, eb));
         }
     } else {
-        let m = alu::mask(req.ty.bits());
+        let m = mask(req.ty.bits());
         for l in 0..32 {
             al.store(addrs[l] - base, eb, row[l] & m);
         }

@@ -10,7 +10,7 @@ pub(super) fn execute(r: &mut [u64], op: &Op, exec: u32) {
     match *op {
         Op::Mov { d, a } => map1(r, exec, d, a, |x| x),
         Op::Pack { d, parts, n, bits } => {
-            let m = alu::mask(bits as u32);
+            let m = mask(bits as u32);
             let mut out = [0u64; 32];
             for (k, &p) in parts.iter().enumerate().take(n as usize) {
                 let v = row(r, p);
@@ -22,7 +22,7 @@ pub(super) fn execute(r: &mut [u64], op: &Op, exec: u32) {
         }
         Op::Unpack { ds, n, bits, a } => {
             let v = row(r, a);
-            let m = alu::mask(bits as u32);
+            let m = mask(bits as u32);
             for (k, &d) in ds.iter().enumerate().take(n as usize) {
                 if d != NONE {
                     write_lanes(r, exec, d, |l| (v[l] >> (k as u32 * bits as u32)) & m);
@@ -41,11 +41,11 @@ pub(super) fn execute(r: &mut [u64], op: &Op, exec: u32) {
         } => {
             if !dt.is_float() && !st.is_float() && !sat {
                 let (sbits, dbits) = (st.bits(), dt.bits());
-                let dm = alu::mask(dbits);
+                let dm = mask(dbits);
                 if st.is_signed() {
                     map1(r, exec, d, a, |x| (alu::sx(x, sbits) as u64) & dm)
                 } else {
-                    let sm = alu::mask(sbits);
+                    let sm = mask(sbits);
                     map1(r, exec, d, a, |x| x & sm & dm)
                 }
             } else {

@@ -154,7 +154,7 @@ fn setp(w: &mut Warp, exec: u32, op: &Op) {
             compare_lanes(cmp, |l| (alu::sx(av[l], bits), alu::sx(bv[l], bits)))
         }
         _ => {
-            let m = alu::mask(ty.bits());
+            let m = mask(ty.bits());
             compare_lanes(cmp, |l| (av[l] & m, bv[l] & m))
         }
     };

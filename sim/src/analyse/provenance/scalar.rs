@@ -40,7 +40,7 @@ impl Ty {
                 half::f16::from_bits(b as u16).to_f64(),
             ),
             _ => {
-                let mask = crate::exec::alu::mask(self.bits());
+                let mask = crate::ir::mask(self.bits());
                 a & mask == b & mask
             }
         }

@@ -7,7 +7,7 @@ use crate::analyse::provenance::{
 };
 use crate::exec::block::BlockCx;
 use crate::exec::{lanes, Warp};
-use crate::ir::{Inst, MemSpace, Op, Slot, NONE};
+use crate::ir::{mask, Inst, MemSpace, Op, Slot, NONE};
 use crate::memory::{SHARED_WINDOW, WINDOW_SIZE};
 
 /// Records every lane's store (or atomic) of this instruction that touches a watched element.
@@ -221,7 +221,7 @@ pub(super) fn steps(
             reg(w, req.b, lane),
             reg(w, req.c, lane),
         ),
-        Kind::Load => reg(w, req.regs[k], lane) & crate::exec::alu::mask(req.ty.bits()),
+        Kind::Load => reg(w, req.regs[k], lane) & mask(req.ty.bits()),
         Kind::Store => store_value(w, req, k, lane),
     };
     let access = match req.kind {
