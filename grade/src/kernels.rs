@@ -25,6 +25,10 @@ pub enum Lookup {
         /// Taken by a name other than the exercise's own path or name (renamed, or the lone
         /// program file): the cell's message says which file was graded.
         renamed: bool,
+        /// Other files that looked like the exercise's but were not graded, with different
+        /// text (`vector_add-1.cu` beside `vector_add.cu`): the cell names them, so a student
+        /// who uploaded a newer copy under an LMS's copy mark and the instructor both see it.
+        passed_over: Vec<String>,
     },
     Missing {
         expected: String,
@@ -76,6 +80,24 @@ fn file_names(exercises: &[Exercise]) -> Vec<String> {
         .filter_map(|e| file_name(Path::new(&e.file)))
         .map(|n| n.to_string_lossy().into_owned())
         .collect()
+}
+
+/// A file that may be an exercise's, and how well its path says so (see `ranked_candidates`).
+#[derive(Clone, Copy)]
+struct Candidate<'a> {
+    tier: usize,
+    depth: usize,
+    path: &'a PathBuf,
+    /// Why the walk could not take it (too large, unreadable...), if it could not.
+    skipped: Option<&'a String>,
+    /// The exercise's file name is one several exercises share (`main.rs`).
+    shared: bool,
+}
+
+impl Candidate<'_> {
+    fn rank(&self) -> (usize, usize) {
+        (self.tier, self.depth)
+    }
 }
 
 impl Tree {
@@ -150,14 +172,65 @@ impl Tree {
 
     /// Finds, checks and stages the kernel of `exercise` into `staging` (at the exercise's path).
     /// `lone` says that the exercise is the only graded one in its program language (see
-    /// `lone_program`).
+    /// `lone_program`). `original` is the exercise's file as handed out: a file with its text
+    /// (line endings and trailing blank space aside: an editor may change those on save) is
+    /// untouched, decided here rather than by a check: it costs no check (a class leaves many
+    /// exercises untouched), and an untouched find-the-bug exercise (22, 23), which writes its
+    /// output, would otherwise be graded "failed". Where the best-named file is untouched and a
+    /// worse-named one (`vector_add (1).cu`, an LMS's name for a second upload) holds work, the
+    /// work is graded.
     pub fn kernel(
         &self,
         exercise: &Exercise,
         staging: &Path,
         max_file_bytes: u64,
         lone: bool,
+        original: Option<&str>,
     ) -> Lookup {
+        let ranked = self.ranked_candidates(exercise, lone);
+        let Some(first) = ranked.first() else {
+            return self.missing_or_unplaced(exercise);
+        };
+        let ties = ranked
+            .iter()
+            .take_while(|c| c.rank() == first.rank())
+            .count();
+        let (best, rest) = ranked.split_at(ties);
+        let untouched = |text: &str| original.is_some_and(|o| runner::pristine::same_text(text, o));
+        let taken = self.take_best(best, exercise, staging, max_file_bytes);
+        let Lookup::Found { found_at, text, .. } = &taken else {
+            return taken;
+        };
+        if !untouched(text) {
+            return self.naming_passed_over(taken, rest, untouched);
+        }
+        let (found_at, text) = (found_at.clone(), text.clone());
+        for (at, candidate) in rest.iter().enumerate() {
+            let worked = self.take_best(
+                std::slice::from_ref(candidate),
+                exercise,
+                staging,
+                max_file_bytes,
+            );
+            if matches!(&worked, Lookup::Found { text, .. } if !untouched(text)) {
+                let others: Vec<Candidate> = rest
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != at)
+                    .map(|(_, c)| *c)
+                    .collect();
+                return self.naming_passed_over(worked, &others, untouched);
+            }
+        }
+        Lookup::Untouched { found_at, text }
+    }
+
+    /// Every file that may be the exercise's, best first: tier 0 the exact path; 1 a path ending
+    /// with it; 2 the file name alone, for a name no other exercise has; 3 that name with a copy
+    /// mark; 4 that name after a prefix (`names::likeness`), where no other exercise's name fits
+    /// better; 5 the lone program file (see `lone_program`), only where nothing else is. Then
+    /// the shallowest.
+    fn ranked_candidates(&self, exercise: &Exercise, lone: bool) -> Vec<Candidate<'_>> {
         let expected = Path::new(&exercise.file);
         let expected_name = expected
             .file_name()
@@ -165,76 +238,106 @@ impl Tree {
             .to_string_lossy()
             .into_owned();
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let shared = self.is_shared(expected);
         let candidates = self
             .files
             .iter()
             .map(|p| (p, None))
             .chain(self.skipped.iter().map(|s| (&s.path, Some(&s.reason))));
-        // Tier 0: the exact path; 1: a path ending with it; 2: the file name alone, for a name
-        // no other exercise has; 3: that name with a copy mark; 4: that name after a prefix
-        // (`names::likeness`), where no other exercise's name fits better. Then shallowest.
-        let shared = self
-            .shared
-            .iter()
-            .any(|s| s.file_name() == expected.file_name());
-        let mut best: Vec<(usize, usize, &PathBuf, Option<&String>)> = Vec::new();
-        for (path, skipped) in candidates {
-            let tier = if path == expected {
-                0
-            } else if path.ends_with(expected) {
-                1
-            } else if path.file_name() == expected.file_name() && !shared {
-                2
-            } else if let Some(likeness) = self.renamed(path, &expected_name, &names, shared) {
-                3 + likeness as usize
-            } else {
-                continue;
-            };
-            let depth = path.components().count();
-            let rank = |b: &(usize, usize, &PathBuf, Option<&String>)| (b.0, b.1);
-            match best.first().map(rank) {
-                Some(top) if top < (tier, depth) => {}
-                Some(top) if top == (tier, depth) => best.push((tier, depth, path, skipped)),
-                _ => best = vec![(tier, depth, path, skipped)],
-            }
-        }
-        let shown = |p: &Path| p.display().to_string();
-        if best.is_empty() && lone {
+        let mut ranked: Vec<Candidate> = candidates
+            .filter_map(|(path, skipped)| {
+                let tier = if path == expected {
+                    0
+                } else if path.ends_with(expected) {
+                    1
+                } else if path.file_name() == expected.file_name() && !shared {
+                    2
+                } else {
+                    3 + self.renamed(path, &expected_name, &names, shared)? as usize
+                };
+                let depth = path.components().count();
+                Some(Candidate {
+                    tier,
+                    depth,
+                    path,
+                    skipped,
+                    shared,
+                })
+            })
+            .collect();
+        if ranked.is_empty() && lone {
             if let Some((path, skipped)) = self.lone_program(exercise, &names) {
-                best.push((5, 0, path, skipped));
+                ranked.push(Candidate {
+                    tier: 5,
+                    depth: 0,
+                    path,
+                    skipped,
+                    shared,
+                });
             }
         }
-        if let Some(file) = self
-            .unplaced(expected)
-            .filter(|_| shared && best.is_empty())
-        {
-            return Lookup::Refused {
+        ranked.sort_by_key(|c| (c.rank(), c.path.clone()));
+        ranked
+    }
+
+    fn is_shared(&self, expected: &Path) -> bool {
+        self.shared
+            .iter()
+            .any(|s| s.file_name() == expected.file_name())
+    }
+
+    /// No candidate: the exercise's file is missing, or only a file of its shared name is there
+    /// whose path does not say whose it is.
+    fn missing_or_unplaced(&self, exercise: &Exercise) -> Lookup {
+        let expected = Path::new(&exercise.file);
+        match self.unplaced(expected).filter(|_| self.is_shared(expected)) {
+            Some(file) => Lookup::Refused {
                 reason: format!(
                     "{} could be any of several exercises' {}: put exercise {}'s at {} (or in a \
                      folder ending with that path) so the grader can tell which it is",
-                    shown(file),
+                    file.display(),
                     expected.file_name().unwrap_or_default().to_string_lossy(),
                     exercise.id,
                     exercise.file
                 ),
-            };
+            },
+            None => Lookup::Missing {
+                expected: exercise.file.clone(),
+            },
         }
-        match best.as_slice() {
+    }
+
+    /// Takes the one best candidate, or refuses where several tie.
+    fn take_best(
+        &self,
+        best: &[Candidate],
+        exercise: &Exercise,
+        staging: &Path,
+        max_file_bytes: u64,
+    ) -> Lookup {
+        match best {
             [] => Lookup::Missing {
                 expected: exercise.file.clone(),
             },
-            [(_, _, path, Some(reason))] => Lookup::Refused {
-                reason: format!("{} {reason}", shown(path)),
+            [Candidate {
+                path,
+                skipped: Some(reason),
+                ..
+            }] => Lookup::Refused {
+                reason: format!("{} {reason}", path.display()),
             },
-            [(tier, _, path, None)] => {
-                let mut found = self.take(path, exercise, staging, max_file_bytes);
+            [candidate] => {
+                let mut found = self.take(candidate.path, exercise, staging, max_file_bytes);
                 if let Lookup::Found { renamed, .. } = &mut found {
-                    *renamed = *tier >= 3 || (shared && *tier == 2);
+                    *renamed = candidate.tier >= 3 || (candidate.shared && candidate.tier == 2);
                 }
                 found
             }
             several => {
-                let mut names: Vec<String> = several.iter().map(|b| shown(b.2)).collect();
+                let mut names: Vec<String> = several
+                    .iter()
+                    .map(|c| c.path.display().to_string())
+                    .collect();
                 names.sort();
                 Lookup::Refused {
                     reason: format!(
@@ -245,6 +348,31 @@ impl Tree {
                 }
             }
         }
+    }
+
+    /// `found` with the files of `others` whose text differs from the one graded named as
+    /// passed over: identical copies and the file as handed out say nothing new.
+    fn naming_passed_over(
+        &self,
+        mut found: Lookup,
+        others: &[Candidate],
+        untouched: impl Fn(&str) -> bool,
+    ) -> Lookup {
+        if let Lookup::Found {
+            text, passed_over, ..
+        } = &mut found
+        {
+            *passed_over = others
+                .iter()
+                .filter(|c| {
+                    std::fs::read_to_string(self.root.join(c.path)).map_or(true, |other| {
+                        !runner::pristine::same_text(&other, text) && !untouched(&other)
+                    })
+                })
+                .map(|c| c.path.display().to_string())
+                .collect();
+        }
+        found
     }
 
     /// How the file at `path` looks like `expected_name`, where its name is not the exercise's
@@ -389,22 +517,37 @@ impl Tree {
             staged,
             text,
             renamed: false,
+            passed_over: Vec::new(),
         }
     }
 }
 
 /// `message` with a sentence naming the file graded where it was taken by another name than the
-/// exercise's (a renamed or lone file): the student and the instructor see which file it was.
+/// exercise's (a renamed or lone file), and one naming the files like it that were not graded
+/// (`passed_over`): the student and the instructor see which file it was.
 pub fn naming_the_file_taken(
-    message: String,
+    mut message: String,
     renamed: bool,
     found_at: &str,
     exercise_file: &str,
+    passed_over: &[String],
 ) -> String {
-    if !renamed {
-        return message;
+    if renamed {
+        message = format!("{message} (Graded {found_at}, taken as {exercise_file}.)");
     }
-    format!("{message} (Graded {found_at}, taken as {exercise_file}.)")
+    if !passed_over.is_empty() {
+        message = format!(
+            "{message} (Not graded: {}, which {} {exercise_file} but differs from {found_at}: \
+             hand in one file per exercise.)",
+            passed_over.join(", "),
+            if passed_over.len() == 1 {
+                "looks like"
+            } else {
+                "look like"
+            },
+        );
+    }
+    message
 }
 
 /// The first `#include` that could read a file from outside the submission: an absolute path,
@@ -514,12 +657,17 @@ pub fn look_up_all(
     exercises: &[Exercise],
     staging: &Path,
     max_file_bytes: u64,
+    originals: &BTreeMap<String, String>,
 ) -> BTreeMap<String, Lookup> {
     exercises
         .iter()
         .map(|e| {
             let lone = lone_in_language(e, exercises);
-            (e.id.clone(), tree.kernel(e, staging, max_file_bytes, lone))
+            let original = originals.get(&e.id).map(String::as_str);
+            (
+                e.id.clone(),
+                tree.kernel(e, staging, max_file_bytes, lone, original),
+            )
         })
         .collect()
 }

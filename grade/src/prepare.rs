@@ -89,13 +89,15 @@ pub fn limits_of(file: &GradingFile) -> Limits {
 
 /// Finds and stages one submission's kernels; an archive refused as a whole refuses every cell.
 /// `all` are the course's exercises, graded or not: a file name several share (`main.rs`) is
-/// taken only by its path.
+/// taken only by its path. `originals` are the exercises' files as handed out (`originals`): a
+/// file with that text is untouched.
 pub fn stage(
     submission: &Submission,
     exercises: &[Exercise],
     all: &[Exercise],
     work: &Path,
     limits: &Limits,
+    originals: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, Lookup>, String> {
     let staging = work.join("stage").join(&submission.id);
     let tree = match submission.kind {
@@ -130,6 +132,7 @@ pub fn stage(
         exercises,
         &staging,
         limits.max_file_bytes,
+        originals,
     ))
 }
 
@@ -140,30 +143,6 @@ pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, St
         .iter()
         .filter_map(|e| Some((e.id.clone(), runner::pristine::handed_out(course, e)?.0)))
         .collect()
-}
-
-/// Marks each kernel that is its exercise's file as handed out (line endings and trailing blank
-/// space aside: an editor may change those on save) as untouched. Decided here, against the
-/// originals, rather than by a check: it costs no check (a class leaves many exercises
-/// untouched), and an untouched find-the-bug exercise (22, 23), which writes its output, would
-/// otherwise be graded "failed".
-pub fn mark_untouched(
-    lookups: &mut BTreeMap<String, Lookup>,
-    originals: &BTreeMap<String, String>,
-) {
-    for (id, lookup) in lookups.iter_mut() {
-        if let Lookup::Found { found_at, text, .. } = lookup {
-            if originals
-                .get(id)
-                .is_some_and(|original| runner::pristine::same_text(text, original))
-            {
-                *lookup = Lookup::Untouched {
-                    found_at: std::mem::take(found_at),
-                    text: std::mem::take(text),
-                };
-            }
-        }
-    }
 }
 
 /// The one archive at the top of a folder that holds no kernel file: a student who uploaded

@@ -11,7 +11,7 @@ use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
 use super::kernels::{naming_the_file_taken, Lookup};
-use super::prepare::{limits_of, mark_untouched, originals, preflight, select_exercises, stage};
+use super::prepare::{limits_of, originals, preflight, select_exercises, stage};
 use super::results::{CellResult, Status, Store};
 use super::sandbox;
 use super::settings::{ExerciseInfo, Settings};
@@ -111,6 +111,8 @@ struct Job {
     found_at: String,
     /// Taken by another name than the exercise's (see `Lookup::Found`).
     renamed: bool,
+    /// Files like the exercise's that were not graded (see `Lookup::Found`).
+    passed_over: Vec<String>,
     text: String,
     key: String,
 }
@@ -416,16 +418,14 @@ fn queue_cells(
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
-        let mut staged = stage(
+        let staged = stage(
             submission,
             &class.exercises,
             &course.exercises,
             work,
             &limits,
+            &originals,
         );
-        if let Ok(lookups) = &mut staged {
-            mark_untouched(lookups, &originals);
-        }
         for info in &settings.exercises {
             let lookup = match &staged {
                 Ok(lookups) => lookups[&info.id].clone(),
@@ -478,6 +478,7 @@ impl CellOf<'_> {
                 staged,
                 text,
                 renamed,
+                passed_over,
             } => {
                 let key = settings.cell_key(info, &text);
                 let done = self
@@ -493,6 +494,7 @@ impl CellOf<'_> {
                     staged,
                     found_at,
                     renamed,
+                    passed_over,
                     text,
                     key,
                 }));
@@ -674,6 +676,7 @@ fn graded(job: &Job, raw: &Raw, run: &PoolRun) -> CellResult {
             job.renamed,
             &job.found_at,
             &job.exercise.file,
+            &job.passed_over,
         ),
         details: judged.details,
         found_at: Some(job.found_at.clone()),

@@ -107,6 +107,14 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
     put(&class.join("dan/vector_add (1).cu"), &exercise(K02));
     // An export that gives each student's upload as one file beside the others'.
     put(&class.join("gus_4711_vector_add-1.cu"), &solution(K02));
+    // The file as handed out beside a second upload with the work in it: the work is graded.
+    put(&class.join("fay/vector_add.cu"), &exercise(K02));
+    put(&class.join("fay/vector_add (1).cu"), &solution(K02));
+    // Two versions of the work: the exercise's own name is graded, the other named as not.
+    put(&class.join("gil/vector_add.cu"), &solution(K02));
+    let mut older = solution(K02);
+    older.extend_from_slice(b"\n// my first try\n");
+    put(&class.join("gil/vector_add-1.cu"), &older);
     // Two renamed copies: which one is meant cannot be told.
     put(&class.join("eve/vector_add (1).cu"), &solution(K02));
     put(&class.join("eve/vector_add (2).cu"), &exercise(K02));
@@ -118,6 +126,7 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
         ("ann", "vector_add (1).cu"),
         ("ben", "vector_add-1.cu"),
         ("cat", "smithcat_4711_88_vector_add-2.cu"),
+        ("fay", "vector_add (1).cu"),
         ("gus_4711_vector_add-1", "gus_4711_vector_add-1.cu"),
     ] {
         let (status, message) = cell(&cells, who, "02");
@@ -130,6 +139,14 @@ fn files_renamed_by_a_learning_platform_are_graded_and_the_file_taken_is_named()
     let (status, message) = cell(&cells, "dan", "02");
     assert_eq!(status, "passed", "{message}");
     assert!(!message.contains("Graded "), "{message}");
+    // The copy as handed out is no other version of the work.
+    assert!(!message.contains("Not graded"), "{message}");
+    let (status, message) = cell(&cells, "gil", "02");
+    assert_eq!(status, "passed", "{message}");
+    assert!(
+        message.contains("Not graded: vector_add-1.cu, which looks like"),
+        "{message}"
+    );
     let (status, message) = cell(&cells, "eve", "02");
     assert_eq!(status, "refused", "{message}");
     assert!(
