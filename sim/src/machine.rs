@@ -273,7 +273,14 @@ impl Machine {
                     .collect()
             })
         };
-        crate::analyse::global::cross_block(&l, &mut outs);
+        let ranges = outs
+            .iter_mut()
+            .flat_map(|o| std::mem::take(&mut o.global.ranges))
+            .collect();
+        let races = crate::analyse::global::cross_block(&l.view(), ranges);
+        if let Some(first) = outs.first_mut() {
+            first.diags.extend(races);
+        }
         let stores = outs
             .iter_mut()
             .map(|o| std::mem::take(&mut o.watched))

@@ -145,6 +145,10 @@ impl DiagnosticKind {
     }
 }
 
+/// A diagnostic's identity for deduplication: kind and the source sites involved.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct DiagKey(pub DiagnosticKind, pub u32, pub u32);
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub kind: DiagnosticKind,

@@ -28,8 +28,9 @@
 
 use super::locks::Locks;
 use super::{word_mask, Access, Conflict, Kind, Rec, Split, MANY, WHOLE};
-use crate::exec::block::{DiagKey, LaunchCx, WorkerOut};
-use crate::report::{Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
+use crate::ir::Program;
+use crate::memory::GlobalMemory;
+use crate::report::{DiagKey, Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
 use std::collections::HashMap;
 
 const PAGE_WORDS: usize = 256;
@@ -207,6 +208,46 @@ pub(crate) struct Range {
     lock: u64,
     /// Bytes per access of that line (to name the element).
     size: u8,
+}
+
+/// What a CPU thread's blocks touched in global memory, kept for the cross-block pass.
+#[derive(Default)]
+pub(crate) struct GlobalRanges {
+    pub ranges: Vec<Range>,
+    /// Some accesses went untracked (past `MAX_RANGES`, or a block's `MAX_PAGES`).
+    pub capped: bool,
+}
+
+/// What naming a thread, a source line or a global address needs of the launch (the executor's
+/// launch context lends it).
+pub(crate) struct LaunchView<'a> {
+    pub prog: &'a Program,
+    pub mem: &'a GlobalMemory,
+    /// The kernel's argument bytes.
+    pub params: &'a [u8],
+    /// Address and name of each `__device__` variable.
+    pub global_names: &'a [(u64, String)],
+    pub grid: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub total_blocks: u64,
+}
+
+impl LaunchView<'_> {
+    /// The block with linear index `lin`, x fastest.
+    pub fn block_index(&self, lin: u64) -> [u32; 3] {
+        let (gx, gy) = (self.grid[0] as u64, self.grid[1] as u64);
+        [
+            (lin % gx) as u32,
+            ((lin / gx) % gy) as u32,
+            (lin / (gx * gy)) as u32,
+        ]
+    }
+
+    /// The thread of its block with linear index `lin`, x fastest.
+    pub fn thread_index(&self, lin: u32) -> [u32; 3] {
+        let (bx, by) = (self.block_dim[0], self.block_dim[1]);
+        [lin % bx, (lin / bx) % by, lin / (bx * by)]
+    }
 }
 
 impl GlobalShadow {
@@ -489,7 +530,7 @@ impl GlobalShadow {
     }
 
     /// Turns the block's records into byte ranges for the cross-block pass.
-    pub fn finish_block(&mut self, block_lin: u64, out: &mut WorkerOut) {
+    pub fn finish_block(&mut self, block_lin: u64, out: &mut GlobalRanges) {
         let mut slots: Vec<usize> = (0..self.used).collect();
         slots.sort_unstable_by_key(|&s| self.pages[s].number);
         // Reads, reads for a compare-and-swap, atomics, plain writes, plain writes after the
@@ -583,7 +624,7 @@ impl GlobalShadow {
         for r in open.into_iter().flatten() {
             keep(r, out);
         }
-        out.global_ranges_capped |= self.capped;
+        out.capped |= self.capped;
         self.capped = false;
     }
 }
@@ -591,7 +632,7 @@ impl GlobalShadow {
 /// Extends the open range of a kind by `fresh` where it continues it (same line, same lock), else
 /// keeps the open range and opens `fresh`.
 #[inline]
-fn add(open: &mut Option<Range>, fresh: Range, out: &mut WorkerOut) {
+fn add(open: &mut Option<Range>, fresh: Range, out: &mut GlobalRanges) {
     match open {
         Some(r) if r.hi == fresh.lo && r.site == fresh.site && r.lock == fresh.lock => {
             r.hi = fresh.hi
@@ -605,11 +646,11 @@ fn add(open: &mut Option<Range>, fresh: Range, out: &mut WorkerOut) {
 }
 
 /// Keeps a finished range for the cross-block pass, up to `MAX_RANGES` per CPU thread.
-fn keep(r: Range, out: &mut WorkerOut) {
-    if out.global_ranges.len() < MAX_RANGES {
-        out.global_ranges.push(r);
+fn keep(r: Range, out: &mut GlobalRanges) {
+    if out.ranges.len() < MAX_RANGES {
+        out.ranges.push(r);
     } else {
-        out.global_ranges_capped = true;
+        out.capped = true;
     }
 }
 
@@ -673,15 +714,11 @@ fn thin(active: &mut Vec<Range>) {
     *active = kept;
 }
 
-/// Reports overlaps between different blocks' ranges (once per pair of source lines), as
-/// diagnostics of the later block of each pair.
-pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
-    let mut all: Vec<Range> = outs
-        .iter_mut()
-        .flat_map(|o| std::mem::take(&mut o.global_ranges))
-        .collect();
+/// Overlaps between different blocks' ranges (once per pair of source lines), as diagnostics of
+/// the later block of each pair: `(block, key, diagnostic)`.
+pub(crate) fn cross_block(l: &LaunchView, mut all: Vec<Range>) -> Vec<(u64, DiagKey, Diagnostic)> {
     if all.is_empty() || l.total_blocks < 2 {
-        return;
+        return Vec::new();
     }
     all.sort_unstable_by_key(|r| (r.lo, r.block, r.kind, r.site));
     let fenced = l.prog.cross_block_sync;
@@ -726,15 +763,17 @@ pub(crate) fn cross_block(l: &LaunchCx, outs: &mut [WorkerOut]) {
             thin(set);
         }
     }
-    for (a, b, key) in found {
-        let (me, other) = culprit(a, b);
-        let at = a.lo.max(b.lo);
-        let d = cross_block_diagnostic(l, &me, &other, at);
-        outs[0].diags.push((me.block, key, d));
-    }
+    found
+        .into_iter()
+        .map(|(a, b, key)| {
+            let (me, other) = culprit(a, b);
+            let at = a.lo.max(b.lo);
+            (me.block, key, cross_block_diagnostic(l, &me, &other, at))
+        })
+        .collect()
 }
 
-fn thread_text(l: &LaunchCx, block: u64, tid: u16) -> String {
+fn thread_text(l: &LaunchView, block: u64, tid: u16) -> String {
     let t = l.thread_index(tid as u32);
     let b = l.block_index(block);
     format!(
@@ -743,7 +782,7 @@ fn thread_text(l: &LaunchCx, block: u64, tid: u16) -> String {
     )
 }
 
-fn line_text(l: &LaunchCx, site: u32) -> String {
+fn line_text(l: &LaunchView, site: u32) -> String {
     l.prog
         .sites
         .get(site as usize)
@@ -755,7 +794,7 @@ fn line_text(l: &LaunchCx, site: u32) -> String {
         )
 }
 
-fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> Diagnostic {
+fn cross_block_diagnostic(l: &LaunchView, me: &Range, other: &Range, at: u64) -> Diagnostic {
     let place = global_place(l, at, me.size.max(1) as u64);
     let what = describe_global(l, &place);
     let (who, them) = (
@@ -820,7 +859,7 @@ fn cross_block_diagnostic(l: &LaunchCx, me: &Range, other: &Range, at: u64) -> D
 
 /// Where `addr` is, for an access of `size` bytes: an element of the array of the kernel argument
 /// pointing closest below it into the same allocation, else of a `__device__` variable.
-pub(crate) fn global_place(l: &LaunchCx, addr: u64, size: u64) -> RacePlace {
+pub(crate) fn global_place(l: &LaunchView, addr: u64, size: u64) -> RacePlace {
     let unnamed = RacePlace::Global {
         argument: None,
         variable: None,
@@ -869,7 +908,7 @@ pub(crate) fn global_place(l: &LaunchCx, addr: u64, size: u64) -> RacePlace {
 }
 
 /// "element 5 of the array passed as argument 2": `global_place` in words.
-pub(crate) fn describe_global(l: &LaunchCx, place: &RacePlace) -> String {
+pub(crate) fn describe_global(l: &LaunchView, place: &RacePlace) -> String {
     let RacePlace::Global {
         argument,
         variable,
@@ -948,9 +987,9 @@ mod tests {
 
     /// What one block's accesses left for the cross-block pass.
     fn ranges(g: &mut GlobalShadow) -> String {
-        let mut out = WorkerOut::default();
+        let mut out = GlobalRanges::default();
         g.finish_block(0, &mut out);
-        format!("{:?}", out.global_ranges)
+        format!("{:?}", out.ranges)
     }
 
     #[test]

@@ -2,12 +2,12 @@
 //! divergent ones and deadlocks), and the per-CPU-thread worker that runs blocks one after another.
 
 use super::{run_warp, Warp, FULL};
-use crate::analyse::global::{GlobalShadow, Range};
+use crate::analyse::global::{GlobalRanges, GlobalShadow, LaunchView};
 use crate::analyse::RaceShadow;
 use crate::ir::{BarKind, Inst, Program, Slot, Special, NONE};
 use crate::memory::traffic::{SectorSet, TrafficCounter};
 use crate::memory::GlobalMemory;
-use crate::report::{Diagnostic, DiagnosticKind, Figures};
+use crate::report::{DiagKey, Diagnostic, DiagnosticKind, Figures};
 use crate::source::SourceLocation;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -62,13 +62,21 @@ pub(crate) struct LaunchCx<'a> {
 }
 
 impl LaunchCx<'_> {
+    /// What the race analysis needs of the launch to name a thread, a line or an address.
+    pub fn view(&self) -> LaunchView<'_> {
+        LaunchView {
+            prog: self.prog,
+            mem: self.mem,
+            params: &self.params,
+            global_names: &self.global_names,
+            grid: self.grid,
+            block_dim: self.block_dim,
+            total_blocks: self.total_blocks,
+        }
+    }
+
     pub fn block_index(&self, lin: u64) -> [u32; 3] {
-        let (gx, gy) = (self.grid[0] as u64, self.grid[1] as u64);
-        [
-            (lin % gx) as u32,
-            ((lin / gx) % gy) as u32,
-            (lin / (gx * gy)) as u32,
-        ]
+        self.view().block_index(lin)
     }
 
     /// The limit a launch that stopped ran past, for its message.
@@ -81,8 +89,7 @@ impl LaunchCx<'_> {
     }
 
     pub fn thread_index(&self, lin: u32) -> [u32; 3] {
-        let (bx, by) = (self.block_dim[0], self.block_dim[1]);
-        [lin % bx, (lin / bx) % by, lin / (bx * by)]
+        self.view().thread_index(lin)
     }
 }
 
@@ -93,10 +100,6 @@ pub(crate) struct PrintRecord {
     pub lane: u32,
     pub text: String,
 }
-
-/// A diagnostic's identity for deduplication: kind and the source sites involved.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct DiagKey(pub DiagnosticKind, pub u32, pub u32);
 
 /// What a worker collects over the blocks it runs.
 #[derive(Default)]
@@ -109,9 +112,7 @@ pub(crate) struct WorkerOut {
     pub printf: Vec<PrintRecord>,
     pub instructions: u64,
     /// What each block touched in global memory, for the cross-block race pass.
-    pub global_ranges: Vec<Range>,
-    /// Some accesses went untracked (see `analyse::global`'s caps).
-    pub global_ranges_capped: bool,
+    pub global: GlobalRanges,
     /// Races reported as read/write, which a write/write race on the same lines replaces (the
     /// racy `count += 1` first reads what another thread wrote; that both write is the point).
     pub race_reads: HashSet<DiagKey>,
@@ -411,7 +412,7 @@ impl Worker {
         self.out.traffic.block_warps(warps.iter().map(|w| w.icount));
         let waited = warps.iter().map(|w| w.clock.skipped()).max().unwrap_or(0);
         self.out.traffic.longest_clock_wait = self.out.traffic.longest_clock_wait.max(waited);
-        self.global_shadow.finish_block(lin, &mut self.out);
+        self.global_shadow.finish_block(lin, &mut self.out.global);
         self.out.traffic.end_block();
         result
     }

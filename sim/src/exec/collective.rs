@@ -1,11 +1,11 @@
 //! Operations that involve more than one lane: barrier arrival, warp-synchronous operations
 //! (shuffle, vote, match, redux, elect, `__syncwarp`), and the printf/assert calls.
 
-use super::block::{lane_list, BlockCx, DiagKey, PrintRecord};
+use super::block::{lane_list, BlockCx, PrintRecord};
 use super::{lanes, Warp, FULL};
 use crate::ir::*;
 use crate::memory::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
-use crate::report::{Diagnostic, DiagnosticKind};
+use crate::report::{DiagKey, Diagnostic, DiagnosticKind};
 use std::sync::atomic::Ordering::Relaxed;
 
 pub(super) fn barrier(w: &mut Warp, cx: &mut BlockCx, inst: &Inst, exec: u32) {

@@ -664,8 +664,9 @@ fn track_global(w: &Warp, cx: &mut BlockCx, inst: &Inst, req: &Req, exec: u32, a
             ..run
         };
         if let Some(conflict) = cx.global_shadow.check(cx.epoch, addrs[l], len, &acc) {
-            let place = crate::analyse::global::global_place(cx.l, addrs[l], len as u64);
-            let what = crate::analyse::global::describe_global(cx.l, &place);
+            let launch = cx.l.view();
+            let place = crate::analyse::global::global_place(&launch, addrs[l], len as u64);
+            let what = crate::analyse::global::describe_global(&launch, &place);
             let space = DiagnosticKind::GlobalRace;
             races::report(
                 cx,

@@ -5,9 +5,9 @@
 //! every thread's `atomicAdd(count, 1)` is reported at thread 0's store, whichever ran last.
 //! Between two plain accesses it is the later one, where the detector found the pair.
 
-use super::super::block::{BlockCx, DiagKey};
+use super::super::block::BlockCx;
 use crate::analyse::{Access, Conflict, Kind};
-use crate::report::{Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
+use crate::report::{DiagKey, Diagnostic, DiagnosticKind, Race, RaceAccess, RacePlace};
 
 /// One access of a racing pair.
 #[derive(Clone, Copy)]
