@@ -1,8 +1,7 @@
-//! Error names and strings, as the real driver gives them.
+//! Error names and strings, as the real driver gives them: a leaf, which the record (naming a
+//! failed call) and the entry points that answer a program's questions (`error_calls`) read.
 
-use crate::state::{call_with, put};
-use cudarc::driver::sys::{cudaError_enum as E, CUresult};
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{CStr, CString};
 use std::sync::OnceLock;
 
 /// Every error code NVIDIA's driver names, with its name and description, as its driver 580
@@ -42,7 +41,7 @@ fn parse_row(line: &str) -> Described {
 }
 
 /// Name and description of an error code, where NVIDIA's driver names it.
-fn describe(code: u32) -> Option<(&'static CStr, &'static CStr)> {
+pub(crate) fn describe(code: u32) -> Option<(&'static CStr, &'static CStr)> {
     table()
         .iter()
         .find(|row| row.code == code)
@@ -55,47 +54,6 @@ pub(crate) fn name_of(code: u32) -> String {
         || format!("CUresult {code}"),
         |(name, _)| name.to_string_lossy().into_owned(),
     )
-}
-
-/// # Safety
-/// `out` is null or valid for a write of a pointer.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetErrorName(error: u32, out: *mut *const c_char) -> CUresult {
-    pass_through!(cuGetErrorName(error, out));
-    call_with("cuGetErrorName", true, |_| {
-        let (name, _) = describe(error).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        // SAFETY: the caller's contract.
-        unsafe { put(out, name.as_ptr()) }
-    })
-}
-
-/// # Safety
-/// `out` is null or valid for a write of a pointer.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetErrorString(error: u32, out: *mut *const c_char) -> CUresult {
-    pass_through!(cuGetErrorString(error, out));
-    call_with("cuGetErrorString", true, |_| {
-        let (_, text) = describe(error).ok_or(E::CUDA_ERROR_INVALID_VALUE)?;
-        // SAFETY: the caller's contract.
-        unsafe { put(out, text.as_ptr()) }
-    })
-}
-
-/// What every entry point this driver does not implement answers: its name on stderr (once), in
-/// the record, and `CUDA_ERROR_NOT_SUPPORTED`, so that a program never goes on as if it had
-/// worked.
-pub(crate) fn not_supported(name: &'static str) -> CUresult {
-    crate::state::with_driver(|d| {
-        d.record.count(name);
-        if !d.record.not_supported.iter().any(|n| n == name) {
-            eprintln!(
-                "simcuda: {name} is not implemented by the simulator's CUDA driver; it returns \
-                 CUDA_ERROR_NOT_SUPPORTED"
-            );
-            d.record.not_supported.push(name.to_string());
-        }
-        d.record.failed(name, E::CUDA_ERROR_NOT_SUPPORTED)
-    })
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ pub(crate) unsafe extern "C" fn unknown_slot<const TABLE: usize, const SLOT: usi
         }
     };
     drop(names);
-    crate::errors::not_supported(name)
+    crate::error_calls::not_supported(name)
 }
 
 /// Runs a table function on the driver's state, refused before `cuInit` and after a kernel

@@ -26,12 +26,14 @@
 //! | `graph` | stream capture and CUDA graphs: work on a capturing stream kept as nodes, replayed by `cuGraphLaunch` |
 //! | `in_flight` | copies back to page-locked memory, which land only when the program waits |
 //! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
-//! | `errors` | error names and strings, and every entry point this driver does not implement |
+//! | `errors` | error names and strings, as NVIDIA's driver gives them (a leaf) |
+//! | `error_calls` | `cuGetErrorName`, `cuGetErrorString`, and the answer of every entry point this driver does not implement |
 //! | `profiler` | `cuProfilerStart`/`Stop`, accepted as without a profiler attached |
 //! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
 //! | `export_table` | `cuGetExportTable`: the private tables the CUDA runtime (cudart) needs |
 //! | `fatbin` | fat binaries (what nvcc puts device code in): the PTX taken out of one |
 //! | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
+//! | `real` | the real driver: which driver this library is in the process, NVIDIA's loaded, its entry points called by name |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
 //! asked for, and the simulator keeps it (the one exception: an asynchronous copy back to
@@ -46,6 +48,7 @@ mod context;
 mod cooperative;
 mod cudart_support;
 mod device;
+mod error_calls;
 mod errors;
 mod export_table;
 mod fatbin;
@@ -67,6 +70,7 @@ mod pointers;
 mod proc_address;
 mod profiler;
 mod ranges;
+mod real;
 mod record;
 mod state;
 mod stream;

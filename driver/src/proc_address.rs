@@ -49,7 +49,7 @@ fn real_proc_address(
     cuda_version: c_int,
     flags: u64,
 ) -> Option<*mut c_void> {
-    if !crate::passthrough::active() {
+    if !crate::real::active() {
         return None;
     }
     let mut pfn: *mut c_void = std::ptr::null_mut();
@@ -62,7 +62,7 @@ fn real_proc_address(
         status,
     );
     // SAFETY: a NUL-terminated name and a writable pointer, as cuGetProcAddress_v2 takes.
-    let asked = unsafe { crate::passthrough::raw("cuGetProcAddress_v2", args) };
+    let asked = unsafe { crate::real::raw("cuGetProcAddress_v2", args) };
     (asked == E::CUDA_SUCCESS && !pfn.is_null()).then_some(pfn)
 }
 

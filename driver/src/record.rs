@@ -225,11 +225,11 @@ extern "C" fn write_at_exit() {
     let Some(path) = std::env::var_os("SIMCUDA_REPORT") else {
         return;
     };
-    if crate::passthrough::active() {
+    if crate::real::active() {
         crate::passthrough::timing::resolve(true);
     }
     let json = crate::state::with_driver(|d| {
-        if crate::passthrough::active() {
+        if crate::real::active() {
             d.record.timeline = TimelineKind::Measured;
         }
         d.record.version = contract::DRIVER_RECORD_VERSION;
@@ -249,7 +249,7 @@ extern "C" fn write_at_exit() {
 pub(crate) fn write_when_the_program_exits() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        if !crate::passthrough::keeps_record() {
+        if !crate::real::keeps_record() {
             return;
         }
         // SAFETY: registers a function without arguments that never unwinds.

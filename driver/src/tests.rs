@@ -2,7 +2,7 @@
 
 use crate::context::*;
 use crate::device::*;
-use crate::errors::*;
+use crate::error_calls::*;
 use crate::memory::*;
 use crate::state::with_driver;
 use crate::stream::*;

@@ -5,7 +5,8 @@
 //! kernels inside the real driver, where the record does not see them one by one.
 #![allow(non_snake_case)]
 
-use super::{forward, raw};
+use super::forward;
+use crate::real::raw;
 use crate::state::with_driver;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream, CUstreamCaptureStatus};
 use std::collections::HashMap;
@@ -62,7 +63,7 @@ pub(crate) fn capture_of(stream: CUstream) -> Option<u64> {
 ///
 /// # Safety
 /// `args` are what the real `name` takes, under its contract.
-pub(crate) unsafe fn captured<A: super::Args>(
+pub(crate) unsafe fn captured<A: crate::real::Args>(
     name: &'static str,
     args: A,
     id: u64,

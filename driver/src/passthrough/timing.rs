@@ -4,7 +4,7 @@
 //! events are the driver's own (created and recorded through `raw`, so not counted as the
 //! program's calls).
 
-use super::raw;
+use crate::real::raw;
 use crate::state::{with_driver, Driver};
 use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
 use std::ffi::c_uint;
