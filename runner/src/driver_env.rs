@@ -44,10 +44,19 @@ impl DriverEnv {
                 .context("cannot link the course's CUDA driver as libcuda")?;
         }
         let mut search = OsString::from(dir.path());
+        let mut variables = Vec::new();
         // Programs that compile their kernels with NVRTC find the course's (as libnvrtc.so, the
-        // name cudarc and others ask for first; its own folder after, for its builtins library).
+        // name cudarc and others ask for first; its own folder after, for its builtins library),
+        // through the course's own in front of it where built, which keeps source lines.
         if let Some(nvrtc) = course_nvrtc(course) {
-            let _ = std::os::unix::fs::symlink(&nvrtc, dir.path().join("libnvrtc.so"));
+            let front = nvrtc_front(&library);
+            let _ = std::os::unix::fs::symlink(
+                front.as_ref().unwrap_or(&nvrtc),
+                dir.path().join("libnvrtc.so"),
+            );
+            if front.is_some() {
+                variables.push(("SIMNVRTC_REAL", nvrtc.clone().into_os_string()));
+            }
             if let Some(folder) = nvrtc.parent() {
                 search.push(":");
                 search.push(folder);
@@ -66,12 +75,12 @@ impl DriverEnv {
             search.push(":");
             search.push(cudart);
         }
-        let mut variables = vec![
+        variables.extend([
             ("LD_LIBRARY_PATH", search),
             ("SIMCUDA_REPORT", dir.path().join("record.json").into()),
             ("SIMCUDA_TIME_LIMIT", time_limit_s.to_string().into()),
             ("SIMCUDA_GPU", gpu_model.into()),
-        ];
+        ]);
         if backend == Backend::Gpu {
             let real = real_driver::find(&library)?;
             variables.push(("SIMCUDA_BACKEND", "gpu".into()));
@@ -116,6 +125,23 @@ pub fn driver_library() -> anyhow::Result<PathBuf> {
          (or `cargo build --workspace`), or set RUNNER_SIMCUDA to libsimcuda.so",
         beside.display()
     )
+}
+
+/// The course's NVRTC (`libsimnvrtc.so`, built beside the driver's library): NVIDIA's with
+/// `-lineinfo` added and a source found in the program's files named by them, so a Rust
+/// program's `compile_ptx` gives the simulator's reports their lines. None where it is not
+/// built: NVIDIA's is then linked directly, and reports name no line.
+fn nvrtc_front(driver: &std::path::Path) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok();
+    [
+        driver.parent().map(|d| d.join("libsimnvrtc.so")),
+        exe.as_ref().map(|e| e.with_file_name("libsimnvrtc.so")),
+        exe.as_ref()
+            .map(|e| e.with_file_name("deps").join("libsimnvrtc.so")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.is_file())
 }
 
 /// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as

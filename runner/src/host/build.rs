@@ -241,10 +241,40 @@ fn rust(
     drop(lock);
     Ok(Built {
         command: vec![program.into()],
-        variables: Vec::new(),
+        variables: kernel_sources(course, exercise, main)
+            .map(|list| vec![("SIMNVRTC_SOURCES", list)])
+            .unwrap_or_default(),
         warnings: warnings(&messages),
         _own_copy: Some(own_copy),
     })
+}
+
+/// The files a Rust program's kernels may come from, for the course's NVRTC to name a source by
+/// (`SIMNVRTC_SOURCES`): the student's `main.rs` (a kernel in a string), the files beside it and
+/// the exercise's own (`include_str!("../saxpy.cu")`), absolute, so the line a report names is
+/// in the student's file rather than the runner's staged copy.
+fn kernel_sources(course: &Course, exercise: &Exercise, main: &Path) -> Option<OsString> {
+    let exercise_folder = course
+        .exercise_path(exercise)
+        .parent()?
+        .parent()?
+        .to_path_buf();
+    let beside = main.parent().map(Path::to_path_buf);
+    let mut files = vec![main.to_path_buf()];
+    for folder in beside.iter().chain([&exercise_folder]) {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.file_name() != main.file_name())
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    let absolute = files.iter().filter_map(|f| std::path::absolute(f).ok());
+    std::env::join_paths(absolute).ok()
 }
 
 /// An exclusive lock on the exercise's program in the build folder, held while it is built.

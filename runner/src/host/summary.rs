@@ -203,9 +203,12 @@ fn busiest_lines(lines: &[sim::LineFigures]) -> String {
                     .map(|s| s.trim().to_string())
             })
             .unwrap_or_default();
+        // Absolute where the program's compiler named it so (nvcc, Numba, the course's NVRTC).
+        let mut file = l.file.clone();
+        crate::backend::sim::relative_to_current_dir(&mut file);
         out.push_str(&format!(
-            "      {}:{}  {sectors} sectors, {wavefronts} wavefronts  {text}\n",
-            l.file, l.line
+            "      {file}:{}  {sectors} sectors, {wavefronts} wavefronts  {text}\n",
+            l.line
         ));
     }
     out
@@ -345,6 +348,19 @@ mod tests {
             shown.contains("cuMemcpyDtoH_v2 returned CUDA_ERROR_INVALID_VALUE"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn a_busy_line_is_named_as_the_student_sees_the_file() {
+        let here = std::env::current_dir().unwrap();
+        let lines = [sim::LineFigures {
+            file: here.join("src/main.rs").display().to_string(),
+            line: 21,
+            figures: sim::Figures::default(),
+            instructions: Default::default(),
+        }];
+        let shown = busiest_lines(&lines);
+        assert!(shown.starts_with("      src/main.rs:21  0 sectors"), "{shown}");
     }
 
     #[test]
