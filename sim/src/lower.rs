@@ -2,6 +2,7 @@
 //! constant slots, labels become instruction indices, device functions are inlined, and shared,
 //! local and parameter memory get their layouts.
 
+mod calls;
 mod halves;
 mod inst;
 pub(crate) mod merge;
@@ -62,6 +63,10 @@ fn saturate(bytes: u64) -> u32 {
 
 struct ModuleCtx<'a> {
     funcs: HashMap<&'a str, &'a Function>,
+    /// Every function's place among the module's functions, which its address is made of.
+    function_index: HashMap<&'a str, u64>,
+    /// What a call through a function pointer may reach (`calls::address_taken`).
+    address_taken: Vec<(&'a Function, u64)>,
     global_index: HashMap<&'a str, usize>,
     module_shared: HashMap<&'a str, &'a VarDecl>,
     files: HashMap<u32, String>,
@@ -129,6 +134,8 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
             .filter(|f| f.body.is_some())
             .map(|f| (f.name.as_str(), f))
             .collect(),
+        address_taken: calls::address_taken(ast, &function_index),
+        function_index,
         global_index,
         module_shared,
         files: ast.files.iter().cloned().collect(),
@@ -151,9 +158,7 @@ pub(crate) fn lower_module(ast: &Ast) -> Result<Lowered, SimError> {
 /// Addresses of variables stored in an initialiser: (byte offset, variable, addend).
 type Relocs = Vec<(u64, usize, i64)>;
 
-/// What a table of function pointers holds in place of a function's address: no memory is there,
-/// and calls through a pointer are refused when the kernel is lowered, so the value only has to be
-/// distinct and not null.
+/// Where function pointers point (`calls::function_address`): no memory is there.
 const FUNCTION_ADDRESS_BASE: u64 = 0xf000_0000_0000_0000;
 
 fn encode_init(
@@ -180,7 +185,7 @@ fn encode_init(
             InitVal::Float(x) if is_f32 => (*x as f32).to_bits() as u64,
             InitVal::Float(x) => x.to_bits(),
             InitVal::Symbol(name, addend) if functions.contains_key(name.as_str()) => {
-                (FUNCTION_ADDRESS_BASE + 16 * functions[name.as_str()]).wrapping_add(*addend as u64)
+                calls::function_address(functions[name.as_str()]).wrapping_add(*addend as u64)
             }
             InitVal::Symbol(name, addend) => {
                 let target = *index
@@ -543,10 +548,8 @@ impl<'a> Builder<'a> {
                 Stmt::Loc { file, line } => self.set_loc(*file, *line),
                 Stmt::Label(l) => self.place_label(inst.labels[l]),
                 Stmt::BranchTargets { .. } => {}
-                Stmt::CallPrototype { line } => {
-                    self.cur_ptx_line = *line;
-                    return Err(self.function_pointer_call());
-                }
+                // The call that follows finds its callees by their parameters (`calls`).
+                Stmt::CallPrototype { line } => self.cur_ptx_line = *line,
                 Stmt::Reg { ty, names } => {
                     let scope = scopes.last_mut().expect("a scope is always open");
                     let pred = ty == "pred";

@@ -1106,7 +1106,12 @@ impl Builder<'_> {
             .ok_or_else(|| self.invalid(format!("unknown label `{name}`")))
     }
 
-    fn scratch_load(&mut self, scopes: &Scopes, name: &Operand, ty: Ty) -> Result<Slot, SimError> {
+    pub(super) fn scratch_load(
+        &mut self,
+        scopes: &Scopes,
+        name: &Operand,
+        ty: Ty,
+    ) -> Result<Slot, SimError> {
         let n = name_of(name)?;
         match self.lookup(scopes, &n) {
             Some(Name::Var(VarLoc::Scratch(off))) => {
@@ -1148,6 +1153,9 @@ impl Builder<'_> {
             None => &[],
             Some(_) => return Err(self.function_pointer_call()),
         };
+        if self.special_call(scopes, fname, rets, args, guard)? {
+            return Ok(());
+        }
         match fname.as_str() {
             "vprintf" => {
                 if args.len() != 2 {
@@ -1157,21 +1165,7 @@ impl Builder<'_> {
                 let a = self.scratch_load(scopes, &args[1], Ty::U64)?;
                 let d = self.new_slot();
                 self.emit(Op::Printf { fmt, args: a, d }, guard);
-                if let Some(r) = rets.first() {
-                    let n = name_of(r)?;
-                    if let Some(Name::Var(VarLoc::Scratch(off))) = self.lookup(scopes, &n) {
-                        let op = Op::St {
-                            space: MemSpace::Scratch,
-                            ty: Ty::U32,
-                            vec: 1,
-                            v: [d, NONE, NONE, NONE],
-                            addr: NONE,
-                            off: off as i64,
-                        };
-                        self.emit(op, guard);
-                    }
-                }
-                Ok(())
+                self.store_return(scopes, rets, d, Ty::U32, guard)
             }
             "__assertfail" | "__assert_fail" => {
                 if args.len() < 4 {

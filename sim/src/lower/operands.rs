@@ -302,6 +302,11 @@ impl Builder<'_> {
                     }
                     // PTX's predefined constant for the warp size, which `warpSize` compiles to.
                     None if n == "WARP_SZ" => Ok(self.const_slot(32)),
+                    // A function's name as a value is its address (a function pointer).
+                    None if self.m.function_index.contains_key(n.as_str()) => {
+                        let index = self.m.function_index[n.as_str()];
+                        Ok(self.const_slot(super::calls::function_address(index)))
+                    }
                     // Where the driver hands a cooperative launch its grid's workspace.
                     None if n.starts_with("%envreg") => Err(self.unsupported(format!(
                         "grid-wide synchronisation (cooperative groups' `this_grid().sync()` or \

@@ -142,47 +142,6 @@ fn layouts_past_4_gib_are_refused_at_launch_not_wrapped_around() {
 }
 
 #[test]
-fn a_call_through_a_function_pointer_costs_only_its_kernel_and_says_so() {
-    let module = module("function_pointer");
-    let why = module.lowering_error("apply").expect("apply is refused");
-    assert!(
-        why.contains("does not support calls through a function pointer yet (kernel `apply`")
-            && why.contains(&format!(
-                "function_pointer.cu:{}",
-                line_of("function_pointer", "FUNCTION POINTER")
-            ))
-            && !why.contains("cannot parse"),
-        "{why}"
-    );
-    let mut m = Machine::new();
-    let out = upload(&mut m, &[0u32; 32]);
-    launch(
-        &mut m,
-        &module,
-        "plain",
-        [1, 1, 1],
-        [32, 1, 1],
-        &[Arg::Ptr(out)],
-    );
-    assert_eq!(download_u32(&m, out, 32), (0..32).collect::<Vec<u32>>());
-    let err = m
-        .launch(
-            &module,
-            &Launch::new(
-                "apply",
-                [1, 1, 1],
-                [32, 1, 1],
-                vec![out.to_le_bytes().to_vec(), vec![0; 4]],
-            ),
-        )
-        .unwrap_err();
-    assert!(
-        matches!(err, SimError::KernelNotLowered { ref name, .. } if name == "apply"),
-        "{err}"
-    );
-}
-
-#[test]
 fn a_body_that_cannot_be_read_costs_only_the_kernels_that_run_it() {
     // `odd` uses a directive the simulator does not read; `k` and the module still load.
     let ptx = kernel_with("").replacen(
