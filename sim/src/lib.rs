@@ -2,14 +2,22 @@
 //! the GPU's results, and measures what the course teaches (coalescing, bank conflicts,
 //! out-of-bounds accesses, races) per source line.
 //!
+//! The layers, lowest first: a module imports only from the rows above its own and from those
+//! before it in its row (CI's `scripts/module-cycles sim` holds the crate to no circle). PTX
+//! flows parse -> lower -> exec -> model; `analyse` sits below `exec` because its trackers (race
+//! shadows, spin locks, stored values' provenance) are what the executor feeds at every access,
+//! and it names what it finds from the program, the memory and the report's types alone.
+//!
 //! | layer | module | owns |
 //! | --- | --- | --- |
+//! | leaves | `source`, `error`, `printf` | a position in the CUDA source, [`SimError`], printf's formatting |
 //! | parse | `parse` | PTX text -> syntax tree |
-//! | lower | `lower`, `ir` | syntax tree -> flat instruction lists with register slots, calls inlined |
-//! | execute | `exec` | warps in lockstep, divergence, barriers, warp-synchronous operations |
-//! | memory | `memory` | global allocations, address windows, sectors and wavefronts |
+//! | program | `ir`, `rounding`, `instructions` | flat instruction lists with register slots; exact rounding to f32/f16; instruction counts by kind |
+//! | lower | `lower` | syntax tree -> `ir`, calls inlined |
+//! | memory | `memory` | global allocations, address windows, sectors and wavefronts, the launch's traffic counts |
+//! | report | `report` | figures, diagnostics, and the time model's inputs and result ([`ModelledTime`]) |
 //! | analyse | `analyse` | race detection; where a stored value came from (`provenance`) |
-//! | report | `report`, `printf` | figures, diagnostics, printf output |
+//! | execute | `exec` | warps in lockstep, divergence, barriers, warp-synchronous operations |
 //! | model | `model` | modelled time on a reference GPU ([`GpuModel`]) from the counts |
 //! | API | `module`, `machine` | [`Module`], [`Machine`] |
 //!
