@@ -130,14 +130,19 @@ struct Settled {
 const UNTOUCHED: u32 = 0;
 /// `Page::owner` of a word whose `Word` record holds what the block did to it.
 const DIRECT: u32 = u32::MAX;
-/// Runs one block keeps (64 MiB of them at most); past it, accesses are recorded per word.
+/// Runs one block keeps (116 MiB of them at most); past it, accesses are recorded per word.
 const MAX_RUNS: usize = 1 << 20;
+/// `Run::second` of a word that one lane read.
+const NO_LANE: u8 = u8::MAX;
 
 /// One warp instruction's plain loads or stores of words that no thread of the block had touched:
 /// lane by lane, its accesses would each have started a word's record afresh, so the run stands
 /// for those records until another access touches one of its words (`GlobalShadow::settle`).
 /// This is the common case of a global-heavy kernel (each thread its own elements), and keeping
-/// one run instead of a 124-byte record per word keeps the shadow in the CPU's cache.
+/// one run instead of a 124-byte record per word keeps the shadow in the CPU's cache. Lanes of a
+/// load may share a word (a broadcast, or SGEMM's two half-warps reading one row of B): the word
+/// belongs to its first lane, and only the second reader matters besides (`note_reader` changes
+/// nothing for a third).
 struct Run {
     epoch: u32,
     stamp: u32,
@@ -150,6 +155,8 @@ struct Run {
     late: bool,
     /// Thread of each lane.
     tids: [u16; 32],
+    /// Per lane that read a word first, the next lane that read it (`NO_LANE`: none).
+    second: [u8; 32],
 }
 
 /// The `Page::owner` of the words that lane `lane` of run `run` touched.
@@ -349,10 +356,11 @@ impl GlobalShadow {
     }
 
     /// Records one warp instruction's accesses as a `Run` where that is exact: plain loads or
-    /// stores of whole words, each lane's above the previous lane's, by threads that hold no spin
-    /// lock, of words the block has not touched (so no conflict is possible). `tids` gives each
-    /// lane's thread; `acc` the rest of every lane's access. Returns false, recording nothing,
-    /// where the accesses must be checked lane by lane.
+    /// stores of whole words, each lane's above the previous lane's (or, for 4-byte loads, of
+    /// the same word as an earlier lane's), by threads that hold no spin lock, of words the block
+    /// has not touched (so no conflict is possible). `tids` gives each lane's thread; `acc` the
+    /// rest of every lane's access. Returns false, recording nothing, where the accesses must be
+    /// checked lane by lane.
     pub fn check_run(
         &mut self,
         epoch: u32,
@@ -369,17 +377,21 @@ impl GlobalShadow {
             return false;
         }
         let writes = acc.kind == Kind::Write;
+        // Loads of one word each may share words; `mark_run` finds which.
+        let shares = !writes && len == 4;
         let (mut m, mut next) = (exec, 0);
         while m != 0 {
             let l = m.trailing_zeros() as usize;
             m &= m - 1;
-            if addrs[l] & 3 != 0 || addrs[l] < next || (writes && self.locks.holds(tids[l])) {
+            let below = addrs[l] < next && !shares;
+            if addrs[l] & 3 != 0 || below || (writes && self.locks.holds(tids[l])) {
                 return false;
             }
             next = addrs[l] + len as u64;
         }
         let run = self.runs.len();
-        if !self.mark_run(run, exec, addrs, len) {
+        let mut second = [NO_LANE; 32];
+        if !self.mark_run(run, exec, addrs, len, shares.then_some(&mut second)) {
             return false;
         }
         self.runs.push(Run {
@@ -391,13 +403,22 @@ impl GlobalShadow {
             size: len as u8,
             late: self.ticketed,
             tids: *tids,
+            second,
         });
         true
     }
 
-    /// Marks the words of the active lanes' accesses as run `run`'s, if none was touched yet;
-    /// otherwise unmarks what it marked and returns false.
-    fn mark_run(&mut self, run: usize, exec: u32, addrs: &[u64; 32], len: u32) -> bool {
+    /// Marks the words of the active lanes' accesses as run `run`'s, if none was touched yet
+    /// (with `second`, a word an earlier lane of the run marked is shared: it notes the lane that
+    /// read it next); otherwise unmarks what it marked and returns false.
+    fn mark_run(
+        &mut self,
+        run: usize,
+        exec: u32,
+        addrs: &[u64; 32],
+        len: u32,
+        mut second: Option<&mut [u8; 32]>,
+    ) -> bool {
         let mut page = (u64::MAX, 0);
         let mut m = exec;
         while m != 0 {
@@ -414,7 +435,16 @@ impl GlobalShadow {
                 }
                 let p = &mut self.pages[page.1];
                 let i = (word % PAGE_WORDS as u64) as usize;
-                if p.owner[i] != UNTOUCHED {
+                let owner = p.owner[i];
+                if owner != UNTOUCHED {
+                    let ours = owner >= run_owner(run, 0) && owner != DIRECT;
+                    if let (true, Some(second)) = (ours, second.as_deref_mut()) {
+                        let first = (owner - run_owner(run, 0)) as usize;
+                        if second[first] == NO_LANE {
+                            second[first] = l as u8;
+                        }
+                        continue;
+                    }
                     self.unmark_run(run, exec & !m, addrs, len);
                     return false;
                 }
@@ -468,8 +498,14 @@ impl GlobalShadow {
             late: r.late,
             section: 0,
         };
+        let second = r.second[lane];
+        let next = (second != NO_LANE).then(|| r.tids[second as usize]);
         let c = self.touch(slot, i, &touch, &acc);
         debug_assert!(c.is_none(), "a run's words were untouched");
+        if let Some(tid) = next {
+            let c = self.touch(slot, i, &touch, &Access { tid, ..acc });
+            debug_assert!(c.is_none(), "reads of one instruction do not race");
+        }
     }
 
     /// Checks and records `acc` in word `i` of page `slot`.
@@ -959,6 +995,23 @@ mod tests {
         std::array::from_fn(|l| warp * 32 + l as u16)
     }
 
+    /// SGEMM's loads: the two half-warps read the same 16 words of a row of B
+    /// (`Halves`), or each half-warp one word of A (`Broadcast`); else lane `l` its own element.
+    #[derive(Clone, Copy)]
+    enum Shape {
+        Own,
+        Halves,
+        Broadcast,
+    }
+
+    fn shaped_addrs(shape: Shape, len: u32) -> [u64; 32] {
+        match shape {
+            Shape::Own => warp_addrs(len as u64),
+            Shape::Halves => std::array::from_fn(|l| BASE + 4 * (l % 16) as u64),
+            Shape::Broadcast => std::array::from_fn(|l| BASE + 4 * (l / 16) as u64),
+        }
+    }
+
     /// Records warp `warp`'s access as a run (`as_run`) or lane by lane, as `track_global` would
     /// without the run; returns whether it became a run and the conflicts the lanes found.
     fn warp_access(
@@ -970,7 +1023,17 @@ mod tests {
         len: u32,
         stamp: u32,
     ) -> (bool, Vec<(u16, u32)>) {
-        let addrs = warp_addrs(len as u64);
+        shaped_access(g, as_run, (epoch, kind, warp, len, Shape::Own), stamp)
+    }
+
+    /// `warp_access` with the lanes' addresses shaped by `Shape`.
+    fn shaped_access(
+        g: &mut GlobalShadow,
+        as_run: bool,
+        (epoch, kind, warp, len, shape): (u32, Kind, u16, u32, Shape),
+        stamp: u32,
+    ) -> (bool, Vec<(u16, u32)>) {
+        let addrs = shaped_addrs(shape, len);
         let acc = access(kind, 0, stamp, 1);
         if as_run && g.check_run(epoch, u32::MAX, &addrs, len, &acc, &tids(warp)) {
             return (true, Vec::new());
@@ -1029,13 +1092,16 @@ mod tests {
     }
 
     #[test]
-    fn a_run_is_refused_where_lanes_share_words_or_update_atomically() {
+    fn a_run_is_refused_where_lanes_share_words_they_write_or_update_atomically() {
         let mut g = GlobalShadow::default();
         g.begin_block(1);
-        let mut addrs = warp_addrs(4);
-        addrs[16..].copy_from_slice(&warp_addrs(4)[..16]);
+        let addrs = shaped_addrs(Shape::Halves, 4);
+        let write = access(Kind::Write, 0, 1, 1);
+        assert!(!g.check_run(1, u32::MAX, &addrs, 4, &write, &tids(0)));
         let read = access(Kind::Read, 0, 1, 1);
-        assert!(!g.check_run(1, u32::MAX, &addrs, 4, &read, &tids(0)));
+        let pairs =
+            [[0u64, 8, 0, 8], [0, 0, 8, 8]].map(|p| std::array::from_fn(|l| BASE + p[l % 4]));
+        assert!(!g.check_run(1, u32::MAX, &pairs[0], 8, &read, &tids(0)));
         let atomic = access(Kind::Atomic, 0, 1, 1);
         assert!(!g.check_run(1, u32::MAX, &warp_addrs(4), 4, &atomic, &tids(0)));
         let bytes = warp_addrs(1);
@@ -1046,15 +1112,66 @@ mod tests {
             .is_none());
         assert!(!g.check_run(1, u32::MAX, &warp_addrs(4), 4, &read, &tids(0)));
         assert!(g.pages[0].owner[..31].iter().all(|&o| o == UNTOUCHED));
+        assert!(!g.check_run(1, u32::MAX, &pairs[1], 8, &read, &tids(0)));
+        assert!(g.pages[0].owner[..31].iter().all(|&o| o == UNTOUCHED));
         assert!(g.runs.is_empty());
+    }
+
+    #[test]
+    fn lanes_loading_one_word_share_it_in_a_run() {
+        let mut g = GlobalShadow::default();
+        g.begin_block(1);
+        assert!(shaped_access(&mut g, true, (1, Kind::Read, 0, 4, Shape::Halves), 1).0);
+        let r = &g.runs[0];
+        assert_eq!((r.second[0], r.second[15], r.second[16]), (16, 31, NO_LANE));
+        assert_eq!(g.pages[0].owner[15], run_owner(0, 15));
+        assert_eq!(g.pages[0].owner[16], UNTOUCHED);
+        // A second warp's read makes the record both lanes would have left, and settles it.
+        let read = access(Kind::Read, 32, 2, 1);
+        assert!(g.check(1, BASE, 4, &read).is_none());
+        let rec = &g.pages[0].words[0].rec;
+        assert_eq!((rec.r_tid, rec.ro_tid, rec.r_warp), (0, 16, MANY));
+        assert_eq!(g.pages[0].settled[0].warp, MANY);
     }
 
     #[test]
     fn a_run_finds_and_leaves_what_lane_by_lane_tracking_does() {
         // Each script: a warp's first access (a run where allowed), then other accesses of the
         // block to its words.
-        type Step = (u32, Kind, u16, u32);
-        let scripts: [&[Step]; 8] = [
+        type Step = (u32, Kind, u16, u32, Shape);
+        let owned = |(epoch, kind, warp, len)| (epoch, kind, warp, len, Shape::Own);
+        let (own, halves, broadcast) = (Shape::Own, Shape::Halves, Shape::Broadcast);
+        let shared: [&[Step]; 6] = [
+            &[
+                (1, Kind::Read, 0, 4, halves),
+                (1, Kind::Write, 1, 4, halves),
+            ],
+            &[
+                (1, Kind::Read, 0, 4, halves),
+                (1, Kind::Write, 0, 4, halves),
+            ],
+            &[
+                (1, Kind::Read, 0, 4, halves),
+                (1, Kind::Read, 1, 4, halves),
+                (1, Kind::Read, 2, 4, own),
+                (1, Kind::Atomic, 0, 4, broadcast),
+            ],
+            &[
+                (1, Kind::Read, 0, 4, broadcast),
+                (1, Kind::Read, 0, 4, broadcast),
+                (1, Kind::Write, 0, 4, own),
+            ],
+            &[
+                (1, Kind::Read, 0, 4, broadcast),
+                (2, Kind::Read, 1, 4, halves),
+                (2, Kind::Write, 2, 4, broadcast),
+            ],
+            &[
+                (1, Kind::Read, 0, 4, broadcast),
+                (1, Kind::Write, 1, 8, own),
+            ],
+        ];
+        let scripts: [&[(u32, Kind, u16, u32)]; 8] = [
             &[(1, Kind::Write, 0, 4), (1, Kind::Read, 1, 4)],
             &[(1, Kind::Read, 0, 4), (1, Kind::Write, 2, 4)],
             &[(1, Kind::Write, 0, 4), (1, Kind::Write, 0, 4)],
@@ -1081,15 +1198,19 @@ mod tests {
                 (1, Kind::Write, 3, 4),
             ],
         ];
+        let scripts = scripts
+            .iter()
+            .map(|s| s.iter().map(|&step| owned(step)).collect::<Vec<Step>>())
+            .chain(shared.iter().map(|s| s.to_vec()));
         let mut races = 0;
         for script in scripts {
             let run = |as_run: bool| {
                 let mut g = GlobalShadow::default();
                 g.begin_block(1);
                 let mut found = Vec::new();
-                for (stamp, &(epoch, kind, warp, len)) in script.iter().enumerate() {
+                for (stamp, &step) in script.iter().enumerate() {
                     let first = stamp == 0 && as_run;
-                    let (ran, f) = warp_access(&mut g, first, epoch, kind, warp, len, stamp as u32);
+                    let (ran, f) = shaped_access(&mut g, first, step, stamp as u32);
                     assert_eq!(ran, first);
                     found.push(f);
                 }
