@@ -61,6 +61,37 @@ class ModuleCycles(unittest.TestCase):
         self.assertEqual(cycles.main([str(circle)]), 1)
         self.assertEqual(cycles.main([str(line)]), 0)
 
+    def test_imports_must_run_down_the_layer_table_and_every_module_needs_a_row(self):
+        table = (
+            "//! | layer | module | owns |\n//! | --- | --- | --- |\n"
+            "//! | leaves | `base`, `util` | what all use |\n//! | top | `api` | the API |\n"
+            "mod api; mod base; mod util; mod extra;\n"
+        )
+        root = crate(self.root / "e", {
+            "lib.rs": table,
+            "api.rs": "use crate::{base::B, util::u};",
+            "util.rs": "use crate::base::B;",
+            "base.rs": "use crate::api::Api;",
+            "extra.rs": "",
+        })
+        self.assertEqual(cycles.layers(root), {"base": (0, 0), "util": (0, 1), "api": (1, 0)})
+        edges = cycles.graph(root)
+        missing, upward = cycles.against_layers(edges, {"api", "base", "util", "extra"}, cycles.layers(root))
+        self.assertEqual(missing, ["extra"])
+        self.assertEqual([(a, b) for a, b, _ in upward], [("base", "api")])
+        self.assertEqual(cycles.main(["--layers", str(root)]), 1)
+
+    def test_a_crate_that_keeps_its_layer_table_passes(self):
+        root = crate(self.root / "f", {
+            "lib.rs": "//! | layer | module | owns |\n//! | low | `a` | x |\n//! | high | `b` | y |\nmod a; mod b;",
+            "a.rs": "",
+            "b.rs": "use crate::a::f;",
+        })
+        self.assertEqual(cycles.main(["--layers", str(root)]), 0)
+        no_table = crate(self.root / "g", {"lib.rs": "mod a;", "a.rs": ""})
+        self.assertEqual(cycles.main(["--layers", str(no_table)]), 1)
+        self.assertEqual(cycles.main([str(no_table)]), 0)
+
 
 if __name__ == "__main__":
     unittest.main()

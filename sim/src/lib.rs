@@ -3,7 +3,7 @@
 //! out-of-bounds accesses, races) per source line.
 //!
 //! The layers, lowest first: a module imports only from the rows above its own and from those
-//! before it in its row (CI's `scripts/module-cycles sim` holds the crate to no circle). PTX
+//! before it in its row (CI's `scripts/module-cycles --layers sim` holds the crate to it). PTX
 //! flows parse -> lower -> exec -> model; `analyse` sits below `exec` because its trackers (race
 //! shadows, spin locks, stored values' provenance) are what the executor feeds at every access,
 //! and it names what it finds from the program, the memory and the report's types alone.
