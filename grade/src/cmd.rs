@@ -19,6 +19,7 @@
 //! | `worker` | cells checked by a long-lived worker per GPU; the isolation it keeps |
 //! | `results` | a graded cell, saved atomically as it finishes |
 //! | `prepare` | before grading: exercises chosen, the course checked once, kernels staged |
+//! | `queue` | the cells waiting for a check, handed out exercise by exercise |
 //! | `run` | the class: the pool of workers, resume, Ctrl-C |
 //! | `display` | progress bar or plain lines |
 //! | `similarity` | groups of nearly identical kernels, and what each pair shares |

@@ -21,6 +21,7 @@ pub mod policy;
 pub mod prepare;
 pub mod profile;
 pub mod program;
+pub mod queue;
 pub mod results;
 pub mod run;
 // A cell's process sets its own limits and hands file descriptors across exec, which takes

@@ -12,6 +12,7 @@ use super::config::GradingFile;
 use super::display::Display;
 use super::kernels::{naming_the_file_taken, Lookup};
 use super::prepare::{limits_of, originals, preflight, select_exercises, stage};
+use super::queue::Queue;
 use super::results::{CellResult, Status, Store};
 use super::sandbox;
 use super::settings::{ExerciseInfo, Settings};
@@ -22,7 +23,7 @@ use runner::course::{Course, Exercise};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 use std::time::Duration;
 
 /// Set by Ctrl-C: workers stop their checks and take no more.
@@ -162,11 +163,7 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         &class.exercises,
     );
     record_the_run(options, &settings, &class)?;
-    let mut jobs = queue_cells(options, course, &class, &settings, &store, work.path())?;
-    if pool.isolation == Isolation::Worker {
-        jobs.make_contiguous()
-            .sort_by(|a, b| a.exercise.id.cmp(&b.exercise.id));
-    }
+    let jobs = queue_cells(options, course, &class, &settings, &store, work.path())?;
     let graded_now = jobs.len();
     let checkers = checkers(&pool, &command, slots);
     let mut display = Display::new(jobs.len());
@@ -402,7 +399,7 @@ fn record_the_run(options: &Options, settings: &Settings, class: &Class) -> anyh
 }
 
 /// Stages every submission and queues each cell that needs a check; the others (not done,
-/// missing, refused) are saved at once. Workers get the queue one exercise after another.
+/// missing, refused) are saved at once. `Queue` hands them out exercise by exercise.
 fn queue_cells(
     options: &Options,
     course: &Course,
@@ -592,21 +589,21 @@ fn run_pool(
     store: &Store,
     display: &mut Display,
 ) -> anyhow::Result<()> {
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
+    let queue = Queue::new(jobs.into_iter().map(|job| (job.exercise.id.clone(), job)));
     let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for mut checker in checkers {
             let sender = sender.clone();
             let queue = &queue;
+            let mut was_on: Option<String> = None;
             scope.spawn(move || loop {
                 if INTERRUPTED.load(Ordering::SeqCst) {
                     return;
                 }
-                let Some((number, job)) =
-                    queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
-                else {
+                let Some((number, job)) = queue.next(was_on.as_deref()) else {
                     return;
                 };
+                was_on = Some(job.exercise.id.clone());
                 let Some(cell) = check_cell(&mut checker, number, &job, run) else {
                     return;
                 };
