@@ -3,19 +3,11 @@
 //! as it is, several made into one module (`merge`), the PTX of a fat binary taken out of it.
 //! Machine code and archives (`libcudadevrt.a`) are refused with the reason.
 
-use crate::state::{call, handle, index, put, Driver, Result};
+use crate::state::{call, handle, index, put, Driver, Link, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 mod merge;
-
-/// What a link collects: its PTX inputs, and the image once complete (kept until destroyed,
-/// as the driver keeps it).
-#[derive(Default)]
-pub(crate) struct Link {
-    inputs: Vec<Vec<u8>>,
-    image: Vec<u8>,
-}
 
 /// `CU_JIT_INPUT_PTX` and `CU_JIT_INPUT_FATBINARY`.
 const INPUT_PTX: c_int = 1;

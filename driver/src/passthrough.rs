@@ -2,12 +2,11 @@
 //! named by `SIMCUDA_REAL_LIBCUDA` (an absolute path: this library is on the program's library
 //! path as `libcuda.so.1`, so a search by name would find this library again), and the record
 //! holds the same counts, failures, transfers, launches and synchronisations as on the simulator,
-//! with times measured by the GPU's events (`timing`) instead of modelled.
+//! with times measured by the GPU's events (`state::timing`) instead of modelled.
 //!
 //! | module | owns |
 //! | --- | --- |
 //! | `recorded` | the entry points whose work is recorded: copies, memsets, launches, synchronisations, allocations, streams |
-//! | `timing` | events around each copy and launch, read into the record when they have completed |
 //! | `graphs` | captured graphs as the record keeps them: work on a capturing stream noted, not run |
 //!
 //! Every other entry point only forwards (counted, and failures named): each implemented one
@@ -15,9 +14,10 @@
 
 pub(crate) mod graphs;
 pub(crate) mod recorded;
-pub(crate) mod timing;
 
 use crate::real::{raw, Args};
+// For `recorded`, which times each operation.
+use crate::state::timing;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::ffi::CStr;
 

@@ -2,7 +2,7 @@
 //! timeline, written as JSON to `SIMCUDA_REPORT` when the program exits.
 //!
 //! On the simulator the timeline is modelled (`"timeline": "modelled"`); in pass-through mode it
-//! is measured with the GPU's events (`"measured"`, see `passthrough::timing`), and launches have
+//! is measured with the GPU's events (`"measured"`, see `state::timing`), and launches have
 //! no simulator figures. The modelled timeline: copies over PCIe 5.0 x16 as an H100's measured
 //! (`scripts/gpu/results/copies.md`, from `scripts/gpu/copies/measure.sh`): 55 GB/s from or to
 //! page-locked memory, 10 GB/s from or to pageable memory (which the driver stages through a
@@ -226,7 +226,7 @@ extern "C" fn write_at_exit() {
         return;
     };
     if crate::real::active() {
-        crate::passthrough::timing::resolve(true);
+        crate::state::timing::resolve(true);
     }
     let json = crate::state::with_driver(|d| {
         if crate::real::active() {

@@ -7,12 +7,22 @@ use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+pub(crate) mod timing;
+
 pub(crate) type Result<T = ()> = std::result::Result<T, CUresult>;
 
 /// A loaded module, and the function handles given out for its kernels (gone with it).
 pub(crate) struct LoadedModule {
     pub module: Arc<sim::Module>,
     pub functions: Vec<usize>,
+}
+
+/// What a link (`link`) collects: its PTX inputs, and the image once complete (kept until
+/// destroyed, as the driver keeps it).
+#[derive(Default)]
+pub(crate) struct Link {
+    pub inputs: Vec<Vec<u8>>,
+    pub image: Vec<u8>,
 }
 
 /// An event: unrecorded, or recorded at a modelled time (microseconds).
@@ -43,7 +53,7 @@ pub(crate) struct Driver {
     /// Streams created (index 0 is the default stream, always there).
     pub streams: Table<()>,
     pub events: Table<Event>,
-    pub links: Table<crate::link::Link>,
+    pub links: Table<Link>,
     /// Stream captures under way (`graph`), and the capture each capturing stream is part of.
     pub captures: Table<crate::graph::Capture>,
     pub capturing: HashMap<usize, usize>,
@@ -73,7 +83,7 @@ pub(crate) struct Driver {
     pub unseen_fault: Option<CUresult>,
     pub record: Record,
     /// Pass-through mode's streams and the events not read yet.
-    pub measured: crate::passthrough::timing::Measured,
+    pub measured: timing::Measured,
     /// Copies back to page-locked memory not waited for yet (`in_flight`).
     pub in_flight: Vec<crate::in_flight::InFlight>,
     /// How many operations were queued so far, to order copies and events.

@@ -9,19 +9,7 @@ use super::forward;
 use crate::real::raw;
 use crate::state::with_driver;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream, CUstreamCaptureStatus};
-use std::collections::HashMap;
 use std::ffi::{c_ulonglong, c_void};
-
-/// What pass-through mode keeps of the program's graphs.
-#[derive(Default)]
-pub(crate) struct Graphs {
-    /// Captures under way, by the real driver's capture id: their record entries so far.
-    capturing: HashMap<u64, contract::Graph>,
-    /// Captured graphs (`CUgraph` handles) and their instantiations (`CUgraphExec` handles), by
-    /// their entry's index in the record's `graphs`.
-    graphs: HashMap<usize, usize>,
-    execs: HashMap<usize, usize>,
-}
 
 /// A node of a capture, as the record counts it.
 pub(crate) enum Node {

@@ -2,11 +2,12 @@
 //! launch, read when they have completed (at the program's synchronisations, before a context
 //! goes away, at exit) as microseconds from the first event, the measured timeline's zero. The
 //! events are the driver's own (created and recorded through `raw`, so not counted as the
-//! program's calls).
+//! program's calls). The state keeps them (`Measured`), and reads them at exit too.
 
+use super::{with_driver, Driver};
 use crate::real::raw;
-use crate::state::{with_driver, Driver};
 use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
+use std::collections::HashMap;
 use std::ffi::c_uint;
 
 /// Which entry of the record an operation's times go to.
@@ -34,7 +35,18 @@ pub(crate) struct Measured {
     origin: Option<usize>,
     pending: Vec<(Op, Events)>,
     /// The program's captured graphs.
-    pub(crate) graphs: super::graphs::Graphs,
+    pub(crate) graphs: Graphs,
+}
+
+/// What pass-through mode keeps of the program's graphs.
+#[derive(Default)]
+pub(crate) struct Graphs {
+    /// Captures under way, by the real driver's capture id: their record entries so far.
+    pub(crate) capturing: HashMap<u64, contract::Graph>,
+    /// Captured graphs (`CUgraph` handles) and their instantiations (`CUgraphExec` handles), by
+    /// their entry's index in the record's `graphs`.
+    pub(crate) graphs: HashMap<usize, usize>,
+    pub(crate) execs: HashMap<usize, usize>,
 }
 
 /// The record's index of `stream`: null, `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD` are the
