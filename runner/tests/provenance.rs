@@ -219,3 +219,46 @@ fn a_first_case_whose_trace_parts_nowhere_is_followed_by_the_next_failing_case()
     assert!(parted(failing[1]), "{report:#}");
     assert_eq!(report["verdict"], "wrong_output");
 }
+
+/// The trip counts of the first traced element's followed thread.
+fn trips(report: &Value) -> &Value {
+    &first_wrong(report)[0]["origin"]["thread"]["trips"]
+}
+
+#[test]
+fn a_loop_that_goes_round_once_too_few_is_counted_by_its_tests() {
+    // `steps < max_iterations - 1`: a point of the set stops one step short. The only store is
+    // the count, after the loop, so only the loop's test tells.
+    let file = repo_root().join("checks/mistakes/12/steps_one_short.cu");
+    let file = file.display().to_string();
+    let report = check("12", &file);
+    let trips = trips(&report);
+    assert_eq!(trips["counted"], "tests", "{report:#}");
+    let (mine, theirs) = (trips["student"].as_u64(), trips["reference"].as_u64());
+    assert_eq!(mine.unwrap() + 1, theirs.unwrap(), "{trips:#}");
+    let line = line_of(&file, "while (steps");
+    assert_eq!(trips["student_loop"]["line"], line, "{trips:#}");
+}
+
+#[test]
+fn a_loop_with_a_wrong_stride_is_counted_by_the_reads_it_makes() {
+    // The stride is twice the grid: each thread reads x once where the solution's reads it twice.
+    let file = repo_root().join("checks/mistakes/05/stride_twice_grid.cu");
+    let file = file.display().to_string();
+    let report = check("05", &file);
+    let trips = trips(&report);
+    assert_eq!(trips["counted"], "steps", "{report:#}");
+    assert_eq!(
+        (trips["student"].as_u64(), trips["reference"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(trips["student_loop"]["line"], line_of(&file, "for (int i"));
+    assert_eq!(trips["student_step"]["place"]["name"], "x");
+    let text = TestCourse::new()
+        .run(&["check", "05", "--file", &file])
+        .stdout;
+    assert!(
+        text.contains("goes round 1 time in yours and 2 times in the solution's"),
+        "{text}"
+    );
+}

@@ -51,6 +51,7 @@ mod report;
 mod rounding;
 mod source;
 
+pub use analyse::provenance::loops::{Counted, LoopTrips};
 pub use analyse::provenance::thread::{
     thread_divergence, Access, BranchStep, MemoryStep, Parting, Step, ThreadDivergence,
     ThreadTrace, WatchedThread, KEPT_STEPS,

@@ -6,6 +6,7 @@
 //! here knows any exercise: it holds for any kernel.
 
 mod definition;
+pub mod loops;
 mod scalar;
 pub mod thread;
 

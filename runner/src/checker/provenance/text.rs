@@ -3,8 +3,8 @@
 //! the thread behind it first parts from the solution's, step by step.
 
 use sim::{
-    Access, BranchStep, Computation, ElementOrigin, MemoryStep, Operand, Parting, SourceLocation,
-    StoreEvent, ThreadDivergence, Writers,
+    Access, BranchStep, Computation, Counted, ElementOrigin, LoopTrips, MemoryStep, Operand,
+    Parting, SourceLocation, StoreEvent, ThreadDivergence, Writers,
 };
 
 /// The lines shown under a wrong element (without indentation).
@@ -87,7 +87,58 @@ fn parting(d: &ThreadDivergence) -> Vec<String> {
     if let Some(line) = branches(d) {
         out.push(line);
     }
+    out.extend(d.trips.as_ref().map(trips));
     out
+}
+
+/// `  the loop at line 31 goes round 1 time in yours and 2 times in the solution's ...`: a loop
+/// that ran a different number of times, with what was counted.
+fn trips(t: &LoopTrips) -> String {
+    let times = |n: u64| count(n, "time");
+    let lines =
+        |l: &Option<SourceLocation>, file| l.as_ref().map(|l| format!("line {}{file}", l.line));
+    let (mine, theirs) = (
+        lines(&t.student_loop, ""),
+        lines(&t.reference_loop, SOLUTION),
+    );
+    let (Counted::Steps, Some(s), Some(r)) = (t.counted, &t.student_step, &t.reference_step) else {
+        return format!(
+            "  the loop at {} tests its condition {} in yours and {} in the solution's (its loop at {})",
+            mine.unwrap_or_else(|| "an unknown line".into()),
+            times(t.student),
+            times(t.reference),
+            theirs.unwrap_or_else(|| "an unknown line".into())
+        );
+    };
+    let name = s.place.name.as_deref().unwrap_or("memory");
+    match (mine, theirs) {
+        (Some(mine), Some(theirs)) => format!(
+            "  the loop at {mine} goes round {} in yours and {} in the solution's (its loop at \
+             {theirs}), counting the {}s of `{name}`{} ({})",
+            times(t.student),
+            times(t.reference),
+            noun(s),
+            at(&s.location, ""),
+            at(&r.location, SOLUTION).trim_start()
+        ),
+        _ => format!(
+            "  yours makes {} of `{name}`{}, the solution's {} ({})",
+            count(t.student, noun(s)),
+            at(&s.location, ""),
+            t.reference,
+            at(&r.location, SOLUTION).trim_start()
+        ),
+    }
+}
+
+/// What a memory step is, as a noun: `read`, `store`.
+fn noun(s: &MemoryStep) -> &'static str {
+    match s.access {
+        Access::Load if s.place.space == sim::Space::Lane => "shuffle",
+        Access::Load => "read",
+        Access::Store => "store",
+        Access::Atomic => "update",
+    }
 }
 
 /// Each run's last conditional branch before the parting, where either ran one.

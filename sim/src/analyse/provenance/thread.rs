@@ -124,6 +124,9 @@ pub struct ThreadDivergence {
     /// Each run's last conditional branch before the parting.
     pub student_branch: Option<BranchStep>,
     pub reference_branch: Option<BranchStep>,
+    /// A loop of the thread that went round a different number of times in the two runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trips: Option<super::loops::LoopTrips>,
 }
 
 /// A stream: loads, or stores, of one array (atomics count as stores).
@@ -216,7 +219,23 @@ pub fn thread_divergence(
         student_last: first.student_last.cloned(),
         student_branch: last_branch(student, deciding(student, first.at.0, first.parting)),
         reference_branch: last_branch(reference, deciding(reference, first.at.1, first.parting)),
+        trips: trips(student, reference, &first),
     })
+}
+
+/// The trip counts of the loop where the runs part: that stream's steps at its line where both
+/// runs make them, else the loops' tests.
+fn trips(
+    student: &ThreadTrace,
+    reference: &ThreadTrace,
+    first: &Candidate,
+) -> Option<super::loops::LoopTrips> {
+    let mine = first.student.or(first.student_last);
+    let by_steps = match (mine, first.reference) {
+        (Some(s), Some(r)) => super::loops::by_steps(student, reference, (s, r)),
+        _ => None,
+    };
+    by_steps.or_else(|| super::loops::by_tests(student, reference))
 }
 
 fn stream_parting<'a>(
