@@ -11,6 +11,7 @@ mod collective;
 pub(crate) mod float;
 mod floats;
 pub(crate) mod halves;
+pub(crate) mod heap;
 mod integer;
 mod memops;
 mod moves;
@@ -274,6 +275,8 @@ fn control(w: &mut Warp, cx: &mut BlockCx, inst: &Inst, exec: u32) -> Result<u32
             return Err(Box::new(cx.diagnostic(kind, w, lane, inst.site, text)));
         }
         &Op::Printf { fmt, args, d } => collective::printf(w, cx, inst, exec, (fmt, args, d))?,
+        &Op::Malloc { size, d } => heap::malloc(w, cx, exec, (size, d)),
+        &Op::Free { ptr } => heap::free(w, cx, inst, exec, ptr)?,
         Op::Bar { .. } => {
             collective::barrier(w, cx, inst, exec);
             w.active &= !exec;

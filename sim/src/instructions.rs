@@ -42,7 +42,9 @@ impl Class {
             | Op::Exit
             | Op::Trap
             | Op::Printf { .. }
-            | Op::AssertFail { .. } => Class::Control,
+            | Op::AssertFail { .. }
+            | Op::Malloc { .. }
+            | Op::Free { .. } => Class::Control,
             Op::WarpSync { .. }
             | Op::Shfl { .. }
             | Op::Vote { .. }

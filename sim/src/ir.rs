@@ -559,6 +559,15 @@ pub(crate) enum Op {
         line: Slot,
         func: Slot,
     },
+    /// Device-side `malloc(size)`: each lane gets a block of the device heap, or null.
+    Malloc {
+        size: Slot,
+        d: Slot,
+    },
+    /// Device-side `free(ptr)` (null frees nothing).
+    Free {
+        ptr: Slot,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -601,7 +610,8 @@ impl Op {
             | Op::Redux { d, .. }
             | Op::Activemask { d, .. }
             | Op::Elect { d, .. }
-            | Op::Printf { d, .. } => vec![d],
+            | Op::Printf { d, .. }
+            | Op::Malloc { d, .. } => vec![d],
             Op::Ld { d, .. } => d.to_vec(),
             Op::Unpack { ds, .. } => ds.to_vec(),
             _ => Vec::new(),

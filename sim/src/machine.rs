@@ -5,6 +5,7 @@ use crate::analyse::provenance::thread::ThreadTrace;
 use crate::analyse::provenance::{ElementStores, Watch, WatchCx, Watched};
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
+use crate::exec::heap::{DeviceHeap, HEAP_BYTES};
 use crate::instructions::{Class, InstructionCounts};
 use crate::ir::{ConstVal, Op, Program};
 use crate::memory::traffic::SectorSet;
@@ -36,6 +37,8 @@ pub struct Machine {
     mem: GlobalMemory,
     /// Addresses of each module's global variables on this machine.
     module_globals: HashMap<u64, Vec<u64>>,
+    /// Where kernels' `malloc` takes memory from, set aside at the first launch that needs it.
+    heap: Option<DeviceHeap>,
 }
 
 impl Default for Machine {
@@ -49,6 +52,7 @@ impl Machine {
         Machine {
             mem: GlobalMemory::new(),
             module_globals: HashMap::new(),
+            heap: None,
         }
     }
 
@@ -188,6 +192,14 @@ impl Machine {
                 prog.shared_static, launch.dynamic_shared_bytes
             )));
         }
+        let uses_heap = prog
+            .code
+            .iter()
+            .any(|i| matches!(i.op, Op::Malloc { .. } | Op::Free { .. }));
+        if uses_heap && self.heap.is_none() {
+            let base = self.mem.alloc(HEAP_BYTES, 256)?;
+            self.heap = Some(DeviceHeap::new(base, HEAP_BYTES));
+        }
         let addrs = self.module_addresses(module)?;
         let consts = prog
             .consts
@@ -234,6 +246,7 @@ impl Machine {
             printf_bytes: AtomicU64::new(0),
             printf_cut: AtomicBool::new(false),
             watch: watching.as_ref(),
+            heap: self.heap.as_ref(),
         };
         let has_printf = prog.code.iter().any(|i| matches!(i.op, Op::Printf { .. }));
         // Blocks at once whose threads could fill all their local memory within the bound.
@@ -242,7 +255,8 @@ impl Machine {
         // printf runs its blocks in order, so the output cut at the printf buffer's size is always
         // the same.
         // A watched launch keeps its stores in the order one worker runs them.
-        let workers = if prog.has_global_atomics || has_printf || watch.is_some() {
+        // Blocks that allocate take the heap's blocks in the same order on every run.
+        let workers = if prog.has_global_atomics || has_printf || uses_heap || watch.is_some() {
             1
         } else if launch.limits.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -280,6 +294,9 @@ impl Machine {
         let races = crate::analyse::global::cross_block(&l.view(), ranges);
         if let Some(first) = outs.first_mut() {
             first.diags.extend(races);
+        }
+        if let Some(heap) = &self.heap {
+            heap.launch_ended();
         }
         let stores = outs
             .iter_mut()

@@ -59,6 +59,8 @@ pub(crate) struct LaunchCx<'a> {
     pub printf_cut: AtomicBool,
     /// The elements whose stores a watched launch records; `None` in a plain launch.
     pub watch: Option<&'a crate::analyse::provenance::WatchCx<'a>>,
+    /// The device heap of kernels' `malloc`, where the kernel calls it.
+    pub heap: Option<&'a crate::exec::heap::DeviceHeap>,
 }
 
 impl LaunchCx<'_> {

@@ -1,6 +1,6 @@
-//! Calls the simulator does not inline as written: calls through a function pointer (`call %rd,
-//! (args), prototype;`), which become a comparison of the pointer with each function whose address
-//! the module takes, and that function inlined.
+//! Calls the simulator does not inline as written: the device heap's `malloc` and `free`, and
+//! calls through a function pointer (`call %rd, (args), prototype;`), which become a comparison
+//! of the pointer with each function whose address the module takes, and that function inlined.
 
 use super::operands::Scopes;
 use super::{Builder, Name, VarLoc, FUNCTION_ADDRESS_BASE};
@@ -56,7 +56,7 @@ pub(super) fn address_taken<'a>(
 }
 
 impl Builder<'_> {
-    /// A call through a pointer; `Ok(false)` for any other call.
+    /// `malloc`, `free` and a call through a pointer; `Ok(false)` for any other call.
     pub(super) fn special_call(
         &mut self,
         scopes: &Scopes,
@@ -69,7 +69,24 @@ impl Builder<'_> {
             self.indirect_call(scopes, ptr, rets, args, guard)?;
             return Ok(true);
         }
-        Ok(false)
+        // A module that defines a function of this name calls its own.
+        if self.m.funcs.contains_key(target) {
+            return Ok(false);
+        }
+        match (target, args) {
+            ("malloc", [size]) => {
+                let size = self.scratch_load(scopes, size, Ty::U64)?;
+                let d = self.new_slot();
+                self.emit(Op::Malloc { size, d }, guard);
+                self.store_return(scopes, rets, d, Ty::U64, guard)?;
+            }
+            ("free", [ptr]) => {
+                let ptr = self.scratch_load(scopes, ptr, Ty::U64)?;
+                self.emit(Op::Free { ptr }, guard);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     /// Writes `value` into the call's return `.param` variable, where the call names one.

@@ -1,4 +1,5 @@
-//! Calls the simulator does not inline as written: through function pointers.
+//! Calls the simulator does not inline as written: through function pointers, and to the device
+//! heap's `malloc` and `free`.
 
 use super::common::*;
 use sim::{DiagnosticKind, Launch, Machine};
@@ -86,5 +87,89 @@ fn a_call_through_a_pointer_to_no_function_stops_the_kernel() {
                 .is_some_and(|l| l.line == line_of("function_pointer", "GIVEN POINTER"))),
         "{:?}",
         r.diagnostics
+    );
+}
+
+#[test]
+fn malloc_gives_each_thread_an_aligned_block_and_free_takes_it_back() {
+    let module = module("device_heap");
+    let mut m = Machine::new();
+    let n = 100;
+    let input: Vec<i32> = (0..n).map(|i| i * 7).collect();
+    let din = upload(&mut m, &input);
+    let out = upload(&mut m, &vec![0u32; 2 * n as usize]);
+    // Four blocks of 64 threads, each thread's block freed before the next launch: 20 launches
+    // of 400 threads x 16 bytes would pass 8 MB only if free gave nothing back.
+    for _ in 0..20 {
+        let r = launch(
+            &mut m,
+            &module,
+            "scratch",
+            [2, 1, 1],
+            [64, 1, 1],
+            &[Arg::Ptr(din), Arg::Ptr(out), Arg::I32(n)],
+        );
+        no_diagnostics(&r);
+    }
+    let got = download_u32(&m, out, 2 * n as usize);
+    for i in 0..n as usize {
+        assert_eq!(got[2 * i] as i32, 2 * input[i] + 3, "thread {i}'s sum");
+        assert_eq!(got[2 * i + 1], 0, "thread {i}'s block is 16-byte aligned");
+    }
+}
+
+#[test]
+fn a_block_lives_from_one_launch_to_the_next_and_the_heap_has_a_size() {
+    let module = module("device_heap");
+    let mut m = Machine::new();
+    let slot = upload(&mut m, &[0u64]);
+    let out = upload(&mut m, &[0u64]);
+    no_diagnostics(&launch(
+        &mut m,
+        &module,
+        "keep",
+        [1, 1, 1],
+        [1, 1, 1],
+        &[Arg::Ptr(slot), Arg::I32(41)],
+    ));
+    assert_ne!(download_u64(&m, slot, 1)[0], 0, "malloc gave a block");
+    no_diagnostics(&launch(
+        &mut m,
+        &module,
+        "release",
+        [1, 1, 1],
+        [1, 1, 1],
+        &[Arg::Ptr(slot), Arg::Ptr(out)],
+    ));
+    assert_eq!(download_u32(&m, out, 1)[0], 41);
+    // 1 TiB is more than the 8 MB heap: malloc answers null, as on a GPU.
+    m.write(out, &[0xff; 8]).unwrap();
+    no_diagnostics(&launch(
+        &mut m,
+        &module,
+        "too_much",
+        [1, 1, 1],
+        [1, 1, 1],
+        &[Arg::Ptr(out)],
+    ));
+    assert_eq!(download_u64(&m, out, 1)[0], 0);
+}
+
+#[test]
+fn freeing_what_malloc_never_gave_stops_the_kernel_at_that_line() {
+    let module = module("device_heap");
+    let mut m = Machine::new();
+    let out = upload(&mut m, &[0u32; 4]);
+    let r = launch_report(&mut m, &module, "free_stranger", &[out]);
+    let d = r.diagnostics.first().expect("a diagnostic");
+    assert_eq!(d.kind, DiagnosticKind::Trap);
+    assert!(
+        d.message.contains("not an address malloc returned"),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        d.location.as_ref().map(|l| l.line),
+        Some(line_of("device_heap", "BUG: not from malloc"))
     );
 }
