@@ -3,37 +3,26 @@
 //! against the driver API (cudarc in Rust, NVIDIA's cuda-python) allocates, copies and launches
 //! without a GPU, and every call, transfer and launch is recorded.
 //!
-//! | module | owns |
-//! | --- | --- |
-//! | `state` | the one driver state behind a lock, handles, the entry-point wrapper |
-//! | `device` | `cuInit`, versions, the device and its attributes (a model of an H100) |
-//! | `context` | primary and ordinary contexts, the current context |
-//! | `memory` | allocation, memset, copies in every direction, pinned host memory |
-//! | `mirror` | host memory the device also sees, kept alike on both sides around device work |
-//! | `managed` | managed memory (`cuMemAllocManaged`), prefetches and advice |
-//! | `mapped` | page-locked host memory mapped for kernels (`cuMemHostGetDevicePointer`) |
-//! | `pitched` | 2D allocations with pitched rows and copies of rectangles (`cudaMallocPitch`, `cudaMemcpy2D`) |
-//! | `pointers` | what the driver knows about a pointer: its attributes and the block that holds it |
-//! | `ranges` | the address ranges kept per allocation, found in O(log n) |
-//! | `handles` | the tables handles index: modules, functions, streams, events, links |
-//! | `module` | PTX modules, their functions and globals |
-//! | `library` | the CUDA 12 library API: modules and kernels loaded in no context |
-//! | `cooperative` | cooperative launches, refused past the blocks that fit at once |
-//! | `launch` | `cuLaunchKernel` on the simulator |
-//! | `link` | the driver's linker, for one PTX input (Numba, cuda.core) |
-//! | `occupancy` | occupancy queries and context limits, from the H100 model |
-//! | `stream` | streams and events (work runs when it is queued; events carry modelled times) |
-//! | `graph` | stream capture and CUDA graphs: work on a capturing stream kept as nodes, replayed by `cuGraphLaunch` |
-//! | `in_flight` | copies back to page-locked memory, which land only when the program waits |
-//! | `record` | what the program did, written as JSON when it exits (`SIMCUDA_REPORT`) |
-//! | `errors` | error names and strings, as NVIDIA's driver gives them (a leaf) |
-//! | `error_calls` | `cuGetErrorName`, `cuGetErrorString`, and the answer of every entry point this driver does not implement |
-//! | `profiler` | `cuProfilerStart`/`Stop`, accepted as without a profiler attached |
-//! | `proc_address` | `cuGetProcAddress`: entry points by name, as NVIDIA's Python bindings find them |
-//! | `export_table` | `cuGetExportTable`: the private tables the CUDA runtime (cudart) needs |
-//! | `fatbin` | fat binaries (what nvcc puts device code in): the PTX taken out of one |
-//! | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
-//! | `real` | the real driver: which driver this library is in the process, NVIDIA's loaded, its entry points called by name |
+//! The layers, lowest first: a module imports only from the rows above its own and from those
+//! before it in its row (`scripts/module-cycles --layers driver` lists what still goes against
+//! it, issue 22). The state is data and the one lock: a concern's data that the state holds is a
+//! type of `state`'s (`state::capture`, `state::timing`), and the concern's module above acts on
+//! it through `&mut Driver`; the state never calls up. Every entry point starts with
+//! `pass_through!`, so `passthrough` sits below them all and names none of them.
+//!
+//! | layer | modules | owns |
+//! | --- | --- | --- |
+//! | leaves | `errors`, `handles`, `ranges`, `fatbin`, `real` | error names and strings as NVIDIA's driver gives them; the tables handles index; address ranges found in O(log n); the PTX taken out of a fat binary; the real driver (which driver this library is, NVIDIA's loaded, its entry points called by name) |
+//! | record | `record` | what the program did, and the modelled timeline that places it |
+//! | state | `state` | everything the driver keeps, behind one lock (a capture's nodes, pass-through's events), the wrapper `call` every entry point goes through, the record written at exit (`SIMCUDA_REPORT`) |
+//! | pass-through | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
+//! | kept alike | `in_flight`, `mirror` | copies back to page-locked memory, which land only when the program waits; host memory the device also sees, kept alike on both sides around device work |
+//! | device | `device`, `context`, `profiler`, `cudart_support`, `error_calls` | `cuInit`, versions, the device (a model of an H100); contexts; the profiler's calls; cudart's helpers; `cuGetErrorName`/`String` and the answer of every entry point not implemented |
+//! | code | `module`, `library`, `link`, `occupancy`, `cooperative` | PTX modules, their functions and globals; the CUDA 12 library API; the driver's linker; occupancy from the H100 model; whether a cooperative grid fits at once |
+//! | memory | `managed`, `mapped`, `memory`, `pitched`, `pointers`, `stream` | managed memory, prefetches and advice; mapped page-locked memory; allocation, memset and copies; 2D pitched allocations and copies; a pointer's attributes; streams and events |
+//! | work | `launch`, `graph` | `cuLaunchKernel`, `cuLaunchKernelEx`, cooperative launches on the simulator; stream capture and CUDA graphs replayed by `cuGraphLaunch` |
+//! | tables | `not_supported`, `export_table`, `proc_address` | the entry points not implemented (generated); `cuGetExportTable`'s private tables for cudart; `cuGetProcAddress` |
+//! | tests | `fatbin_tests`, `tests` | unit tests that reach across modules: fat binaries, the entry points in one sequence |
 //!
 //! Work runs at once, in the calling thread, when it is queued: a stream is an order the program
 //! asked for, and the simulator keeps it (the one exception: an asynchronous copy back to
