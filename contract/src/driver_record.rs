@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 /// The version of [`DriverRecord`]'s shape. A reader refuses a record of another version (a
 /// `libsimcuda.so` from another build of the course) rather than misread it. 2: `graphs`, and a
-/// launch's `graph` (a record without them would read as a program that used no graph).
-pub const DRIVER_RECORD_VERSION: u32 = 2;
+/// launch's `graph` (a record without them would read as a program that used no graph). 3:
+/// `managed` (without it, a program would read as one that used no managed memory).
+pub const DRIVER_RECORD_VERSION: u32 = 3;
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,6 +150,75 @@ pub struct DriverRecord {
     pub host_us: f64,
     /// The graphs the program captured, in the order their captures ended.
     pub graphs: Vec<Graph>,
+    /// Managed memory (`cudaMallocManaged`) and what the program did with it.
+    #[serde(default)]
+    pub managed: Managed,
+}
+
+/// Where a prefetch of managed memory moves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Destination {
+    /// The GPU's memory.
+    Device,
+    /// The host's memory (`cudaCpuDeviceId`, or a host location).
+    Host,
+}
+
+/// Managed memory: its blocks, and the calls that concern them in the order the program made
+/// them. Everything here is seen alike on the simulator and in pass-through mode on a GPU: the
+/// calls themselves, not where the pages are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Managed {
+    /// Each managed allocation's size in bytes, in the order they were made (a block is named by
+    /// its index here).
+    pub blocks: Vec<u64>,
+    /// What the program did with them, in call order.
+    pub steps: Vec<ManagedStep>,
+}
+
+/// One call that concerns managed memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum ManagedStep {
+    /// `cudaMallocManaged`.
+    Allocated {
+        /// The block's index in [`Managed::blocks`].
+        block: usize,
+    },
+    /// `cudaFree` of a managed block.
+    Freed {
+        /// The block.
+        block: usize,
+    },
+    /// `cudaMemPrefetchAsync` of `bytes` of a block.
+    Prefetched {
+        /// The block the prefetch starts in.
+        block: usize,
+        /// How many bytes it asked for.
+        bytes: u64,
+        /// Where to.
+        to: Destination,
+        /// The stream it was queued on (0: the default stream).
+        stream: usize,
+    },
+    /// A kernel launched while managed blocks were allocated (a launch may use any of them).
+    Launched {
+        /// The kernel's name, as in [`Launch::kernel`].
+        kernel: String,
+        /// The stream it was queued on.
+        stream: usize,
+    },
+    /// The program handed back a result (hostkit's write) straight from a managed block.
+    ResultRead {
+        /// The block.
+        block: usize,
+        /// How many bytes it read.
+        bytes: u64,
+        /// Of those, the bytes of blocks that device work queued since the program's last wait
+        /// could still change: read before the program waited for the device.
+        unwaited: u64,
+    },
 }
 
 /// Entry points that libraries call on their own to probe the driver, not the program: their

@@ -42,5 +42,6 @@ pub use verdict::Verdict;
 pub const SCHEMA_VERSION: u32 = 3;
 
 pub use driver_record::{
-    Direction, DriverRecord, Failure, Graph, Launch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,
+    Destination, Direction, DriverRecord, Failure, Graph, Launch, Managed, ManagedStep,
+    TimelineKind, Transfer, DRIVER_RECORD_VERSION,
 };

@@ -20,7 +20,7 @@ pub(crate) struct InFlight {
 }
 
 /// Which copies a wait lands.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Wait {
     /// Every copy (the context, a synchronous call, the legacy default stream).
     All,
@@ -46,6 +46,7 @@ impl Driver {
 
     /// Writes the copies `wait` covers into the program's memory, in the order they were queued.
     pub(crate) fn land(&mut self, wait: Wait) {
+        self.land_managed(wait);
         let covered = |c: &InFlight| match wait {
             Wait::All => true,
             Wait::Stream(s) => c.stream == s,
@@ -103,5 +104,10 @@ impl Driver {
 /// program has waited for every copy into it. hostkit asks before it reads a result.
 #[no_mangle]
 pub extern "C" fn simcudaBytesInFlight(start: *const std::ffi::c_void, len: usize) -> usize {
-    crate::state::with_driver(|d| d.in_flight_into(start as usize, len))
+    crate::state::with_driver(|d| {
+        // A result read from managed memory is noted in the record (on a GPU too, where this
+        // driver passes calls through: the same holds are kept there).
+        let managed = d.managed_result_read(start as u64, len as u64) as usize;
+        d.in_flight_into(start as usize, len) + managed
+    })
 }

@@ -165,7 +165,7 @@ pub(crate) fn launch(
         },
     };
     let report = d
-        .with_mirrors(|d| d.machine.launch(&module, &launch))
+        .with_mirrors(Some(stream), |d| d.machine.launch(&module, &launch))
         .map_err(|e| {
             eprintln!("simcuda: cannot launch {kernel}: {e}");
             match e {
@@ -175,6 +175,7 @@ pub(crate) fn launch(
                 _ => E::CUDA_ERROR_INVALID_VALUE,
             }
         })?;
+    d.managed_launched(&kernel, stream);
     for diagnostic in &report.diagnostics {
         eprintln!("simcuda: {kernel}: {}", diagnostic.message);
     }

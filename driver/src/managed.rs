@@ -1,7 +1,11 @@
 //! Managed memory (`cuMemAllocManaged`, Unified Memory): one pointer the host and kernels both
 //! read and write. The host's memory is mapped by this driver and mirrored on the simulated device
 //! (`mirror`); prefetches and advice are checked and kept, as `cuMemRangeGetAttribute` reads them
-//! back, and move nothing (there is one memory).
+//! back, and move nothing (there is one memory). What the program did with managed memory is
+//! recorded by `book`, alike here and in pass-through mode.
+
+pub(crate) mod book;
+pub(crate) mod passthrough;
 
 use crate::mirror::Kind;
 use crate::state::{call, put, Driver, Result};
@@ -38,7 +42,7 @@ pub struct Location {
 
 impl Location {
     /// The location as a device ordinal: the device, or `CU_DEVICE_CPU` for the host.
-    fn ordinal(self) -> Result<c_int> {
+    pub(crate) fn ordinal(self) -> Result<c_int> {
         match (self.kind, self.id) {
             (1, 0) => Ok(0),
             // Host, host NUMA node, current NUMA node: the host.
@@ -77,6 +81,7 @@ fn alloc(d: &mut Driver, bytes: usize, flags: c_uint) -> Result<u64> {
     }
     d.allocations.insert(start, bytes as u64);
     d.advice.insert(start, Advice::default());
+    d.managed_allocated(start, bytes as u64);
     Ok(start)
 }
 
@@ -85,6 +90,7 @@ pub(crate) fn free(d: &mut Driver, start: u64) {
     match d.unmirror(start) {
         Some((len, Kind::Managed)) => {
             d.advice.remove(&start);
+            d.managed_freed(start);
             // SAFETY: mapped by `alloc` with this length, and freed once (its allocation is gone).
             unsafe { libc::munmap(start as *mut c_void, len as usize) };
         }
@@ -100,7 +106,7 @@ pub unsafe extern "C" fn cuMemAllocManaged(
     bytes: usize,
     flags: c_uint,
 ) -> CUresult {
-    pass_through!(cuMemAllocManaged(dptr, bytes, flags));
+    pass_through!(recorded::cuMemAllocManaged(dptr, bytes, flags));
     call("cuMemAllocManaged", |d| {
         if dptr.is_null() {
             return Err(E::CUDA_ERROR_INVALID_VALUE);
@@ -125,12 +131,22 @@ fn advice_of(d: &mut Driver, ptr: u64, count: usize) -> Result<&mut Advice> {
 
 fn prefetch(d: &mut Driver, ptr: u64, count: usize, to: c_int, stream: CUstream) -> Result {
     d.require_context()?;
-    d.stream_index(stream.cast())?;
+    let stream = d.stream_index(stream.cast())?;
     if to != 0 && to != CPU {
         return Err(E::CUDA_ERROR_INVALID_DEVICE);
     }
     advice_of(d, ptr, count)?.last_prefetch = Some(to);
+    d.managed_prefetched(ptr, count as u64, destination(to), stream);
     Ok(())
+}
+
+/// Where a prefetch to device ordinal `to` (the device, or `CU_DEVICE_CPU`) goes, as recorded.
+pub(crate) fn destination(to: c_int) -> contract::Destination {
+    if to == CPU {
+        contract::Destination::Host
+    } else {
+        contract::Destination::Device
+    }
 }
 
 #[no_mangle]
@@ -140,7 +156,7 @@ pub extern "C" fn cuMemPrefetchAsync(
     device: c_int,
     stream: CUstream,
 ) -> CUresult {
-    pass_through!(cuMemPrefetchAsync(ptr, count, device, stream));
+    pass_through!(recorded::cuMemPrefetchAsync(ptr, count, device, stream));
     call("cuMemPrefetchAsync", |d| {
         prefetch(d, ptr, count, device, stream)
     })
@@ -154,7 +170,9 @@ pub extern "C" fn cuMemPrefetchAsync_v2(
     flags: c_uint,
     stream: CUstream,
 ) -> CUresult {
-    pass_through!(cuMemPrefetchAsync_v2(ptr, count, location, flags, stream));
+    pass_through!(recorded::cuMemPrefetchAsync_v2(
+        ptr, count, location, flags, stream
+    ));
     call("cuMemPrefetchAsync_v2", |d| {
         if flags != 0 {
             return Err(E::CUDA_ERROR_INVALID_VALUE);

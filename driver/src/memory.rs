@@ -230,7 +230,8 @@ pub(crate) fn copy(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUst
     if d.kept_for_a_graph(stream, node)? {
         return Ok(());
     }
-    d.with_mirrors(|d| copy_now(d, what, bytes, stream))
+    let queued_on = stream.and_then(|s| d.stream_index(s.cast()).ok());
+    d.with_mirrors(queued_on, |d| copy_now(d, what, bytes, stream))
 }
 
 fn copy_now(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) -> Result {
@@ -426,7 +427,8 @@ pub(crate) fn memset(
     if d.kept_for_a_graph(stream, node)? {
         return Ok(());
     }
-    d.with_mirrors(|d| memset_now(d, dst, pattern, count, stream))
+    let queued_on = stream.and_then(|s| d.stream_index(s.cast()).ok());
+    d.with_mirrors(queued_on, |d| memset_now(d, dst, pattern, count, stream))
 }
 
 fn memset_now(

@@ -356,6 +356,23 @@ fn managed_memory_is_written_by_the_host_and_the_kernel_through_one_pointer() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(failed_calls(&record), Vec::<String>::new());
+    // The record of managed memory, in call order; the same in pass-through mode, which sees
+    // the same calls (a second copy of the library standing for the real driver).
+    let launched = serde_json::json!({"step": "launched", "kernel": "_Z5twicePii", "stream": 0});
+    let managed = serde_json::json!({
+        "blocks": [4000],
+        "steps": [
+            {"step": "allocated", "block": 0},
+            {"step": "prefetched", "block": 0, "bytes": 4000, "to": "device", "stream": 0},
+            launched,
+            launched,
+            {"step": "freed", "block": 0},
+        ],
+    });
+    assert_eq!(record["managed"], managed, "{record}");
+    let (output, record) = run_passing_through(dir.path(), &exe);
+    assert!(stdout(&output).ends_with("cudaSuccess\nok\n"), "{output:?}");
+    assert_eq!(record["managed"], managed, "{record}");
 }
 
 #[test]

@@ -88,9 +88,11 @@ fn managed_memory_is_doubled_in_place_and_advice_needs_managed_memory() {
         let (mut managed, mut device) = (0u64, 0u64);
         assert_eq!(alloc(&mut managed, 40, 4), E::CUDA_ERROR_INVALID_VALUE);
         assert_eq!(alloc(&mut managed, 40, 1), E::CUDA_SUCCESS);
+        let synchronize: unsafe extern "C" fn() -> E = library.get("cuCtxSynchronize");
         let host = std::slice::from_raw_parts_mut(managed as *mut u32, 10);
         host.iter_mut().zip(0..).for_each(|(x, i)| *x = i);
         assert_eq!(run(managed, 10), E::CUDA_SUCCESS);
+        assert_eq!(synchronize(), E::CUDA_SUCCESS);
         assert_eq!(host, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18]);
         // Advice and prefetches: on managed memory only, and within it.
         assert_eq!(advise(managed, 40, 3, 0), E::CUDA_SUCCESS);
@@ -170,5 +172,32 @@ fn a_managed_block_is_attached_to_a_stream_whole_with_one_flag_as_nvidias_driver
         assert_eq!(attach(stream, managed, 0, 3), refused);
         assert_eq!(attach(std::ptr::null_mut(), managed, 0, 4), refused);
         assert_eq!(attach(stream, device, 0, 1), refused);
+    }
+}
+
+#[test]
+fn the_host_reads_a_kernels_managed_results_only_once_it_has_waited_for_the_kernel() {
+    let library = Loaded::with_context();
+    let run = twice(&library);
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let alloc: unsafe extern "C" fn(*mut u64, usize, c_uint) -> E =
+            library.get("cuMemAllocManaged");
+        let synchronize: unsafe extern "C" fn() -> E = library.get("cuCtxSynchronize");
+        let in_flight: unsafe extern "C" fn(*const c_void, usize) -> usize =
+            library.get("simcudaBytesInFlight");
+        let mut managed = 0u64;
+        assert_eq!(alloc(&mut managed, 16, 1), E::CUDA_SUCCESS);
+        let host = std::slice::from_raw_parts_mut(managed as *mut u32, 4);
+        host.copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(run(managed, 4), E::CUDA_SUCCESS);
+        // As on a GPU still running the kernel: its results are not the host's yet.
+        assert_eq!(host, [1, 2, 3, 4]);
+        assert_eq!(in_flight(managed as *const c_void, 16), 16);
+        // A second launch works on the first one's results, not the host's stale copy.
+        assert_eq!(run(managed, 4), E::CUDA_SUCCESS);
+        assert_eq!(synchronize(), E::CUDA_SUCCESS);
+        assert_eq!(host, [4, 8, 12, 16]);
+        assert_eq!(in_flight(managed as *const c_void, 16), 0);
     }
 }

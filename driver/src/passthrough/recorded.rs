@@ -10,6 +10,10 @@ use super::graphs;
 pub(crate) use super::graphs::{cuGraphInstantiateWithFlags, cuGraphLaunch, cuStreamEndCapture};
 use super::timing::{self, Op};
 use super::{failed, forward, raw, Args};
+use crate::in_flight::Wait;
+pub(crate) use crate::managed::passthrough::{
+    cuMemAllocManaged, cuMemPrefetchAsync, cuMemPrefetchAsync_v2,
+};
 use crate::record::{Direction, Launch, Transfer};
 use crate::state::{with_driver, Driver};
 use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUresult, CUstream};
@@ -79,6 +83,12 @@ unsafe fn copy<A: Args>(
     // SAFETY: the caller's contract.
     unsafe {
         timed(name, on, args, |d, index| {
+            // As on the simulator: a synchronous copy waited for everything before it, and
+            // asynchronous work may change managed memory until the program waits for it.
+            match stream {
+                None => drop(d.managed_waited(Wait::All)),
+                Some(_) => d.managed_work_queued(index),
+            }
             d.record.transfers.push(Transfer {
                 direction,
                 bytes: bytes as u64,
@@ -319,7 +329,10 @@ unsafe fn freed<A: Args>(name: &'static str, args: A, dptr: u64) -> CUresult {
     // SAFETY: the caller's contract.
     let result = unsafe { forward(name, args) };
     if result == E::CUDA_SUCCESS {
-        with_driver(|d| d.allocations.remove(dptr));
+        with_driver(|d| {
+            d.allocations.remove(dptr);
+            d.managed_freed(dptr);
+        });
     }
     result
 }
@@ -379,6 +392,7 @@ unsafe fn launch<A: Args>(
     // SAFETY: the caller's contract.
     unsafe {
         timed(name, stream, args, |d, index| {
+            d.managed_launched(&kernel, index);
             d.record.launches.push(Launch {
                 kernel,
                 grid,
@@ -453,25 +467,42 @@ pub(crate) unsafe fn cuLaunchKernelEx(
     unsafe { launch("cuLaunchKernelEx", args, function, shape, c.hStream) }
 }
 
-/// Forwards a synchronisation, counts it, and reads the times of what has completed.
-unsafe fn synchronised<A: Args>(name: &'static str, args: A) -> CUresult {
+/// Forwards a synchronisation, counts it, releases the managed memory it waited for (`wait`;
+/// given the driver, as a stream's index is its), and reads the times of what has completed.
+unsafe fn synchronised<A: Args>(
+    name: &'static str,
+    args: A,
+    wait: impl FnOnce(&mut Driver) -> Wait,
+) -> CUresult {
     // SAFETY: the caller's contract.
     let result = unsafe { forward(name, args) };
-    with_driver(|d| d.record.synchronisations += 1);
+    with_driver(|d| {
+        d.record.synchronisations += 1;
+        if result == E::CUDA_SUCCESS {
+            let wait = wait(d);
+            d.managed_waited(wait);
+        }
+    });
     timing::resolve(false);
     result
 }
 
 pub(crate) unsafe fn cuCtxSynchronize() -> CUresult {
-    unsafe { synchronised("cuCtxSynchronize", ()) }
+    unsafe { synchronised("cuCtxSynchronize", (), |_| Wait::All) }
 }
 
 pub(crate) unsafe fn cuStreamSynchronize(stream: CUstream) -> CUresult {
-    unsafe { synchronised("cuStreamSynchronize", (stream,)) }
+    let wait = |d: &mut Driver| match timing::stream_index(d, stream) {
+        0 => Wait::All,
+        index => Wait::Stream(index),
+    };
+    unsafe { synchronised("cuStreamSynchronize", (stream,), wait) }
 }
 
 pub(crate) unsafe fn cuEventSynchronize(event: cudarc::driver::sys::CUevent) -> CUresult {
-    unsafe { synchronised("cuEventSynchronize", (event,)) }
+    // The event's place in the stream is the real driver's: every hold is released, which
+    // is lenient where the simulator releases only the work queued before the event.
+    unsafe { synchronised("cuEventSynchronize", (event,), |_| Wait::All) }
 }
 
 /// Reads every time before a context can go away (with it, the events).
