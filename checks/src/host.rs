@@ -152,6 +152,13 @@ const CHECKS: &[HostCheck] = &[
         cases: cpp01_first_program::cases,
         diagnose: Some(cpp01_first_program::diagnose),
     },
+    // The C++ track's Unified Memory program is cpp01's saxpy on managed memory: the same cases.
+    // A wrong y is named from the driver's record of managed memory (the runner's judge).
+    HostCheck {
+        id: "cpp02",
+        cases: cpp01_first_program::cases,
+        diagnose: None,
+    },
     // The C++ track's streams program is exercise 27's in CUDA C++: the same cases.
     HostCheck {
         id: "cpp03",

@@ -151,6 +151,11 @@ pub struct HostSpec {
     /// Graph instantiations in one run, at most: an instantiated graph is launched again as it
     /// is, and instantiating it anew each time costs more than the launches it saves.
     pub max_graph_instantiations: Option<u64>,
+    /// Unified Memory: every launch finds each managed buffer prefetched to the device, and each
+    /// result read from managed memory was prefetched back to the host and waited for
+    /// (`host::unified`).
+    #[serde(default)]
+    pub managed_prefetches: bool,
 }
 
 /// Goals beyond a right answer, for exercises whose lesson is speed or memory traffic. A correct

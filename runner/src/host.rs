@@ -14,6 +14,7 @@ pub mod report;
 pub mod summary;
 mod targets;
 mod technique;
+mod unified;
 mod words;
 
 use crate::backend::BackendChoice;

@@ -43,6 +43,7 @@ fn each_solution_passes_and_each_program_as_handed_out_is_not_done() {
     };
     for (id, file) in [
         ("cpp01", "cpp01_first_program/first_program.cu"),
+        ("cpp02", "cpp02_unified_memory/unified_memory.cu"),
         ("cpp03", "cpp03_streams_events/streams_events.cu"),
         ("cpp04", "cpp04_graphs/graphs.cu"),
     ] {
@@ -88,6 +89,39 @@ fn each_typical_cpp_mistake_fails_and_is_named() {
             "targets_missed",
             "400000 bytes of device memory were still allocated when the program ended: free \
              what you allocate (every cudaMalloc",
+        ),
+        (
+            "cpp02",
+            "cpp02_no_sync.cu",
+            "wrong_output",
+            "Likely: the 2nd managed buffer (400000 bytes) was read while the kernel could still \
+             be writing 400000 bytes of it: cudaDeviceSynchronize()",
+        ),
+        (
+            "cpp02",
+            "cpp02_no_prefetch.cu",
+            "targets_missed",
+            "the 1st managed buffer (400000 bytes) was not prefetched to the device before \
+             saxpy's launch",
+        ),
+        (
+            "cpp02",
+            "cpp02_prefetch_in_elements.cu",
+            "targets_missed",
+            "only 100000 bytes of the 1st managed buffer (400000 bytes) were prefetched to the \
+             device before saxpy's launch: cudaMemPrefetchAsync's count is in bytes",
+        ),
+        (
+            "cpp02",
+            "cpp02_prefetch_after_launch.cu",
+            "targets_missed",
+            "was prefetched to the device only after saxpy's launch",
+        ),
+        (
+            "cpp02",
+            "cpp02_copies.cu",
+            "targets_missed",
+            "no result was handed back from managed memory: hand back the managed buffer itself",
         ),
         (
             "cpp03",

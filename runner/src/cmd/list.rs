@@ -237,7 +237,7 @@ mod tests {
             backend: "sim".into(),
         };
         progress.done.insert("cpp01".into(), record);
-        assert_eq!(next_exercise(&course, &progress).unwrap().id, "cpp03");
+        assert_eq!(next_exercise(&course, &progress).unwrap().id, "cpp02");
     }
 
     #[test]

@@ -268,6 +268,10 @@ fn read_before_waiting(run: &Run, name: &str) -> Option<String> {
     let wait = "wait for an asynchronous copy (synchronize its stream, or an event recorded \
                 after it) before reading what it copies";
     if let Some((_, bytes)) = run.read_in_flight.iter().find(|(n, _)| *n == name) {
+        // Managed memory the kernel still held, rather than a copy on its way.
+        if let Some(said) = run.record.as_ref().and_then(super::unified::unwaited_read) {
+            return Some(said);
+        }
         return Some(format!(
             "{name} was handed back while {bytes} bytes of a copy into it were still on their \
              way from the device: {wait}"

@@ -56,6 +56,12 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
             got <= max,
         ));
     }
+    if targets.managed_prefetches {
+        // No copies allowed at all: the lesson is managed memory, not fewer copies.
+        for t in results.iter_mut().filter(|t| t.name.starts_with("copies")) {
+            t.explanation = super::unified::NO_COPIES_WHY.into();
+        }
+    }
     if let Some(max) = targets.max_load_sectors {
         results.extend(load_sectors_target(max, entries, records.last().copied()));
     }
@@ -69,6 +75,9 @@ pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Tar
         ));
     }
     results.extend(graph_targets(targets, &records));
+    if targets.managed_prefetches {
+        results.extend(super::unified::targets(&records));
+    }
     if let (Some(min), Some(last)) = (targets.min_copy_hidden, records.last()) {
         let got = last.copy_time_hidden();
         results.push(target(
@@ -377,6 +386,7 @@ mod tests {
         min_event_timings: None,
         max_direct_launches: None,
         max_graph_instantiations: None,
+        managed_prefetches: false,
     };
 
     #[test]
