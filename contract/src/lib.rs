@@ -9,6 +9,8 @@
 //! | [`DriverRecord`] | `driver` (`record.rs`, at the program's exit) | `runner` (`host`, `cmd::run`) |
 //! | [`Report`] ([`CheckReport`] \| [`HostReport`]), [`Target`], [`Mismatch`] | `runner` (`checker`, `host`; the comparison in `checks`) | `runner check --json`, `runner-grade`, the book's scripts |
 //! | [`Verdict`], [`Finding`], [`Backend`] | `runner` (`checker::verdict`) | `runner check --json`, the grader, the book |
+//! | [`worker::Request`] | `runner watch`, `runner-grade` | `runner __serve` |
+//! | [`worker::Message`] ([`worker::Reply`]) | `runner __serve` | `runner watch`, `runner-grade` |
 //!
 //! The simulator's own figures and diagnostics ride inside the record as `sim`'s types.
 
@@ -22,6 +24,7 @@ mod mismatch;
 pub mod report;
 mod target;
 mod verdict;
+pub mod worker;
 
 pub use backend::Backend;
 pub use finding::{Finding, Place};

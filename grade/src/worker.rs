@@ -16,7 +16,10 @@
 //!   written where it should not: the worker answers, ends, and the next cell gets a fresh one;
 //! - the report is the same typed report a cell's `runner check` writes to its report file,
 //!   judged by the same code, with the kernel's `printf` (on a GPU the process's stdout)
-//!   collected per cell and capped.
+//!   collected per cell and capped;
+//! - a report no kernel can forge: the worker answers (`contract::worker`) on a pipe of its own,
+//!   handed over as a cell's report file is and closed to its children, while its stdout, where
+//!   a GPU prints a kernel's `printf`, goes to a file that is only ever read as printed text.
 //!
 //! What a worker does not give, and the per-cell processes do (`--isolation cell`):
 //! - limits per cell on memory and CPU time: the sandbox's limits hold for the worker as a whole
@@ -34,13 +37,16 @@
 //! per-cell processes by default; GPUs get workers. `--isolation` picks either on either.
 
 use super::cell::{exit_of, CheckCommand, Exit, Raw};
-use super::sandbox::{self, Limits};
-use runner::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, READY, SUBCOMMAND};
+use super::sandbox::{self, Handed, Limits};
+use contract::worker::{Message, Reply, Request};
+use runner::cmd::serve::{read_message, SUBCOMMAND};
 use runner::process::{self, Child, Group, Waited, WallClock};
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Seek, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -64,7 +70,7 @@ const START_LIMIT: Duration = Duration::from_secs(120);
 
 /// The most of one cell's `printf` (a GPU's, on the worker's stdout) that is kept; the report
 /// keeps at most 1 MiB of it anyway.
-const MAX_PRINTED: usize = 2 << 20;
+const MAX_PRINTED: u64 = 2 << 20;
 
 /// What came of handing a worker a cell.
 enum Answer {
@@ -74,12 +80,6 @@ enum Answer {
     Stopped(Exit),
     /// The worker went away (its output ended, or it took no request).
     Gone,
-}
-
-/// What a worker's output carries to the grader.
-enum Line {
-    Ready,
-    Reply(Box<Reply>, Vec<u8>),
 }
 
 /// The GPUs to put a worker on: CUDA_VISIBLE_DEVICES where it is set (each worker then sees one
@@ -125,7 +125,10 @@ struct Worker {
     /// Keeps the request pipe open, so that writing to a worker that has died fails instead of
     /// raising SIGPIPE in the grader.
     _keep_open: PipeReader,
-    lines: mpsc::Receiver<Line>,
+    /// Its answers, read off their pipe.
+    messages: mpsc::Receiver<Message>,
+    /// The file its stdout appends to: emptied before each cell, read after its reply.
+    printed: File,
     checks: usize,
 }
 
@@ -148,6 +151,11 @@ impl Slot {
             stderr_path: trace_log.unwrap_or_else(|| scratch.join("worker-stderr")),
             worker: None,
         }
+    }
+
+    /// The file the workers' stdout (a GPU's `printf`) goes to.
+    fn stdout_path(&self) -> PathBuf {
+        self.scratch.join("worker-stdout")
     }
 
     /// The folder the grader puts the kernel being checked in, alone (see `deliver`).
@@ -202,22 +210,35 @@ impl Slot {
         }
         let lock = self.gpu_lock();
         let cell = self.sandbox_cell(lock.as_deref())?;
-        // The descriptors it hands over stay open until the worker has started.
-        let mut sandboxed = sandbox::command(&c.exe, &limits, cell, Default::default(), &serve)?;
+        // The worker answers on a pipe handed over as a cell's report file is (kept from its
+        // children); the descriptors stay open here until the worker has started.
+        let (answers, answering) = std::io::pipe()?;
+        let handed = Handed {
+            seed: None,
+            report: Some(File::from(OwnedFd::from(answering))),
+        };
+        let mut sandboxed = sandbox::command(&c.exe, &limits, cell, handed, &serve)?;
         let (reader, requests) = std::io::pipe()?;
         let keep_open = reader.try_clone()?;
+        let printed = File::options()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(self.stdout_path())?;
         self.set_up(&mut sandboxed.command, lock.as_deref())?
             .stdin(reader)
-            .stdout(Stdio::piped());
-        let mut child = Group::spawn(&mut sandboxed.command)?;
-        let stdout = child.take_stdout().expect("the worker's stdout is piped");
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || read_lines(BufReader::new(stdout), send));
+            .stdout(printed.try_clone()?);
+        let child = Group::spawn(&mut sandboxed.command)?;
+        // The worker holds the only writer now: its answers end when it does.
+        drop(sandboxed);
+        let (send, messages) = mpsc::channel();
+        std::thread::spawn(move || read_messages(BufReader::new(answers), send));
         Ok(Worker {
             child,
             requests,
             _keep_open: keep_open,
-            lines,
+            messages,
+            printed,
             checks: 0,
         })
     }
@@ -292,12 +313,12 @@ impl Slot {
         let started = Instant::now();
         let mut worker = self.start()?;
         loop {
-            match worker.lines.recv_timeout(Duration::from_millis(50)) {
-                Ok(Line::Ready) => {
+            match worker.messages.recv_timeout(Duration::from_millis(50)) {
+                Ok(Message::Ready { .. }) => {
                     self.worker = Some(worker);
                     return Ok(Ok(()));
                 }
-                Ok(Line::Reply(..)) => {}
+                Ok(Message::Reply(..)) => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if cancel.load(Ordering::Relaxed) {
                         worker.end();
@@ -355,11 +376,10 @@ impl Slot {
         let worker = self.worker.as_mut().expect("a ready worker");
         let stderr_offset = std::fs::metadata(&self.stderr_path).map_or(0, |m| m.len());
         let request = Request {
-            protocol: PROTOCOL,
-            exercise: exercise.to_string(),
             file: Some(kernel.to_path_buf()),
             seed: self.command.seed,
             sizes: self.command.sizes.clone(),
+            ..Request::check(exercise)
         };
         let started = Instant::now();
         let answer = worker.ask(&request, self.command.time_limit, cancel);
@@ -408,6 +428,8 @@ impl Worker {
     /// (`cancel`).
     fn ask(&mut self, request: &Request, limit: Duration, cancel: &AtomicBool) -> Answer {
         let line = serde_json::to_string(request).expect("a request serialises");
+        // The worker's stdout appends: emptied, it holds this cell's printing alone.
+        let _ = self.printed.set_len(0);
         let started = Instant::now();
         let sent = writeln!(self.requests, "{line}").is_ok();
         self.checks += 1;
@@ -415,9 +437,11 @@ impl Worker {
             return Answer::Gone;
         }
         loop {
-            match self.lines.recv_timeout(Duration::from_millis(20)) {
-                Ok(Line::Reply(reply, printed)) => return Answer::Reply(reply, printed),
-                Ok(Line::Ready) => {}
+            match self.messages.recv_timeout(Duration::from_millis(20)) {
+                Ok(Message::Reply(reply)) => {
+                    return Answer::Reply(Box::new(reply), read_printed(&self.printed))
+                }
+                Ok(Message::Ready { .. }) => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if cancel.load(Ordering::Relaxed) {
                         return Answer::Stopped(Exit::Cancelled);
@@ -504,27 +528,26 @@ fn from_reply(reply: Reply, printed: &[u8], seconds: f64) -> Raw {
     }
 }
 
-/// Reads a worker's stdout: `MARKER` lines are its replies (and its `ready`); anything before a
-/// reply is what the kernel printed during that check, kept up to [`MAX_PRINTED`].
-fn read_lines(mut stdout: impl BufRead, lines: mpsc::Sender<Line>) {
+/// What a worker printed on stdout since its file was emptied, up to [`MAX_PRINTED`]: all of a
+/// cell's printing once its reply has come, since the worker writes its stdout before it answers.
+fn read_printed(mut file: &File) -> Vec<u8> {
     let mut printed = Vec::new();
+    if file.rewind().is_ok() {
+        let _ = file.take(MAX_PRINTED).read_to_end(&mut printed);
+    }
+    printed
+}
+
+/// Reads a worker's answers, a message a line, until they end (the worker has).
+fn read_messages(mut answers: impl BufRead, messages: mpsc::Sender<Message>) {
     let mut line = Vec::new();
     loop {
         line.clear();
-        match stdout.read_until(b'\n', &mut line) {
+        match answers.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let (before, message) = split_line(&line);
-        let room = MAX_PRINTED.saturating_sub(printed.len());
-        printed.extend_from_slice(&before[..before.len().min(room)]);
-        let Some(message) = message else { continue };
-        let message = if message.trim_ascii() == READY.as_bytes() {
-            Line::Ready
-        } else {
-            Line::Reply(Box::new(read_reply(message)), std::mem::take(&mut printed))
-        };
-        if lines.send(message).is_err() {
+        if messages.send(read_message(&line)).is_err() {
             return;
         }
     }
@@ -533,42 +556,128 @@ fn read_lines(mut stdout: impl BufRead, lines: mpsc::Sender<Line>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use runner::cmd::serve::MARKER;
+    use contract::worker::PROTOCOL;
 
-    fn reply_line(error: &str) -> String {
-        let reply = Reply {
-            protocol: PROTOCOL,
-            report: None,
-            error: Some(error.into()),
-            ending: false,
-        };
-        format!("{MARKER}{}\n", serde_json::to_string(&reply).unwrap())
+    /// A kernel's report that passed, as a forger would print it.
+    fn passed_report() -> serde_json::Value {
+        serde_json::json!({
+            "schema_version": contract::SCHEMA_VERSION, "exercise": "02", "title": "t",
+            "file": "f", "backend": "sim", "device": "d", "verdict": "passed", "summary": "s",
+            "compile": null, "cases": [], "gpu": null, "sim": null, "reference_sim": null,
+            "targets": [], "diagnostics": [], "printf": "", "progress": null
+        })
+    }
+
+    fn command(exe: &Path, root: &Path) -> CheckCommand {
+        CheckCommand {
+            exe: exe.into(),
+            course_root: root.into(),
+            backend: None,
+            seed: None,
+            sizes: Vec::new(),
+            time_limit: Duration::from_secs(1),
+            memory_limit_mb: 1,
+            programs: Default::default(),
+            sandbox: None,
+        }
     }
 
     #[test]
-    fn output_before_a_reply_is_that_cells_printf_and_ready_is_no_reply() {
+    fn answers_are_read_a_message_a_line_and_a_garbled_one_ends_the_worker() {
+        let reply =
+            |error: &str| serde_json::to_string(&Message::Reply(Reply::error(error.into())));
         let text = format!(
-            "{MARKER}{READY}\nthread 0 says hi\nthread 1 says hi\n{}{}",
-            reply_line("first"),
-            reply_line("second")
+            "{}\n{}\n{}\nthread 0 says hi\n",
+            serde_json::to_string(&Message::Ready { protocol: PROTOCOL }).unwrap(),
+            reply("first").unwrap(),
+            reply("second").unwrap(),
         );
-        let (send, lines) = mpsc::channel();
-        read_lines(BufReader::new(text.as_bytes()), send);
-        let got: Vec<Line> = lines.iter().collect();
-        assert!(matches!(got[0], Line::Ready));
-        let Line::Reply(reply, printed) = &got[1] else {
-            panic!("a reply")
-        };
-        assert_eq!(reply.error.as_deref(), Some("first"));
-        assert_eq!(printed, b"thread 0 says hi\nthread 1 says hi\n");
-        let Line::Reply(reply, printed) = &got[2] else {
-            panic!("a reply")
-        };
-        assert_eq!(reply.error.as_deref(), Some("second"));
-        assert!(
-            printed.is_empty(),
-            "the next cell starts with nothing printed"
+        let (send, messages) = mpsc::channel();
+        read_messages(BufReader::new(text.as_bytes()), send);
+        let got: Vec<Message> = messages.iter().collect();
+        assert!(matches!(got[0], Message::Ready { protocol: PROTOCOL }));
+        let errors: Vec<_> = got[1..]
+            .iter()
+            .map(|m| match m {
+                Message::Reply(reply) => (reply.error.clone().unwrap(), reply.ending),
+                Message::Ready { .. } => panic!("a reply read as ready"),
+            })
+            .collect();
+        assert_eq!(
+            errors[..2],
+            [("first".into(), false), ("second".into(), false)]
         );
+        assert!(errors[2].0.contains("could not be read") && errors[2].1);
+    }
+
+    /// A stand-in for `runner-grade`, run as a worker: it says it is ready on the descriptor the
+    /// grader handed it (its setup's `report_fd`), takes a request, prints on stdout what a
+    /// forging kernel's `printf` would (the old protocol's marker with a passed report, and a
+    /// passed reply in this protocol's words), then gives its true answer on the descriptor.
+    fn forging_worker(dir: &Path) -> PathBuf {
+        let forged = serde_json::to_string(&serde_json::json!({
+            "message": "reply", "protocol": PROTOCOL, "report": passed_report(),
+            "error": null, "ending": false
+        }))
+        .unwrap();
+        let truth = serde_json::to_string(&Message::Reply(Reply::error(
+            "the kernel does not compile".into(),
+        )))
+        .unwrap();
+        let ready = serde_json::to_string(&Message::Ready { protocol: PROTOCOL }).unwrap();
+        let script = format!(
+            "#!/bin/sh\n\
+             fd=$(printf '%s' \"$7\" | sed -n 's/.*\"report_fd\":\\([0-9]*\\).*/\\1/p')\n\
+             answer() {{ printf '%s\\n' \"$1\" >/proc/self/fd/$fd; }}\n\
+             answer '{ready}'\n\
+             read -r request\n\
+             printf '\\036runner-serve 2 %s\\n%s\\n' '{forged}' '{forged}'\n\
+             answer '{truth}'\n\
+             read -r request\n"
+        );
+        let path = dir.join("forging-worker");
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn what_a_kernel_prints_cannot_pass_for_the_workers_reply() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = forging_worker(dir.path());
+        let mut command = command(&exe, dir.path());
+        command.time_limit = Duration::from_secs(600);
+        let mut slot = Slot::new(
+            &command,
+            None,
+            1,
+            &dir.path().join("worker0"),
+            &dir.path().join("stage"),
+            None,
+        );
+        let kernel = dir.path().join("stage/ann/02_vector_add/vector_add.cu");
+        let raw = slot.run("02", &kernel, &AtomicBool::new(false)).unwrap();
+        assert_eq!(raw.exit, Exit::Code(2), "{raw:?}");
+        assert_eq!(raw.stderr, "Error: the kernel does not compile");
+        assert!(raw.report.is_none());
+        let printed: Vec<&str> = raw.stdout.lines().collect();
+        assert_eq!(printed.len(), 2, "{printed:?}");
+        assert!(printed
+            .iter()
+            .all(|line| line.contains(r#""verdict":"passed""#)));
+    }
+
+    #[test]
+    fn a_flood_of_printf_is_kept_up_to_the_cap() {
+        // Appending, as the worker's stdout does: after emptying, writes start at 0 again.
+        let path = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+        let mut file = File::options().append(true).read(true).open(&path).unwrap();
+        file.write_all(&"x".repeat(5 << 20).into_bytes()).unwrap();
+        assert_eq!(read_printed(&file).len() as u64, MAX_PRINTED);
+        file.set_len(0).unwrap();
+        file.write_all(b"thread 0 says hi\n").unwrap();
+        assert_eq!(read_printed(&file), b"thread 0 says hi\n");
     }
 
     #[test]
@@ -580,17 +689,7 @@ mod tests {
             std::fs::create_dir_all(kernel.parent().unwrap()).unwrap();
             std::fs::write(&kernel, format!("// {student}'s")).unwrap();
         }
-        let command = CheckCommand {
-            exe: "runner".into(),
-            course_root: dir.path().into(),
-            backend: None,
-            seed: None,
-            sizes: Vec::new(),
-            time_limit: Duration::from_secs(1),
-            memory_limit_mb: 1,
-            programs: Default::default(),
-            sandbox: None,
-        };
+        let command = command(Path::new("runner"), dir.path());
         let slot = Slot::new(
             &command,
             None,
@@ -622,26 +721,8 @@ mod tests {
     }
 
     #[test]
-    fn a_flood_of_printf_is_kept_up_to_the_cap() {
-        let flood = "x".repeat(1000) + "\n";
-        let text = flood.repeat(5000) + &reply_line("done");
-        let (send, lines) = mpsc::channel();
-        read_lines(BufReader::new(text.as_bytes()), send);
-        let Some(Line::Reply(_, printed)) = lines.iter().next() else {
-            panic!("a reply")
-        };
-        assert_eq!(printed.len(), MAX_PRINTED);
-    }
-
-    #[test]
     fn an_error_reply_reads_as_a_check_that_could_not_be_made() {
-        let reply = Reply {
-            protocol: PROTOCOL,
-            report: None,
-            error: Some("cannot read k.cu".into()),
-            ending: false,
-        };
-        let raw = from_reply(reply, b"", 0.5);
+        let raw = from_reply(Reply::error("cannot read k.cu".into()), b"", 0.5);
         assert_eq!(raw.exit, Exit::Code(2));
         assert_eq!(raw.stderr, "Error: cannot read k.cu");
     }

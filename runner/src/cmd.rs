@@ -53,15 +53,10 @@ pub enum Command {
         #[command(flatten)]
         backend: BackendArgs,
     },
-    /// The worker behind `watch`: answers check requests on stdin, one JSON report each.
+    /// The worker behind `watch` and `grade`: answers check requests on stdin, one JSON reply
+    /// each on a descriptor of its own (`contract::worker`).
     #[command(name = "__serve", hide = true)]
-    Serve {
-        #[command(flatten)]
-        backend: BackendArgs,
-        /// Say `ready` (after the reply marker) once the backend is open (`runner grade` asks).
-        #[arg(long)]
-        announce: bool,
-    },
+    Serve(serve::ServeArgs),
     /// Show what this machine has: GPU, driver, NVRTC, and whether they work together.
     Doctor,
     /// Time the reference solutions on the GPU against the device's measured ceilings.
@@ -112,7 +107,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
             bench: None,
             backend,
         } => watch::run(id, manual_run, backend.backend),
-        Command::Serve { backend, announce } => serve::run(backend.backend, announce),
+        Command::Serve(args) => serve::run(args),
         Command::Doctor => doctor::run(),
         Command::Bench(args) => bench::run(args),
         Command::Sim(args) => sim::run(args),

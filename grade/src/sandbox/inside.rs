@@ -104,7 +104,7 @@ fn read_seed(fd: RawFd) -> anyhow::Result<u64> {
         .with_context(|| format!("the grader handed over {text:?} as the seed"))
 }
 
-/// The file the check writes its report to, from its descriptor.
+/// The file the check writes its report to (a worker, its answers), from its descriptor.
 fn report_file(fd: RawFd) -> std::fs::File {
     // SAFETY: the grader handed this descriptor to this process alone, for the report.
     std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) })
@@ -193,9 +193,14 @@ pub fn run(
     let arguments = std::iter::once(OsString::from("runner")).chain(command.iter().cloned());
     let mut cli = runner::cli::Cli::try_parse_from(arguments)
         .context("the grader asked the sandbox for a command the runner does not know")?;
-    if let runner::cli::Command::Check(args) = &mut cli.command {
-        args.seed = seed.or(args.seed);
-        args.json_file = setup.report_fd.map(report_file);
+    match &mut cli.command {
+        runner::cli::Command::Check(args) => {
+            args.seed = seed.or(args.seed);
+            args.json_file = setup.report_fd.map(report_file);
+        }
+        // A worker answers on the report's descriptor (see `worker`).
+        runner::cli::Command::Serve(args) => args.replies = setup.report_fd.map(report_file),
+        _ => {}
     }
     runner::cmd::run(cli.command).or_else(|err| {
         eprintln!("Error: {err:#}");

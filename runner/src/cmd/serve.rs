@@ -3,110 +3,107 @@
 //! pays for neither again; `watch` runs it as a child and starts another when it ends, so a kernel
 //! that hangs or wrecks the context never takes the watcher down.
 //!
-//! The contract between the two is versioned ([`PROTOCOL`]):
-//!
-//! - stdin: one JSON [`Request`] a line;
-//! - stdout: for each request, one line `MARKER` + a JSON [`Reply`]. Anything else on stdout is the
-//!   kernel's own `printf` (a GPU prints it on the process's stdout) and is passed on as it is.
+//! It speaks the worker protocol (`contract::worker`): a request a line on stdin, a message a
+//! line on the descriptor it was handed for them (`--reply-fd`, or the grader's sandbox's report
+//! descriptor), closed to every process it starts. Its stdout carries only what kernels print (a
+//! GPU prints a kernel's `printf` there), which can pass for no answer.
 //!
 //! On a GPU, a check that found a bug (a fault, a hang, an access out of bounds) may have left the
 //! context unusable: the worker answers, says it is ending, and ends.
 //!
 //! `runner grade` runs the same worker for a class on a GPU (see `grade::worker`), one per GPU:
 //! its requests carry the grading file's seed and extra sizes, and with `--announce` the worker
-//! writes `MARKER` + `ready` once the backend is open, so that the grader's time limit for the
-//! first cell does not count opening the GPU.
+//! says it is ready once the backend is open, so that the grader's time limit for the first cell
+//! does not count opening the GPU.
 
 use crate::backend::sim::SimBackend;
-use crate::backend::Backend;
-use crate::backend::BackendChoice;
+use crate::backend::{Backend, BackendArgs};
 use crate::checker::check_everywhere;
 use crate::checker::{Checker, Premade};
 use crate::compile::Compiler;
 use crate::pristine;
-use crate::report::CheckReport;
 use crate::session::{compiler_and_backend, find_course};
 use crate::trace;
-use serde::{Deserialize, Serialize};
+use anyhow::Context;
+use contract::worker::{Message, Reply, Request, PROTOCOL};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The hidden subcommand the worker runs as.
 pub const SUBCOMMAND: &str = "__serve";
 
-/// Raised whenever [`Request`] or [`Reply`] changes.
-pub const PROTOCOL: u32 = 2;
+/// The flag that names the descriptor a worker answers on.
+pub const REPLY_FD_FLAG: &str = "--reply-fd";
 
-/// What starts a reply line: a record separator, which neither JSON nor a student's `printf` of
-/// text puts at the start of a line, then the protocol's name and version.
-pub const MARKER: &str = "\u{1e}runner-serve 2 ";
-
-/// What follows [`MARKER`] on the line a worker started with `--announce` writes once ready.
-pub const READY: &str = "ready";
-
-/// Splits a line of a worker's stdout into what a kernel printed and, where the line carries
-/// the worker's own message, what follows [`MARKER`].
-pub fn split_line(line: &[u8]) -> (&[u8], Option<&[u8]>) {
-    let marker = MARKER.as_bytes();
-    match line.windows(marker.len()).position(|w| w == marker) {
-        Some(at) => (&line[..at], Some(&line[at + marker.len()..])),
-        None => (line, None),
-    }
+/// `runner __serve`'s arguments.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Say `ready` once the backend is open (`runner grade` asks).
+    #[arg(long)]
+    pub announce: bool,
+    /// The descriptor to write the answers on, handed over by the program that started the
+    /// worker (`runner watch`).
+    #[arg(long, value_name = "FD")]
+    pub reply_fd: Option<i32>,
+    /// The answers' descriptor as an open file: how the grader's sandbox hands it over. Not on
+    /// the command line.
+    #[arg(skip)]
+    pub replies: Option<std::fs::File>,
 }
 
-/// The reply a message carries, or one saying it could not be read (the worker ends: it may no
-/// longer be the worker it was).
-pub fn read_reply(message: &[u8]) -> Reply {
-    serde_json::from_slice(message).unwrap_or_else(|err| Reply {
-        protocol: PROTOCOL,
-        report: None,
-        error: Some(format!("the worker's reply could not be read: {err}")),
-        ending: true,
+/// The message a line of a worker's answers carries, or a reply saying it could not be read
+/// (the worker is then to be ended: it may no longer be the worker it was).
+pub fn read_message(line: &[u8]) -> Message {
+    serde_json::from_slice(line).unwrap_or_else(|err| {
+        Message::Reply(Reply {
+            ending: true,
+            ..Reply::error(format!("the worker's answer could not be read: {err}"))
+        })
     })
 }
 
-/// One check to make.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Request {
-    pub protocol: u32,
-    pub exercise: String,
-    /// A file to check instead of the exercise's own (as `runner check --file`).
-    #[serde(default)]
-    pub file: Option<PathBuf>,
-    /// The seed of the random inputs (as `runner check --seed`).
-    #[serde(default)]
-    pub seed: Option<u64>,
-    /// Problem sizes to test beyond the exercise's own (as `runner check --sizes`).
-    #[serde(default)]
-    pub sizes: Vec<usize>,
+/// Where the answers go: the file the grader's sandbox opened, else the descriptor named.
+fn replies_of(args: &mut ServeArgs) -> anyhow::Result<std::fs::File> {
+    if let Some(file) = args.replies.take() {
+        return Ok(file);
+    }
+    let Some(fd) = args.reply_fd else {
+        anyhow::bail!(
+            "{SUBCOMMAND} answers on a descriptor of its own: it is started by `runner watch` and \
+             `runner grade`, which hand it one with {REPLY_FD_FLAG}; run those instead"
+        );
+    };
+    crate::os::take_handed_fd(fd)
+        .with_context(|| format!("cannot take descriptor {fd} ({REPLY_FD_FLAG}) for the answers"))
 }
 
-/// The answer to one [`Request`]: the report, or why no check could be made.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Reply {
-    pub protocol: u32,
-    pub report: Option<Box<CheckReport>>,
-    pub error: Option<String>,
-    /// The worker ends after this reply: its GPU context may be unusable.
-    pub ending: bool,
+/// Writes one message, a line, and flushes it; what kernels printed before it through C's
+/// stdio goes out first.
+fn send(replies: &mut impl Write, message: &Message) -> anyhow::Result<()> {
+    crate::os::flush_c_stdio();
+    std::io::stdout().flush()?;
+    writeln!(replies, "{}", serde_json::to_string(message)?)?;
+    replies.flush()?;
+    Ok(())
 }
 
-pub fn run(choice: Option<BackendChoice>, announce: bool) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // First, before anything this process opens could take the descriptor's number.
+    let mut replies = replies_of(&mut args)?;
     let course = find_course()?;
     keep_freed_memory();
     // A check compiles twice at once on a GPU (for it and for the simulator's re-check), each in
     // a child: two wait ready.
     crate::compile::child::keep_warm(2, true);
-    let (compiler, mut backend) = compiler_and_backend(&course, choice, false)?;
+    let (compiler, mut backend) = compiler_and_backend(&course, args.backend.backend, false)?;
     trace::mark(format!(
         "worker ready: NVRTC loaded and backend opened: {}",
         backend.describe()
     ));
-    if announce {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{MARKER}{READY}")?;
-        out.flush()?;
+    if args.announce {
+        send(&mut replies, &Message::Ready { protocol: PROTOCOL })?;
     }
     // What the last check made (its cases, their CPU reference's outputs, the reference solution
     // loaded), for the next check of the same exercise to reuse.
@@ -129,30 +126,20 @@ pub fn run(choice: Option<BackendChoice>, announce: bool) -> anyhow::Result<Exit
             Ok(request) if request.protocol == PROTOCOL => {
                 answer(&compiler, backend.as_mut(), &request, &mut kept)
             }
-            Ok(request) => failed(format!(
+            Ok(request) => Reply::error(format!(
                 "protocol {} asked for, this worker speaks {PROTOCOL}",
                 request.protocol
             )),
-            Err(err) => failed(format!("a request that is not one: {err}")),
+            Err(err) => Reply::error(format!("a request that is not one: {err}")),
         };
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{MARKER}{}", serde_json::to_string(&reply)?)?;
-        out.flush()?;
+        let ending = reply.ending;
+        send(&mut replies, &Message::Reply(reply))?;
         trace::mark("reply written");
-        if reply.ending {
+        if ending {
             break;
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn failed(error: String) -> Reply {
-    Reply {
-        protocol: PROTOCOL,
-        report: None,
-        error: Some(error),
-        ending: false,
-    }
 }
 
 /// Keeps the memory a check frees for the next check rather than handing it back to the system.
@@ -213,7 +200,7 @@ fn answer(
         }
         Err(err) => Reply {
             ending: on_gpu,
-            ..failed(format!("{err:#}"))
+            ..Reply::error(format!("{err:#}"))
         },
     }
 }

@@ -2,10 +2,12 @@
 //! time limit, and noticing when it has gone.
 
 use crate::backend::BackendChoice;
-use crate::cmd::serve::{read_reply, split_line, Reply, Request, PROTOCOL, SUBCOMMAND};
+use crate::cmd::serve::{read_message, REPLY_FD_FLAG, SUBCOMMAND};
 use crate::course::Exercise;
 use anyhow::Context;
+use contract::worker::{Message, Reply, Request};
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -47,15 +49,21 @@ impl Worker {
             };
             command.args(["--backend", name]);
         }
-        let mut child = command
+        // The answers come on a pipe of their own: the worker's stdout is the kernels' `printf`
+        // (a GPU's), passed to the terminal as it is, which no kernel can make pass for one.
+        let (answers, answering) = std::io::pipe().context("cannot make a pipe for the worker")?;
+        let fd = crate::os::hand_to_child(&mut command, answering.as_fd());
+        command.arg(REPLY_FD_FLAG).arg(fd.to_string());
+        let child = command
             .stdin(reader)
-            .stdout(Stdio::piped())
+            .stdout(Stdio::inherit())
             .stderr(Stdio::inherit())
             .spawn()
             .context("cannot start the worker that checks")?;
-        let stdout = child.stdout.take().context("the worker has no output")?;
+        // The worker holds the only writer now: its answers end when it does.
+        drop(answering);
         let (send, replies) = mpsc::channel();
-        std::thread::spawn(move || pass_on(BufReader::new(stdout), send));
+        std::thread::spawn(move || pass_on(BufReader::new(answers), send));
         Ok(Worker {
             child,
             requests,
@@ -78,11 +86,8 @@ impl Worker {
         limit: Duration,
     ) -> Result<Reply, Lost> {
         let request = Request {
-            protocol: PROTOCOL,
-            exercise: exercise.to_string(),
             file,
-            seed: None,
-            sizes: Vec::new(),
+            ..Request::check(exercise)
         };
         let line = serde_json::to_string(&request).expect("a request serialises");
         if writeln!(self.requests, "{line}").is_err() {
@@ -130,24 +135,19 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
     status.to_string()
 }
 
-/// Reads the worker's stdout: replies go to the watcher, anything else (a kernel's `printf` on a
-/// GPU) to the terminal as it is.
-fn pass_on(mut stdout: impl BufRead, replies: mpsc::Sender<Reply>) {
+/// Reads the worker's answers and hands its replies to the watcher.
+fn pass_on(mut answers: impl BufRead, replies: mpsc::Sender<Reply>) {
     let mut line = Vec::new();
     loop {
         line.clear();
-        match stdout.read_until(b'\n', &mut line) {
+        match answers.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let (printed, message) = split_line(&line);
-        if !printed.is_empty() {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(printed);
-            let _ = out.flush();
-        }
-        let Some(message) = message else { continue };
-        if replies.send(read_reply(message)).is_err() {
+        let Message::Reply(reply) = read_message(&line) else {
+            continue;
+        };
+        if replies.send(reply).is_err() {
             return;
         }
     }
