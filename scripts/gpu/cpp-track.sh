@@ -28,6 +28,12 @@ cpp03 solutions/cpp03_streams_events/streams_events.cu
 cpp01 runner/tests/fixtures/host/cpp01_launch_unchecked.cu
 cpp01 runner/tests/fixtures/host/cpp01_elements_not_bytes.cu
 cpp01 runner/tests/fixtures/host/cpp01_leak.cu
+cpp02 solutions/cpp02_unified_memory/unified_memory.cu
+cpp02 runner/tests/fixtures/host/cpp02_no_sync.cu
+cpp02 runner/tests/fixtures/host/cpp02_no_prefetch.cu
+cpp02 runner/tests/fixtures/host/cpp02_prefetch_in_elements.cu
+cpp02 runner/tests/fixtures/host/cpp02_prefetch_after_launch.cu
+cpp02 runner/tests/fixtures/host/cpp02_copies.cu
 cpp03 runner/tests/fixtures/host/cpp03_pageable.cu
 cpp03 runner/tests/fixtures/host/cpp03_one_stream.cu
 cpp04 solutions/cpp04_graphs/graphs.cu
