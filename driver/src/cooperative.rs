@@ -1,5 +1,5 @@
 //! Cooperative launches (`cuLaunchCooperativeKernel`, `cuLaunchKernelEx` with the cooperative
-//! attribute): refused with `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` when the grid has more
+//! attribute, both in `launch`): refused with `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` when the grid has more
 //! blocks than fit on the GPU at once, by the occupancy the driver answers (8 blocks of 256
 //! threads per SM x 132 SMs = 1056, as an H100 measured in the book), and launched otherwise.
 //!
@@ -9,8 +9,8 @@
 
 use crate::module::function_of;
 use crate::state::{call, Result};
-use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUlaunchConfig, CUresult, CUstream};
-use std::ffi::{c_uint, c_void};
+use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUlaunchConfig, CUresult};
+use std::ffi::c_uint;
 
 /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`.
 const COOPERATIVE: u32 = 2;
@@ -61,63 +61,6 @@ pub(crate) fn check(
         function_of(d, function)?;
         fits(grid, block, shared)
     })
-}
-
-/// # Safety
-/// As `cuLaunchKernel`.
-#[no_mangle]
-pub unsafe extern "C" fn cuLaunchCooperativeKernel(
-    function: CUfunction,
-    grid_x: c_uint,
-    grid_y: c_uint,
-    grid_z: c_uint,
-    block_x: c_uint,
-    block_y: c_uint,
-    block_z: c_uint,
-    shared_bytes: c_uint,
-    stream: CUstream,
-    params: *mut *mut c_void,
-) -> CUresult {
-    pass_through!(cuLaunchCooperativeKernel(
-        function,
-        grid_x,
-        grid_y,
-        grid_z,
-        block_x,
-        block_y,
-        block_z,
-        shared_bytes,
-        stream,
-        params
-    ));
-    let grid = [grid_x, grid_y, grid_z];
-    let block = [block_x, block_y, block_z];
-    let checked = check(
-        "cuLaunchCooperativeKernel",
-        function,
-        grid,
-        block,
-        shared_bytes,
-    );
-    if checked != E::CUDA_SUCCESS {
-        return checked;
-    }
-    // SAFETY: the caller's contract, passed on.
-    unsafe {
-        crate::launch::cuLaunchKernel(
-            function,
-            grid_x,
-            grid_y,
-            grid_z,
-            block_x,
-            block_y,
-            block_z,
-            shared_bytes,
-            stream,
-            params,
-            std::ptr::null_mut(),
-        )
-    }
 }
 
 #[cfg(test)]

@@ -13,40 +13,10 @@
 //! The record keeps each captured graph (its kernels, copies and memsets, how many times it was
 //! instantiated and launched), and marks the launches a graph's launch ran with that graph.
 
+use crate::state::capture::{Capture, Graph, Node};
 use crate::state::{call, handle, index, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream, CUstreamCaptureStatus};
 use std::ffi::{c_uint, c_ulonglong, c_void};
-
-/// One captured piece of work.
-#[derive(Clone)]
-pub(crate) enum Node {
-    Launch {
-        function: usize,
-        /// The kernel's name, for the record.
-        kernel: String,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shared_bytes: u32,
-        params: Vec<Vec<u8>>,
-    },
-    /// A copy, its host side kept as an address (read or written when the graph runs).
-    Copy {
-        what: crate::memory::CopyAddresses,
-        bytes: usize,
-    },
-    Memset {
-        dst: u64,
-        pattern: Vec<u8>,
-        count: usize,
-    },
-}
-
-/// A graph, captured or instantiated: its nodes, and its entry in the record's `graphs`.
-#[derive(Clone)]
-pub(crate) struct Graph {
-    nodes: Vec<Node>,
-    recorded: usize,
-}
 
 /// The record's entry for a graph of `nodes`, not yet instantiated or launched.
 fn recorded(nodes: &[Node]) -> contract::Graph {
@@ -61,82 +31,8 @@ fn recorded(nodes: &[Node]) -> contract::Graph {
     graph
 }
 
-/// A capture under way: its nodes so far, the stream it began on, and whether a refused call
-/// invalidated it.
-pub(crate) struct Capture {
-    nodes: Vec<Node>,
-    origin: usize,
-    relaxed: bool,
-    invalidated: bool,
-}
-
 /// `CU_STREAM_CAPTURE_MODE_RELAXED`: unsafe calls are allowed during the capture.
 const MODE_RELAXED: c_uint = 2;
-
-impl Driver {
-    /// The capture stream `stream` is part of, if any.
-    fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
-        let id = *self.capturing.get(&stream)?;
-        self.captures.get_mut(id)
-    }
-
-    /// Keeps `node` instead of running it, when `stream` is capturing: whether it was kept.
-    pub fn captured(&mut self, stream: usize, node: impl FnOnce() -> Node) -> bool {
-        match self.capture_of(stream) {
-            Some(capture) => {
-                capture.nodes.push(node());
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// A call a GPU refuses during a (not relaxed) capture: every such capture is invalidated
-    /// and the call answers `answer`.
-    pub fn refuse_while_capturing(&mut self, answer: CUresult) -> Result {
-        let mut refused = false;
-        for id in self.capturing.values() {
-            if let Some(capture) = self.captures.get_mut(*id) {
-                if !capture.relaxed {
-                    capture.invalidated = true;
-                    refused = true;
-                }
-            }
-        }
-        if refused {
-            return Err(answer);
-        }
-        Ok(())
-    }
-
-    /// Whether work queued on `stream` (`None`: a synchronous call) is kept as a node of the graph
-    /// being captured there; a synchronous call during a capture is refused.
-    pub fn kept_for_a_graph(
-        &mut self,
-        stream: Option<CUstream>,
-        node: impl FnOnce() -> Node,
-    ) -> Result<bool> {
-        let Some(stream) = stream else {
-            // A synchronous call waits on the legacy default stream, which a capture forbids.
-            self.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)?;
-            return Ok(false);
-        };
-        let s = self.stream_index(stream.cast())?;
-        Ok(self.captured(s, node))
-    }
-
-    /// The capture an event recorded now on `stream` belongs to (a stream that waits for it joins).
-    pub fn capture_id(&self, stream: usize) -> Option<usize> {
-        self.capturing.get(&stream).copied()
-    }
-
-    /// Stream `stream` joins capture `id`, as waiting for one of its events makes it.
-    pub fn join_capture(&mut self, stream: usize, id: usize) {
-        if self.captures.get(id).is_some() {
-            self.capturing.insert(stream, id);
-        }
-    }
-}
 
 /// Runs `node` on `stream` (a graph's launch).
 fn run(d: &mut Driver, node: Node, stream: CUstream) -> Result {

@@ -138,7 +138,7 @@ pub(crate) fn launch(
     let stream = d.stream_index(stream.cast())?;
     let (module, kernel) = function_of(d, function)?;
     if d.capture_id(stream).is_some() {
-        let node = || crate::graph::Node::Launch {
+        let node = || crate::state::capture::Node::Launch {
             function: function as usize,
             kernel,
             grid,
@@ -300,6 +300,63 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
             c.hStream,
             params,
             extra,
+        )
+    }
+}
+
+/// # Safety
+/// As `cuLaunchKernel`.
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    function: CUfunction,
+    grid_x: c_uint,
+    grid_y: c_uint,
+    grid_z: c_uint,
+    block_x: c_uint,
+    block_y: c_uint,
+    block_z: c_uint,
+    shared_bytes: c_uint,
+    stream: CUstream,
+    params: *mut *mut c_void,
+) -> CUresult {
+    pass_through!(cuLaunchCooperativeKernel(
+        function,
+        grid_x,
+        grid_y,
+        grid_z,
+        block_x,
+        block_y,
+        block_z,
+        shared_bytes,
+        stream,
+        params
+    ));
+    let grid = [grid_x, grid_y, grid_z];
+    let block = [block_x, block_y, block_z];
+    let checked = crate::cooperative::check(
+        "cuLaunchCooperativeKernel",
+        function,
+        grid,
+        block,
+        shared_bytes,
+    );
+    if checked != E::CUDA_SUCCESS {
+        return checked;
+    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cuLaunchKernel(
+            function,
+            grid_x,
+            grid_y,
+            grid_z,
+            block_x,
+            block_y,
+            block_z,
+            shared_bytes,
+            stream,
+            params,
+            std::ptr::null_mut(),
         )
     }
 }

@@ -1,9 +1,9 @@
 //! Device memory, page-locked host memory, memset and copies. Copies run at once; the record
 //! places them on the modelled timeline (pinned or pageable, synchronous or not, which stream).
 
-use crate::graph::Node;
 use crate::in_flight::Wait;
 use crate::record::Direction;
+use crate::state::capture::{CopyAddresses, Node};
 use crate::state::{call, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};
 use std::ffi::{c_uint, c_void};
@@ -178,14 +178,6 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
 pub(crate) enum Copy {
     In { dst: u64, src: *const c_void },
     Out { dst: *mut c_void, src: u64 },
-    Within { dst: u64, src: u64 },
-}
-
-/// A [`Copy`] with its host pointer as a number, as a captured graph keeps it.
-#[derive(Clone, Copy)]
-pub(crate) enum CopyAddresses {
-    In { dst: u64, src: usize },
-    Out { dst: usize, src: u64 },
     Within { dst: u64, src: u64 },
 }
 

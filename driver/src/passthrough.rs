@@ -47,7 +47,7 @@ macro_rules! pass_through {
 /// # Safety
 /// As [`raw`].
 pub(crate) unsafe fn forward<A: Args>(name: &'static str, args: A) -> CUresult {
-    crate::record::write_when_the_program_exits();
+    crate::state::write_when_the_program_exits();
     crate::state::with_driver(|d| d.record.count(name));
     // SAFETY: the caller's contract.
     let result = unsafe { raw(name, args) };

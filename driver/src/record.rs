@@ -26,7 +26,7 @@ const COPY_LATENCY_US: f64 = 9.0;
 const DEVICE_BYTES_PER_US: f64 = 2.944e6;
 const DEVICE_LATENCY_US: f64 = 2.0;
 
-pub use contract::{Direction, Failure, Launch, TimelineKind, Transfer};
+pub use contract::{Direction, Failure, Launch, Transfer};
 
 /// What the program did (the data, [`contract::DriverRecord`], defined once for writer and
 /// readers), and the modelled timeline's state that places each operation on it.
@@ -218,41 +218,4 @@ impl Timeline {
             self.blocking_end = self.blocking_end.max(end);
         }
     }
-}
-
-/// Writes the record to `SIMCUDA_REPORT`, if set, when the program exits.
-extern "C" fn write_at_exit() {
-    let Some(path) = std::env::var_os("SIMCUDA_REPORT") else {
-        return;
-    };
-    if crate::real::active() {
-        crate::state::timing::resolve(true);
-    }
-    let json = crate::state::with_driver(|d| {
-        if crate::real::active() {
-            d.record.timeline = TimelineKind::Measured;
-        }
-        d.record.version = contract::DRIVER_RECORD_VERSION;
-        d.record.leaked_bytes = d.allocations.total();
-        d.record.copies_never_waited_for = d.copies_never_waited_for();
-        serde_json::to_string_pretty(&d.record.data)
-    });
-    match json.map(|text| std::fs::write(&path, text)) {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => eprintln!("simcuda: cannot write {}: {e}", path.to_string_lossy()),
-        Err(e) => eprintln!("simcuda: cannot write the report: {e}"),
-    }
-}
-
-/// Registers [`write_at_exit`] once, unless this library is the real driver behind a copy of
-/// itself in pass-through mode (that copy keeps the record).
-pub(crate) fn write_when_the_program_exits() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if !crate::real::keeps_record() {
-            return;
-        }
-        // SAFETY: registers a function without arguments that never unwinds.
-        unsafe { libc::atexit(write_at_exit) };
-    });
 }

@@ -7,7 +7,11 @@ use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+pub(crate) mod capture;
+mod exit;
 pub(crate) mod timing;
+
+pub(crate) use exit::write_when_the_program_exits;
 
 pub(crate) type Result<T = ()> = std::result::Result<T, CUresult>;
 
@@ -55,11 +59,11 @@ pub(crate) struct Driver {
     pub events: Table<Event>,
     pub links: Table<Link>,
     /// Stream captures under way (`graph`), and the capture each capturing stream is part of.
-    pub captures: Table<crate::graph::Capture>,
+    pub captures: Table<capture::Capture>,
     pub capturing: HashMap<usize, usize>,
     /// Graphs captured, and graphs instantiated: their nodes, in order.
-    pub graphs: Table<crate::graph::Graph>,
-    pub graph_execs: Table<crate::graph::Graph>,
+    pub graphs: Table<capture::Graph>,
+    pub graph_execs: Table<capture::Graph>,
     /// Device allocations: start and size.
     pub allocations: Ranges,
     /// Page-locked host memory: start and size (from cuMemAllocHost / cuMemHostRegister).
@@ -218,7 +222,7 @@ pub(crate) fn call_with(
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let driver = guard.get_or_insert_with(Driver::new);
     // The record is written however far the program got, even if it never called cuInit.
-    crate::record::write_when_the_program_exits();
+    write_when_the_program_exits();
     driver.record.count(name);
     if !driver.initialised && !before_init {
         return driver.record.failed(name, E::CUDA_ERROR_NOT_INITIALIZED);

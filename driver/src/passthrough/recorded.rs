@@ -27,7 +27,7 @@ unsafe fn timed<A: Args>(
     args: A,
     note: impl FnOnce(&mut Driver, usize) -> Op,
 ) -> CUresult {
-    crate::record::write_when_the_program_exits();
+    crate::state::write_when_the_program_exits();
     with_driver(|d| d.record.count(name));
     // SAFETY: the caller's contract.
     let (result, events) = timing::timed(stream, || unsafe { raw(name, args) });
