@@ -506,7 +506,10 @@ mod tests {
     /// a FIFO's open would wait for ever; any machine answers a refusal far sooner).
     fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || tx.send(f()));
+        std::thread::Builder::new()
+            .name("within seconds".into())
+            .spawn(move || tx.send(f()))
+            .expect("a thread starts");
         rx.recv_timeout(std::time::Duration::from_secs(120))
             .expect("it answered without waiting")
     }

@@ -231,8 +231,11 @@ impl Slot {
         let child = Group::spawn(&mut sandboxed.command)?;
         // The worker holds the only writer now: its answers end when it does.
         drop(sandboxed);
+        // Read on a thread of their own, so that `ask` can wait for a reply with a limit.
         let (send, messages) = mpsc::channel();
-        std::thread::spawn(move || read_messages(BufReader::new(answers), send));
+        std::thread::Builder::new()
+            .name("worker answers".into())
+            .spawn(move || read_messages(BufReader::new(answers), send))?;
         Ok(Worker {
             child,
             requests,

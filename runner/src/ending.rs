@@ -35,12 +35,15 @@ pub fn on_signal_end_everything() {
             return;
         };
         // The handler runs on a thread of its own, outside the signal's context, so it may
-        // lock, read /proc and remove folders.
-        std::thread::spawn(move || {
-            if signals.forever().next().is_some() {
-                end_everything();
-            }
-        });
+        // lock, read /proc and remove folders. Where no thread can be had, a signal ends the
+        // runner as it would any program (its scratch folders are then left behind).
+        let _ = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                if signals.forever().next().is_some() {
+                    end_everything();
+                }
+            });
     });
 }
 

@@ -28,16 +28,25 @@ pub fn compiler_and_backend(
     choice: Option<BackendChoice>,
     quiet: bool,
 ) -> anyhow::Result<(Compiler, Box<dyn Backend>)> {
-    let root = course.root.clone();
-    let loading = std::thread::spawn(move || {
-        let compiler = Compiler::new(Some(&root));
-        crate::trace::mark("NVRTC loaded");
-        compiler
+    let (compiler, gpu) = std::thread::scope(|scope| {
+        let loading = std::thread::Builder::new()
+            .name("NVRTC loader".into())
+            .spawn_scoped(scope, || {
+                let compiler = Compiler::new(Some(&course.root));
+                crate::trace::mark("NVRTC loaded");
+                compiler
+            });
+        let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
+        let compiler = match loading {
+            Ok(loading) => loading
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: loaded after the GPU rather than beside it.
+            Err(_) => Compiler::new(Some(&course.root)),
+        };
+        (compiler, gpu)
     });
-    let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
-    let compiler = loading
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+    let compiler = compiler?;
     let backend = choose_backend(choice, gpu, &compiler, quiet)?;
     Ok((compiler, backend))
 }

@@ -40,11 +40,15 @@ impl Watch {
             .unwrap();
         drop(command);
         let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(reader).lines().map_while(Result::ok) {
-                let _ = send.send(line);
-            }
-        });
+        // Read on a thread of its own, so that a test can wait for a line with a limit.
+        std::thread::Builder::new()
+            .name("watch output".into())
+            .spawn(move || {
+                for line in BufReader::new(reader).lines().map_while(Result::ok) {
+                    let _ = send.send(line);
+                }
+            })
+            .expect("a thread starts");
         let stdin = child.stdin.take().unwrap();
         Watch {
             child,

@@ -68,11 +68,15 @@ fn make_cases_ahead(
     }
     let options = case_options(seed, sizes, true, Default::default());
     let id = exercise.id.clone();
-    Some(std::thread::spawn(move || {
-        let premade = Premade::make(&id, options).ok()?;
-        trace::mark("cases made ahead");
-        Some(premade)
-    }))
+    // Where no thread can be had, the check makes its cases itself, as off a GPU.
+    std::thread::Builder::new()
+        .name("cases ahead".into())
+        .spawn(move || {
+            let premade = Premade::make(&id, options).ok()?;
+            trace::mark("cases made ahead");
+            Some(premade)
+        })
+        .ok()
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {

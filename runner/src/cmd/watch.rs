@@ -66,7 +66,7 @@ fn watch(
     watcher
         .watch(&course.root.join("exercises"), RecursiveMode::Recursive)
         .context("cannot watch exercises/; try `runner watch --manual-run`")?;
-    let lines = manual.then(stdin_lines);
+    let lines = manual.then(stdin_lines).transpose()?;
     let mut checks = Checks {
         root: course.root.clone(),
         choice,
@@ -140,16 +140,21 @@ fn next_pending(course: &Course, current: &str) -> anyhow::Result<Option<String>
         .map(|e| e.id.clone()))
 }
 
-fn stdin_lines() -> mpsc::Receiver<String> {
+/// The lines typed on stdin (`--manual-run`), read on a thread of their own so that the watcher
+/// can wait for a line and for other things at once.
+fn stdin_lines() -> anyhow::Result<mpsc::Receiver<String>> {
     let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-            if send.send(line).is_err() {
-                break;
+    std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
             }
-        }
-    });
-    receive
+        })
+        .context("cannot start a thread to read what is typed")?;
+    Ok(receive)
 }
 
 /// Blocks until `file` is written, then until the burst of events an editor's save makes (write,
@@ -183,7 +188,10 @@ impl Checks {
     /// one is reaped on a thread of its own: a GPU context can take a moment to tear down.
     fn restart(&mut self) -> anyhow::Result<()> {
         if let Some(old) = self.worker.take() {
-            std::thread::spawn(move || drop(old));
+            // Where no thread can be had, it is reaped here.
+            let _ = std::thread::Builder::new()
+                .name("old worker".into())
+                .spawn(move || drop(old));
         }
         self.worker = Some(Worker::start(&self.root, self.choice)?);
         Ok(())

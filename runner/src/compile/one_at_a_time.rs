@@ -66,10 +66,13 @@ mod tests {
         let first = take("same source");
         let released = Arc::new(AtomicBool::new(false));
         let seen = released.clone();
-        let second = std::thread::spawn(move || {
-            let _turn = take("same source");
-            seen.load(Ordering::SeqCst)
-        });
+        let second = std::thread::Builder::new()
+            .name("second taker".into())
+            .spawn(move || {
+                let _turn = take("same source");
+                seen.load(Ordering::SeqCst)
+            })
+            .expect("a thread starts");
         // Let go only once the second is seen waiting, however late its thread starts.
         let started = Instant::now();
         while WAITING.load(Ordering::SeqCst) == 0 {
@@ -88,10 +91,13 @@ mod tests {
     fn other_keys_do_not_wait() {
         let _first = take("one source");
         let (done, finished) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _turn = take("another source");
-            done.send(()).unwrap();
-        });
+        std::thread::Builder::new()
+            .name("other key".into())
+            .spawn(move || {
+                let _turn = take("another source");
+                done.send(()).unwrap();
+            })
+            .expect("a thread starts");
         assert!(
             finished.recv_timeout(STUCK).is_ok(),
             "a different key waited for the first"

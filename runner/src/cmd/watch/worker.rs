@@ -62,8 +62,12 @@ impl Worker {
             .context("cannot start the worker that checks")?;
         // The worker holds the only writer now: its answers end when it does.
         drop(answering);
+        // Read on a thread of their own, so that `check` can wait for a reply with a limit.
         let (send, replies) = mpsc::channel();
-        std::thread::spawn(move || pass_on(BufReader::new(answers), send));
+        std::thread::Builder::new()
+            .name("worker answers".into())
+            .spawn(move || pass_on(BufReader::new(answers), send))
+            .context("cannot start a thread to read the worker's answers")?;
         Ok(Worker {
             child,
             requests,

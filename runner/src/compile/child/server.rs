@@ -81,9 +81,17 @@ impl Server {
         STARTED.fetch_add(1, Ordering::Relaxed);
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
+        // The child's answers and its stderr are read on threads of their own: a compile waits
+        // for an answer with a time limit, and stderr must be drained or the child blocks.
         let (sender, answers) = mpsc::channel();
-        std::thread::spawn(move || read_answers(stdout, sender));
-        let errors = Some(std::thread::spawn(move || keep_errors(stderr)));
+        std::thread::Builder::new()
+            .name("compile answers".into())
+            .spawn(move || read_answers(stdout, sender))?;
+        let errors = Some(
+            std::thread::Builder::new()
+                .name("compile stderr".into())
+                .spawn(move || keep_errors(stderr))?,
+        );
         Ok(Server {
             child,
             input,
