@@ -16,7 +16,7 @@ nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 } >"$OUT/cpp-track.txt" 2>&1
 report() { # id file backend
     local name=$(basename "$2" .cu)
-    timeout 300 "$R" check "$1" --file "$2" --backend "$3" --json >"$OUT/$name-$3.json" 2>"$OUT/$name-$3.err"
+    timeout 300 "$R" check "$1" --file "$2" --backend "$3" --json-to "$OUT/$name-$3.json" >"$OUT/$name-$3.out" 2>"$OUT/$name-$3.err"
     echo "rc=$?" >>"$OUT/$name-$3.err"
 }
 while read -r id file; do

@@ -30,7 +30,9 @@ corpus() {
 # ONLY=REGEX keeps the corpus lines ("ID KIND FILE") that match it.
 corpus | grep -E "${ONLY:-.}" | while read -r id kind file; do
     bench=$($R bench "$id" --file "$file" --scale 1 --repeats 20 --json 2>&1)
-    check=$($R check "$id" --file "$file" --backend gpu --json 2>/dev/null)
+    $R check "$id" --file "$file" --backend gpu --json-to "$OUT/check.json" >/dev/null 2>&1
+    check=$(cat "$OUT/check.json" 2>/dev/null)
+    rm -f "$OUT/check.json"
     python3 - "$id" "$kind" "$file" "$bench" "$check" <<'EOF' >>"$OUT/corpus.jsonl"
 import json, sys
 id, kind, file, bench, check = sys.argv[1:]

@@ -12,8 +12,8 @@ R=$carry/runner
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 check() { # id file program backend
     local name=$(basename "$3")
-    timeout 300 $R check "$1" --file "$2" --program "$carry/$3" --backend "$4" --json \
-        >"$OUT/$name-$4.json" 2>"$OUT/$name-$4.err"
+    timeout 300 $R check "$1" --file "$2" --program "$carry/$3" --backend "$4" \
+        --json-to "$OUT/$name-$4.json" >"$OUT/$name-$4.out" 2>"$OUT/$name-$4.err"
     echo "$name $4: rc=$? $(grep -o '"verdict": "[a-z_]*"' "$OUT/$name-$4.json" | head -1)"
 }
 while read -r id file program; do
@@ -31,4 +31,4 @@ done <<'LIST'
 LIST
 python3 "$(dirname "$0")/host_exercises_table.py" "$OUT" | tee "$OUT/host-exercises.md"
 # Only a few files come back from the device machine: the reports travel as one archive.
-tar -czf "$OUT/host-reports.tar.gz" -C "$OUT" $(cd "$OUT" && ls *.json *.err) && rm -f "$OUT"/*.json "$OUT"/*.err
+tar -czf "$OUT/host-reports.tar.gz" -C "$OUT" $(cd "$OUT" && ls *.json *.out *.err) && rm -f "$OUT"/*.json "$OUT"/*.out "$OUT"/*.err

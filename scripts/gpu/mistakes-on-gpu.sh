@@ -6,13 +6,15 @@
 #   bash scripts/gpu/mistakes-on-gpu.sh        # prints the table, writes $OUT/mistakes-gpu.md
 source "$(dirname "$0")/env.sh"
 table=$OUT/mistakes-gpu.md
+report=$OUT/mistake-report.json
 {
     echo "| fixture | simulator must say | GPU says |"
     echo "| --- | --- | --- |"
 } >"$table"
 python3 "$(dirname "$0")/catalogue.py" | while IFS=$'\t' read -r id file want; do
-    got=$("$R" check "$id" --backend gpu --json --file "checks/mistakes/$id/$file" </dev/null 2>/dev/null |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null || echo "(no report)")
+    "$R" check "$id" --backend gpu --json-to "$report" --file "checks/mistakes/$id/$file" </dev/null >/dev/null 2>&1
+    got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$report" 2>/dev/null || echo "(no report)")
+    rm -f "$report"
     echo "| $id/$file | $want | $got |" >>"$table"
 done
 cat "$table"

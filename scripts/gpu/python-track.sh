@@ -17,7 +17,7 @@ for dir in solutions/py*_*; do
     file=$(ls "$dir"/*.py | head -1)
     for backend in ${BACKENDS:-gpu sim}; do
         start=$(date +%s.%N)
-        timeout 300 $R check "$id" --file "$file" --backend "$backend" --json >"$OUT/$id-$backend.json" 2>"$OUT/$id-$backend.err"
+        timeout 300 $R check "$id" --file "$file" --backend "$backend" --json-to "$OUT/$id-$backend.json" >"$OUT/$id-$backend.out" 2>"$OUT/$id-$backend.err"
         echo "$id $backend rc=$? $(date +%s.%N) $start" >>"$OUT/times.txt"
     done
     python3 - "$OUT" "$id" >>"$OUT/python-track.md" <<'PY'
@@ -72,9 +72,10 @@ for f in runner/tests/fixtures/host/py*_*.py checks/mistakes/py*/*.py exercises/
     *) id=$(basename "$f"); id=${id%%_*}; name=$(basename "$f") ;;
     esac
     selected "$id" || continue
-    timeout 300 $R check "$id" --file "$f" --backend gpu --json 2>/dev/null |
-        python3 /tmp/mistake_row.py "$name" >>"$OUT/python-mistakes.md"
+    timeout 300 $R check "$id" --file "$f" --backend gpu --json-to /tmp/mistake-report.json >/dev/null 2>&1
+    python3 /tmp/mistake_row.py "$name" </tmp/mistake-report.json >>"$OUT/python-mistakes.md"
+    rm -f /tmp/mistake-report.json
 done
 cat "$OUT/python-track.md" "$OUT/python-mistakes.md"
 for id in $(ls "$OUT" | grep -o '^py[0-9]*-gpu' | sort -u); do grep -h "problem\|Error" "$OUT/$id.json" "$OUT/$id.err" 2>/dev/null | head -3; done
-tar -czf "$OUT/python-reports.tar.gz" -C "$OUT" $(cd "$OUT" && ls *.json *.err) && rm -f "$OUT"/*.json "$OUT"/*.err
+tar -czf "$OUT/python-reports.tar.gz" -C "$OUT" $(cd "$OUT" && ls *.json *.out *.err) && rm -f "$OUT"/*.json "$OUT"/*.out "$OUT"/*.err
