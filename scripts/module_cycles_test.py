@@ -55,6 +55,19 @@ class ModuleCycles(unittest.TestCase):
         })
         self.assertEqual(cycles.circles(cycles.graph(root)), [])
 
+    def test_imports_after_a_continued_string_or_a_quote_char_are_seen(self):
+        root = crate(self.root / "e", {
+            "lib.rs": "mod a; mod b; mod c;",
+            # Each import lies between a string or char that fooled the reader and a later
+            # string, which it took for the first's end.
+            "b.rs": 'const S: &str = "one \\\n two";\nfn f() { crate::a::g(); }\nconst T: &str = "x";\n',
+            "c.rs": "const Q: char = '\"';\nfn h() { crate::a::k(); }\nconst T: &str = \"x\";\n",
+            "a.rs": "use crate::b::x; use crate::c::y;",
+        })
+        edges = cycles.graph(root)
+        self.assertEqual(sorted(edges["b"]), ["a"])
+        self.assertEqual(sorted(edges["c"]), ["a"])
+
     def test_the_exit_code_says_whether_a_circle_was_found(self):
         circle = crate(self.root / "c", {"x.rs": "use crate::y::f;", "y.rs": "use crate::x::g;"})
         line = crate(self.root / "d", {"x.rs": "use crate::y::f;", "y.rs": ""})

@@ -13,7 +13,8 @@
 //! a thousand lines per thread runs past the time limit, in the simulator's budget of
 //! instructions, which does not depend on the machine).
 
-use super::results::{CaseLine, Status};
+use super::judged::{cap, case_lines, Judged};
+use super::results::Status;
 use super::sandbox::{self, Limits, Sandbox, Sandboxed};
 use contract::report::kernel::CaseResult;
 use contract::{CheckReport, Report, Verdict, SCHEMA_VERSION};
@@ -32,8 +33,6 @@ use std::time::Duration;
 /// (a kernel's printf in it is capped at 1 MiB).
 const MAX_STDOUT: u64 = 16 << 20;
 const MAX_STDERR_SHOWN: usize = 2000;
-/// Longest `details` kept per cell.
-const MAX_DETAILS: usize = 6000;
 
 #[derive(Clone, Debug)]
 pub struct CheckCommand {
@@ -283,15 +282,6 @@ fn from_any_report(report: Report, printed: &str) -> Judged {
     }
 }
 
-/// What a cell's process said, as a grade: status, one line, details, cases.
-#[derive(Debug, PartialEq)]
-pub struct Judged {
-    pub status: Status,
-    pub message: String,
-    pub details: String,
-    pub cases: Vec<CaseLine>,
-}
-
 fn judged(status: Status, message: String, details: String) -> Judged {
     Judged {
         status,
@@ -299,18 +289,6 @@ fn judged(status: Status, message: String, details: String) -> Judged {
         details: cap(details),
         cases: Vec::new(),
     }
-}
-
-pub(super) fn cap(mut text: String) -> String {
-    if text.len() > MAX_DETAILS {
-        let mut end = MAX_DETAILS;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("\n[... cut]");
-    }
-    text
 }
 
 fn tail(text: &str) -> String {
@@ -508,16 +486,6 @@ fn printed(report: &CheckReport) -> String {
         text.push_str("  ...\n");
     }
     text
-}
-
-/// A report's cases as the grade book lists them: name, and whether it passed.
-pub(super) fn case_lines<'a>(cases: impl Iterator<Item = (&'a str, bool)>) -> Vec<CaseLine> {
-    cases
-        .map(|(name, passed)| CaseLine {
-            name: name.to_string(),
-            passed,
-        })
-        .collect()
 }
 
 fn from_report(report: CheckReport) -> Judged {

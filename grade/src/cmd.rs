@@ -15,6 +15,7 @@
 //! | `policy` | what a cell's sandbox lets it see and change |
 //! | `sandbox` | each cell in a sandbox of its own (bubblewrap), and its limits |
 //! | `cell` | running one check, and what its exit and report mean |
+//! | `judged` | what a cell's check said, as a grade |
 //! | `program` | a whole program's report (host, Python: `--run-programs`) as a grade |
 //! | `worker` | cells checked by a long-lived worker per GPU; the isolation it keeps |
 //! | `results` | a graded cell, saved atomically as it finishes |

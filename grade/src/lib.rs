@@ -14,6 +14,7 @@ pub mod cluster;
 pub mod cmd;
 pub mod config;
 pub mod display;
+pub mod judged;
 pub mod kernels;
 pub mod names;
 pub mod output;

@@ -3,7 +3,7 @@
 //! into the same grade: status, one line, details, cases. The exits without a report (time,
 //! memory, signals) and the report's version are judged by `cell::judge` for both.
 
-use super::cell::{cap, case_lines, Judged};
+use super::judged::{cap, case_lines, Judged};
 use super::results::Status;
 use contract::{HostReport, Verdict};
 
