@@ -435,7 +435,8 @@ impl Checker<'_> {
             let failed = ran.verdict != Verdict::Passed;
             let mut result = outcome.result;
             if let Some(mismatch) = result.mismatch.as_mut() {
-                self.trace_origins(module, exercise, (index, case), mismatch);
+                let found = self.trace_origins(module, exercise, (index, case), mismatch);
+                add_findings(report, found);
             }
             result.verdict = case_verdict;
             result.passed = case_verdict == Verdict::Passed;
@@ -532,6 +533,15 @@ impl Checker<'_> {
         self.original
             .as_deref()
             .is_some_and(|original| squeeze(original) == squeeze(text))
+    }
+}
+
+/// Adds findings the trace of a wrong case made, each once.
+fn add_findings(report: &mut CheckReport, found: Vec<contract::Finding>) {
+    for finding in found {
+        if !report.diagnostics.iter().any(|d| d.text == finding.text) {
+            report.diagnostics.push(finding);
+        }
     }
 }
 

@@ -262,3 +262,25 @@ fn a_loop_with_a_wrong_stride_is_counted_by_the_reads_it_makes() {
         "{text}"
     );
 }
+
+#[test]
+fn a_shared_array_read_before_the_block_wrote_it_is_named_with_its_line() {
+    // Threads past n store nothing into sums: the tree reads slots no thread of the block wrote.
+    let file = repo_root().join("checks/mistakes/19/tail_threads_skip_load.cu");
+    let file = file.display().to_string();
+    let report = check("19", &file);
+    let findings = report["diagnostics"].as_array().unwrap();
+    let unwritten = findings
+        .iter()
+        .find(|f| f["kind"] == "unwritten_shared")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(unwritten["buffer"], "sums");
+    assert_eq!(unwritten["verdict"], "wrong_output");
+    let read = line_of(&file, "sums[threadIdx.x] += sums[threadIdx.x + stride]");
+    assert_eq!(unwritten["place"]["line"], read, "{unwritten:#}");
+    assert_eq!(report["verdict"], "wrong_output");
+    // The solution writes every slot it reads (0 past n): it passes, with nothing found.
+    let solution = repo_root().join("solutions/19_reduce_sequential/reduce_sequential.cu");
+    let passed = check("19", &solution.display().to_string());
+    assert_eq!(passed["verdict"], "passed", "{passed:#}");
+}

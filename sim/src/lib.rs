@@ -58,8 +58,8 @@ pub use analyse::provenance::thread::{
 };
 pub use analyse::provenance::{
     origin_of, Closeness, Computation, Divergence, ElementOrigin, ElementStores, NamedBuffer,
-    Operand, Place, Scalar, Space, StoreEvent, Watch, Watched, WatchedElement, Writers,
-    KEPT_STORES,
+    Operand, Place, Scalar, Space, StoreEvent, UnwrittenRead, Watch, Watched, WatchedElement,
+    Writers, KEPT_STORES,
 };
 pub use error::SimError;
 pub use instructions::InstructionCounts;

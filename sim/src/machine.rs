@@ -308,6 +308,14 @@ impl Machine {
             .map(|o| std::mem::take(&mut o.threads))
             .find(|t| !t.is_empty())
             .unwrap_or_default();
+        let mut unwritten_shared: Vec<_> = outs
+            .iter_mut()
+            .flat_map(|o| std::mem::take(&mut o.unwritten))
+            .collect();
+        // One read per line of code, the first block's and thread's, in the order of the code.
+        unwritten_shared.sort_by_key(|u| (u.site, u.read.block, u.read.thread));
+        unwritten_shared.dedup_by_key(|u| u.site);
+        let unwritten_shared = unwritten_shared.into_iter().map(|u| u.read).collect();
         let mut report = merge(prog, outs, launch.limits.max_diagnostics);
         cut_printf(&mut report.printf, l.printf_cut.load(Ordering::Relaxed));
         (
@@ -334,6 +342,7 @@ impl Machine {
             Watched {
                 elements: stores,
                 threads: traces,
+                unwritten_shared,
             },
         ))
     }

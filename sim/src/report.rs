@@ -130,6 +130,9 @@ pub enum DiagnosticKind {
     Trap,
     /// A failed `assert()` (`__assertfail`: a GPU answers `CUDA_ERROR_ASSERT`).
     Assert,
+    /// A read of shared memory that no thread of the block had written: found only in the
+    /// watched re-run that explains a wrong output, never a verdict of its own.
+    UnwrittenShared,
 }
 
 impl DiagnosticKind {
@@ -141,6 +144,7 @@ impl DiagnosticKind {
                 | DiagnosticKind::GlobalRace
                 | DiagnosticKind::DivergentBarrier
                 | DiagnosticKind::InconsistentMask
+                | DiagnosticKind::UnwrittenShared
         )
     }
 }

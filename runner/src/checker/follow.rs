@@ -65,8 +65,9 @@ impl Checker<'_> {
                 continue;
             }
             followed += 1;
-            self.trace_origins(module, exercise, (index, case), mismatch);
+            let found = self.trace_origins(module, exercise, (index, case), mismatch);
             if parted(mismatch) {
+                super::add_findings(report, found);
                 report.cases.push(result);
                 return;
             }

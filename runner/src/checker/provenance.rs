@@ -14,6 +14,7 @@ use crate::backend::ModuleId;
 use crate::course::Exercise;
 use crate::execute::Prepared;
 use checks::{Case, Mismatch};
+use contract::{Finding, Verdict};
 use sim::{Watched, WatchedThread};
 use std::borrow::Cow;
 use std::time::Duration;
@@ -30,10 +31,10 @@ impl Checker<'_> {
         exercise: &Exercise,
         (index, case): (usize, &Case),
         mismatch: &mut Mismatch,
-    ) {
+    ) -> Vec<Finding> {
         // Only the simulator watches stores; a GPU's check is spared copying the case again.
         if self.backend.kind() != contract::Backend::Sim {
-            return;
+            return Vec::new();
         }
         let indices: Vec<usize> = mismatch
             .first_wrong
@@ -49,8 +50,9 @@ impl Checker<'_> {
             threads: threads.to_vec(),
         };
         let Some(student) = self.watch_case(module, case, &watch(&[]), limit) else {
-            return;
+            return Vec::new();
         };
+        let found = unwritten_findings(case, &student);
         // A retiled case is launched as the student's file asks, which the solution does not.
         let reference = match self.retile {
             true => None,
@@ -80,16 +82,16 @@ impl Checker<'_> {
         let (Some((ref_module, ref_case)), Some(theirs), true) =
             (reference, reference_run, same_launch)
         else {
-            return;
+            return Vec::new();
         };
         let threads = writers(&student, &theirs);
         if threads.is_empty() {
-            return;
+            return found;
         }
         let mine = self.watch_case(module, case, &watch(&threads), limit);
         let theirs = self.watch_case(ref_module, &ref_case, &watch(&threads), limit);
         let (Some(mine), Some(theirs)) = (mine, theirs) else {
-            return;
+            return found;
         };
         for wrong in mismatch.first_wrong.iter_mut().take(TRACED) {
             let Some(origin) = wrong.origin.as_mut() else {
@@ -106,6 +108,7 @@ impl Checker<'_> {
             mismatch.likely_cause = likely::from_divergences(&mismatch.first_wrong);
         }
         crate::trace::mark("watched threads compared step by step");
+        found
     }
 
     /// Runs `case` again on fresh buffers, watching what `watching` names.
@@ -182,4 +185,37 @@ fn writers(student: &Watched, reference: &Watched) -> Vec<WatchedThread> {
         }
     }
     threads
+}
+
+/// The student's reads of shared memory no thread of the block had written, as findings of
+/// `case`: the array by its name, the element, the line and the thread.
+fn unwritten_findings(case: &Case, student: &Watched) -> Vec<Finding> {
+    let finding = |u: &sim::UnwrittenRead| {
+        let [tx, ty, tz] = u.thread;
+        let [bx, by, bz] = u.block;
+        let line = u
+            .location
+            .as_ref()
+            .map_or(String::new(), |l| format!("{}:{}: ", l.file, l.line));
+        Finding {
+            verdict: Verdict::WrongOutput,
+            case: case.name.clone(),
+            kind: sim::DiagnosticKind::UnwrittenShared,
+            place: u.location.as_ref().map(|l| contract::Place {
+                file: l.file.clone(),
+                line: l.line,
+            }),
+            buffer: u.place.name.clone(),
+            element: u.place.index,
+            thread: u.thread,
+            block: u.block,
+            text: format!(
+                "{line}thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}) reads {}, which no thread of its \
+                 block had written: what it reads there is left over, not computed. Every element of a \
+                 shared array that a thread reads must be stored by the block first",
+                u.place
+            ),
+        }
+    };
+    student.unwritten_shared.iter().map(finding).collect()
 }

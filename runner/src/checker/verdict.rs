@@ -26,6 +26,8 @@ pub fn of_kind(kind: DiagnosticKind) -> Verdict {
         DiagnosticKind::Deadlock | DiagnosticKind::Timeout => Verdict::Hang,
         DiagnosticKind::InconsistentMask | DiagnosticKind::WarpSyncDeadlock => Verdict::BadMask,
         DiagnosticKind::Trap | DiagnosticKind::Assert => Verdict::Crashed,
+        // It explains a wrong output; the output decides.
+        DiagnosticKind::UnwrittenShared => Verdict::WrongOutput,
     }
 }
 

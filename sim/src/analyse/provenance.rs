@@ -178,6 +178,20 @@ impl ElementStores {
 pub struct Watched {
     pub elements: Vec<ElementStores>,
     pub threads: Vec<thread::ThreadTrace>,
+    /// Reads of shared memory that no thread of the block had written, one per line at most.
+    #[serde(default)]
+    pub unwritten_shared: Vec<UnwrittenRead>,
+}
+
+/// A read of shared memory that no thread of its block had written since the block began: what
+/// the block reads there is whatever was left in shared memory, not anything it computed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnwrittenRead {
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub location: Option<SourceLocation>,
+    /// The `__shared__` array and the element read, in elements of the read's size.
+    pub place: Place,
 }
 
 /// Who wrote an element in one run: how many stores, and the last one.

@@ -124,6 +124,10 @@ pub(crate) struct WorkerOut {
     pub watched: Vec<crate::analyse::provenance::ElementStores>,
     /// A watched launch's steps of each watched thread (empty until the first one).
     pub threads: Vec<crate::analyse::provenance::thread::ThreadTrace>,
+    /// A watched launch's bytes of the block's shared memory written so far, one bit each.
+    pub shared_written: Vec<u64>,
+    /// A watched launch's reads of shared memory no thread of the block had written.
+    pub unwritten: Vec<super::memops::Unwritten>,
 }
 
 /// A block in flight: everything an instruction may touch besides its own warp.
@@ -377,6 +381,7 @@ impl Worker {
     fn run_block(&mut self, l: &LaunchCx, lin: u64) -> Result<(), Box<Diagnostic>> {
         self.epoch += 1;
         self.shared.fill(SHARED_POISON);
+        self.out.shared_written.fill(0);
         let threads = l.threads_per_block;
         for (i, w) in self.warps.iter_mut().enumerate() {
             let first = i as u32 * 32;

@@ -14,6 +14,8 @@ use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDO
 use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
 
 mod races;
+mod unwritten;
+pub(crate) use unwritten::Unwritten;
 pub(super) mod watch;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -814,6 +816,10 @@ fn shared(
     }
     if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "shared") {
         return Err(d);
+    }
+    // Only a watched launch (the re-run that explains a wrong output) pays for this.
+    if cx.l.watch.is_some() {
+        unwritten::note(w, cx, inst, req, exec, addrs);
     }
     {
         let f = &mut cx.out.site_figures[inst.site as usize];

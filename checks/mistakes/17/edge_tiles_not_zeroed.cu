@@ -1,0 +1,74 @@
+// Exercise 17: matrix multiply with tiles in shared memory.
+//
+// c = a b, where a is m x k, b is k x n and c is m x n, all row-major:
+//
+//     c[row][col] = sum over i of a[row][i] * b[i][col]
+//
+// In the naive kernel (exercise 11) each thread reads a whole row of `a` and a whole column of
+// `b` from global memory: every element of `a` is read n times and every element of `b` m
+// times, two loads for each multiply-add. Memory, not arithmetic, sets the speed.
+//
+// Tiling shares those loads. A block of TILE x TILE threads computes a TILE x TILE tile of `c`.
+// It walks along the k dimension one step of TILE at a time. At each step the block copies a
+// TILE x TILE tile of `a` and one of `b` into shared memory, one element per thread, and then
+// every thread does TILE multiply-adds out of shared memory. Each element fetched from global
+// memory now serves TILE threads: the tile of `a` moves right along the block's rows of `a`
+// while the tile of `b` moves down the block's columns of `b`.
+//
+// Launch: blocks of TILE x TILE threads, grid (ceil(n / TILE), ceil(m / TILE)). Thread (tx, ty)
+// of block (bx, by) computes c[by * TILE + ty][bx * TILE + tx]. No dimension needs to be a
+// multiple of TILE.
+//
+// Target: on a GPU, at most 1.3x the time of the course's solution (the naive kernel: about
+// 1.5x).
+//
+// Check it with: runner check 17
+
+#define TILE 16
+
+// ANCHOR: kernel
+extern "C" __global__ void matmul_tiled(const float* a, const float* b, float* c, int m, int n, int k)
+{
+    __shared__ float a_tile[TILE][TILE];
+    __shared__ float b_tile[TILE][TILE];
+
+    int row = blockIdx.y * TILE + threadIdx.y;
+    int col = blockIdx.x * TILE + threadIdx.x;
+    float sum = 0.0f;
+
+    // `step` is where the current tiles start along the k dimension.
+    for (int step = 0; step < k; step += TILE) {
+        // TODO: copy this thread's element of the current tile of `a` (the tile in the block's
+        // rows) into a_tile, and its element of the current tile of `b` (the tile in the
+        // block's columns) into b_tile. Where a tile hangs over the edge of its matrix, store 0.
+        // Thread (tx, ty) fetches a[row][step + tx] and b[step + ty][col]: along a row of each
+        // matrix for consecutive tx, so both loads are coalesced. A zero adds nothing to the
+        // sum, so the edge tiles need no special case below.
+        int a_col = step + threadIdx.x;
+        int b_row = step + threadIdx.y;
+        if (row < m && a_col < k) a_tile[threadIdx.y][threadIdx.x] = a[row * k + a_col];
+        if (b_row < k && col < n) b_tile[threadIdx.y][threadIdx.x] = b[b_row * n + col];
+
+        // TODO: wait until both tiles are complete.
+        // Each thread reads a row of a_tile and a column of b_tile, written by other threads.
+        __syncthreads();
+
+        // TODO: add this step's TILE products to sum, reading only from the tiles.
+        // a_tile[ty][i] is one word for all the threads of a row (a broadcast) and b_tile[i][tx]
+        // consecutive words: no bank conflicts either way.
+        for (int i = 0; i < TILE; ++i) {
+            sum += a_tile[threadIdx.y][i] * b_tile[i][threadIdx.x];
+        }
+
+        // TODO: wait until every thread is done with the tiles: the next step overwrites them.
+        // Without this barrier a fast warp would overwrite tiles a slow warp is still reading.
+        __syncthreads();
+    }
+
+    // TODO: write sum to c, if this thread's element is inside the matrix.
+    // Threads outside c still had to help load the tiles, so they only stop here.
+    if (row < m && col < n) {
+        c[row * n + col] = sum;
+    }
+}
+// ANCHOR_END: kernel
