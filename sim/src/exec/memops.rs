@@ -169,18 +169,7 @@ pub(super) fn access(
             cx.l.prog.local_total as u64,
         ),
         MemSpace::KernelParam => {
-            let p = &cx.l.params;
-            let n = req.elem_bytes() as usize;
-            for k in 0..req.vec as usize {
-                let at = off as usize + k * n;
-                let v = p
-                    .get(at..at + n)
-                    .map_or(0, |b| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64));
-                let v = alu::ext(req.ty, v);
-                for l in lanes(exec) {
-                    w.regs[req.regs[k] as usize * 32 + l] = v;
-                }
-            }
+            param(w, cx, &req, exec, &addrs);
             Ok(())
         }
         MemSpace::Generic => {
@@ -1007,4 +996,20 @@ fn local(
         )));
     }
     Ok(())
+}
+
+/// `ld.param` of the kernel's parameters, at an offset in their buffer (the same for every lane
+/// unless the address came from a register); bytes past the buffer read as 0.
+fn param(w: &mut Warp, cx: &BlockCx, req: &Req, exec: u32, addrs: &[u64; 32]) {
+    let p = &cx.l.params;
+    let n = req.elem_bytes() as usize;
+    for l in lanes(exec) {
+        for k in 0..req.vec as usize {
+            let at = (addrs[l] as usize).saturating_add(k * n);
+            let v = p
+                .get(at..at.saturating_add(n))
+                .map_or(0, |b| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64));
+            w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
+        }
+    }
 }

@@ -301,9 +301,9 @@ impl Builder<'_> {
                             space = MemSpace::Scratch;
                             off += p as i64
                         }
-                        _ => {
-                            return Err(self.unsupported("`ld.param`/`st.param` through a register"))
-                        }
+                        // The kernel's parameters read through an address taken of them.
+                        None if !is_store && addr != NONE => {}
+                        _ => return Err(self.unsupported("`st.param` through a register")),
                     }
                 }
                 let items: Vec<Operand> = match val_op {

@@ -265,8 +265,13 @@ impl Builder<'_> {
                 self.dyn_shared_slots.push((s, offset));
                 s
             }
-            VarLoc::KernelParam(_) | VarLoc::Scratch(_) => {
-                return Err(self.unsupported("taking the address of a `.param` variable"))
+            // A kernel parameter's address in the parameter space: its offset in the buffer,
+            // which `ld.param` through a register reads (a struct passed by value, indexed).
+            VarLoc::KernelParam(p) => self.const_slot((p as i64 + offset) as u64),
+            VarLoc::Scratch(_) => {
+                return Err(
+                    self.unsupported("taking the address of a device function's `.param` variable")
+                )
             }
         })
     }

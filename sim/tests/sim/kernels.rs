@@ -1056,3 +1056,26 @@ fn nanosleep_moves_the_clock_and_the_modelled_time_on_by_its_argument() {
     let (cycles, _) = sleep(&mut gpu, 1, 50_000_000);
     assert!((1_000_000..1_001_000).contains(&cycles), "{cycles} cycles");
 }
+
+#[test]
+fn a_struct_parameter_indexed_at_run_time_is_read_through_its_address() {
+    let m = module("param_struct");
+    let mut gpu = Machine::new();
+    let values: Vec<u64> = (0..16).map(|i| i * i + 3).collect();
+    let n = 11u64;
+    let mut meta = n.to_le_bytes().to_vec();
+    for v in &values {
+        meta.extend_from_slice(&v.to_le_bytes());
+    }
+    let out = gpu.alloc(8 * 32);
+    let launch = sim::Launch::new(
+        "weigh",
+        [1, 1, 1],
+        [32, 1, 1],
+        vec![meta, out.to_le_bytes().to_vec()],
+    );
+    no_diagnostics(&gpu.launch(&m, &launch).unwrap_or_else(|e| panic!("{e}")));
+    let sum: u64 = (0..n as usize).map(|i| values[i] * (i as u64 + 1)).sum();
+    let expect: Vec<u64> = (0..32).map(|t| sum + values[t % 16]).collect();
+    assert_eq!(download_u64(&gpu, out, 32), expect);
+}
