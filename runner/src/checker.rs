@@ -20,7 +20,7 @@ mod timing;
 pub mod verdict;
 use anyhow::Context;
 use checks::{Case, CaseOptions};
-pub use everywhere::check_everywhere;
+pub use everywhere::{check_everywhere, finish_unseen};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};

@@ -72,6 +72,8 @@ pub fn main_of<C: Parser>(
     sigpipe::reset();
     trace::start();
     let outcome = run(C::parse_from(args));
+    // The report is out; simulator checks nobody waits for end before the process does.
+    checker::finish_unseen();
     ending::wait_if_ending();
     match outcome {
         Ok(code) => {

@@ -8,6 +8,8 @@ use crate::course::Exercise;
 use crate::trace;
 use contract::{Backend, CheckReport, Verdict};
 use std::path::Path;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
 
 /// Checks `path` as `exercise` with `checker`, then, where that ran on a GPU and passed, again in
 /// the simulator: a GPU runs kernels but sees neither races nor masks nor the traffic behind a
@@ -17,7 +19,8 @@ use std::path::Path;
 /// On a GPU the simulator's check starts at once on a thread of its own, with its own compile,
 /// beside the GPU's: the report waits for the slower of the two rather than for both. It counts
 /// only where the GPU's check passed; otherwise it is left to finish unseen (it holds nothing the
-/// GPU's check needs), so a kernel that hangs is reported when the GPU stops it.
+/// GPU's check needs), so a kernel that hangs is reported when the GPU stops it, and the process
+/// waits for it only as it ends (`finish_unseen`).
 pub fn check_everywhere(
     checker: &mut Checker,
     exercise: &Exercise,
@@ -68,9 +71,33 @@ pub fn check_everywhere(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
             add_simulator_findings(&mut report, seen);
             trace::mark("the simulator's re-check joined");
+        } else {
+            leave_unseen(in_simulator);
         }
     }
     Ok(report)
+}
+
+/// Simulator checks whose report nobody waits for, still running.
+static UNSEEN: Mutex<Vec<JoinHandle<anyhow::Result<CheckReport>>>> = Mutex::new(Vec::new());
+
+fn leave_unseen(thread: JoinHandle<anyhow::Result<CheckReport>>) {
+    let mut unseen = UNSEEN.lock().unwrap_or_else(|p| p.into_inner());
+    // Those already done are let go here, so a long-lived worker keeps no pile of them.
+    unseen.retain(|t| !t.is_finished());
+    unseen.push(thread);
+}
+
+/// Waits for the simulator checks left unseen, at the process's end. A thread still running
+/// while the process exits races the exit's teardown (the CUDA driver's and NVRTC's handlers
+/// run while it compiles and simulates): on an H200 one `runner check --backend gpu` of a
+/// failing kernel in three ended in a segmentation fault after its report was printed.
+pub fn finish_unseen() {
+    let unseen = std::mem::take(&mut *UNSEEN.lock().unwrap_or_else(|p| p.into_inner()));
+    for thread in unseen {
+        // Its report is not wanted, nor its panic: the check's own report is out.
+        let _ = thread.join();
+    }
 }
 
 /// Whether a GPU that asks for `target` can run the simulator's PTX: the driver compiles PTX
@@ -84,8 +111,11 @@ fn runs_simulator_ptx(target: crate::compile::Target) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::runs_simulator_ptx;
+    use super::*;
     use crate::compile::Target;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
 
     #[test]
     fn only_a_gpu_as_new_as_the_simulators_ptx_shares_its_compile() {
@@ -96,5 +126,26 @@ mod tests {
             !runs_simulator_ptx(Target::Ptx { arch: 70 }),
             "a V100 through PTX"
         );
+    }
+
+    #[test]
+    fn checks_left_unseen_are_waited_for_at_the_end() {
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        let thread = std::thread::Builder::new()
+            .name("unseen".into())
+            .spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                flag.store(true, Ordering::SeqCst);
+                Err(anyhow::anyhow!("not wanted"))
+            })
+            .unwrap();
+        leave_unseen(thread);
+        finish_unseen();
+        assert!(
+            done.load(Ordering::SeqCst),
+            "finish_unseen returned before the thread ended"
+        );
+        assert!(UNSEEN.lock().unwrap().is_empty());
     }
 }

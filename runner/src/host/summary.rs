@@ -360,7 +360,10 @@ mod tests {
             instructions: Default::default(),
         }];
         let shown = busiest_lines(&lines);
-        assert!(shown.starts_with("      src/main.rs:21  0 sectors"), "{shown}");
+        assert!(
+            shown.starts_with("      src/main.rs:21  0 sectors"),
+            "{shown}"
+        );
     }
 
     #[test]
