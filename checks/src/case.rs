@@ -11,14 +11,20 @@ compile_error!(
 /// The element type and values of a host-side array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostData {
+    /// `float` elements.
     F32(Vec<f32>),
+    /// `double` elements.
     F64(Vec<f64>),
+    /// `int` elements.
     I32(Vec<i32>),
+    /// `unsigned int` elements.
     U32(Vec<u32>),
+    /// `unsigned char` elements.
     U8(Vec<u8>),
 }
 
 impl HostData {
+    /// Number of elements.
     pub fn len(&self) -> usize {
         match self {
             HostData::F32(v) => v.len(),
@@ -29,10 +35,12 @@ impl HostData {
         }
     }
 
+    /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Size of one element in bytes, as the device stores it.
     pub fn element_bytes(&self) -> usize {
         match self {
             HostData::F64(_) => 8,
@@ -41,6 +49,7 @@ impl HostData {
         }
     }
 
+    /// The element type as CUDA C spells it (`unsigned int`), for messages.
     pub fn type_name(&self) -> &'static str {
         match self {
             HostData::F32(_) => "float",
@@ -51,6 +60,7 @@ impl HostData {
         }
     }
 
+    /// Size of the whole array in bytes.
     pub fn byte_len(&self) -> usize {
         self.len() * self.element_bytes()
     }
@@ -130,37 +140,56 @@ impl HostData {
 
 /// A quiet NaN with a payload no arithmetic produces.
 pub const POISON_F32_BITS: u32 = 0x7FC0_DEAD;
+/// The `double` poison: a quiet NaN with a payload no arithmetic produces.
 pub const POISON_F64_BITS: u64 = 0x7FF8_0000_DEAD_BEEF;
+/// The `int` and `unsigned int` poison.
 pub const POISON_U32: u32 = 0xDEAD_BEEF;
+/// The `unsigned char` poison.
 pub const POISON_U8: u8 = 0xA5;
 
 /// How the kernel uses a buffer: inputs are copied in, outputs are poisoned before the launch and
 /// compared after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// Copied to the device before the launch; not compared.
     Input,
+    /// Poisoned before the launch and compared with the reference after it.
     Output,
+    /// Copied in before the launch and compared after it (updated in place).
     InOut,
 }
 
+/// A named kernel argument that points at device memory: its host-side data and how the kernel
+/// uses it.
 #[derive(Clone, Debug)]
 pub struct Buffer {
+    /// Parameter name, as the kernel declares it and messages show it.
     pub name: String,
+    /// Element type and contents: the inputs, or the poison an output starts as.
     pub data: HostData,
+    /// Whether it is copied in, compared after, or both.
     pub role: Role,
 }
 
+/// A kernel parameter passed by value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
+    /// `int`.
     I32(i32),
+    /// `unsigned int`.
     U32(u32),
+    /// `long long`.
     I64(i64),
+    /// `unsigned long long` (also `size_t`).
     U64(u64),
+    /// `float`.
     F32(f32),
+    /// `double`.
     F64(f64),
 }
 
 impl Scalar {
+    /// The value's little-endian bytes, as the kernel's parameter buffer holds them.
     pub fn to_bytes(self) -> Vec<u8> {
         match self {
             Scalar::I32(v) => v.to_le_bytes().to_vec(),
@@ -189,15 +218,25 @@ impl fmt::Display for Scalar {
 /// One kernel parameter, in the kernel's parameter order.
 #[derive(Clone, Debug)]
 pub enum Arg {
+    /// A pointer to a device buffer.
     Buffer(Buffer),
-    Scalar { name: String, value: Scalar },
+    /// A value passed by value.
+    Scalar {
+        /// Parameter name, as the kernel declares it.
+        name: String,
+        /// The value and its type.
+        value: Scalar,
+    },
 }
 
 /// Grid and block shape and dynamic shared memory of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
+    /// Blocks per grid in x, y, z.
     pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
     pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
 }
 
@@ -230,10 +269,12 @@ impl Launch {
         }
     }
 
+    /// Threads in one block (x * y * z).
     pub fn threads_per_block(&self) -> u32 {
         self.block.iter().product()
     }
 
+    /// Threads in the whole grid.
     pub fn total_threads(&self) -> u64 {
         self.grid.iter().map(|&g| g as u64).product::<u64>() * self.threads_per_block() as u64
     }
@@ -256,9 +297,13 @@ pub type Reference = Arc<dyn Fn(&Case) -> Vec<(String, HostData)> + Send + Sync>
 /// What an exercise's `diagnose` reads to name a mistake: the case (inputs, launch), the output
 /// that is wrong, what it should hold and what it holds, and which elements are wrong.
 pub struct Evidence<'a> {
+    /// The case the output came from.
     pub case: &'a Case,
+    /// Name of the wrong output buffer.
     pub buffer: &'a str,
+    /// What the CPU reference says the output should hold.
     pub expected: &'a HostData,
+    /// What the kernel left in it (poison where it never wrote).
     pub actual: &'a HostData,
     /// Indices of the wrong (or never written) elements, ascending.
     pub wrong: &'a [usize],
@@ -287,10 +332,15 @@ pub type InputsOf = Arc<dyn Fn(&Case, &str, usize) -> Option<String> + Send + Sy
 /// One launch of the student's kernel with known inputs and a known right answer.
 #[derive(Clone)]
 pub struct Case {
+    /// Case name shown in reports (`n = 1000, not a multiple of the block`).
     pub name: String,
+    /// Name of the kernel function to launch, as the exercise's file declares it.
     pub kernel: String,
+    /// Grid, block and dynamic shared memory of the launch.
     pub launch: Launch,
+    /// The kernel's arguments, in its parameter order.
     pub args: Vec<Arg>,
+    /// Computes the expected outputs from the inputs.
     pub reference: Reference,
     /// Bytes a perfect kernel reads and writes in global memory, for effective bandwidth.
     pub bytes_moved: u64,
@@ -322,6 +372,8 @@ impl fmt::Debug for Case {
 }
 
 impl Case {
+    /// A case named `name` launching `kernel` with `launch`, with no arguments yet and a reference
+    /// that expects nothing.
     pub fn new(name: impl Into<String>, kernel: &str, launch: Launch) -> Case {
         Case {
             name: name.into(),
@@ -339,6 +391,7 @@ impl Case {
         }
     }
 
+    /// Appends an input buffer argument.
     pub fn input(mut self, name: &str, data: HostData) -> Case {
         self.args.push(Arg::Buffer(Buffer {
             name: name.into(),
@@ -359,6 +412,7 @@ impl Case {
         self
     }
 
+    /// Appends a buffer the kernel reads and updates in place.
     pub fn in_out(mut self, name: &str, data: HostData) -> Case {
         self.args.push(Arg::Buffer(Buffer {
             name: name.into(),
@@ -368,6 +422,7 @@ impl Case {
         self
     }
 
+    /// Appends a by-value argument.
     pub fn scalar(mut self, name: &str, value: Scalar) -> Case {
         self.args.push(Arg::Scalar {
             name: name.into(),
@@ -376,6 +431,7 @@ impl Case {
         self
     }
 
+    /// Sets the CPU reference that computes the expected outputs from this case.
     pub fn reference(
         mut self,
         f: impl Fn(&Case) -> Vec<(String, HostData)> + Send + Sync + 'static,
@@ -384,11 +440,14 @@ impl Case {
         self
     }
 
+    /// Sets the global-memory bytes a perfect kernel moves, from which effective bandwidth is
+    /// computed.
     pub fn bytes_moved(mut self, bytes: u64) -> Case {
         self.bytes_moved = bytes;
         self
     }
 
+    /// Sets the floating-point operations, for compute-bound kernels.
     pub fn flops(mut self, flops: u64) -> Case {
         self.flops = flops;
         self
@@ -446,6 +505,7 @@ impl Case {
             .unwrap_or_else(|| panic!("case {:?} has no buffer {name:?}", self.name))
     }
 
+    /// The `float` buffer called `name`; panics if it has another type (a bug in the check).
     pub fn f32s(&self, name: &str) -> &[f32] {
         match self.buffer(name) {
             HostData::F32(v) => v,
@@ -453,6 +513,7 @@ impl Case {
         }
     }
 
+    /// The `int` buffer called `name`; panics if it has another type (a bug in the check).
     pub fn i32s(&self, name: &str) -> &[i32] {
         match self.buffer(name) {
             HostData::I32(v) => v,
@@ -460,6 +521,7 @@ impl Case {
         }
     }
 
+    /// The `unsigned int` buffer called `name`; panics if it has another type (a bug in the check).
     pub fn u32s(&self, name: &str) -> &[u32] {
         match self.buffer(name) {
             HostData::U32(v) => v,
@@ -486,6 +548,7 @@ impl Case {
         (self.reference)(self)
     }
 
+    /// The buffers the kernel writes (outputs and in-out buffers), in parameter order.
     pub fn outputs(&self) -> impl Iterator<Item = &Buffer> {
         self.args.iter().filter_map(|a| match a {
             Arg::Buffer(b) if b.role != Role::Input => Some(b),

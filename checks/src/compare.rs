@@ -14,8 +14,10 @@ pub use contract::{Mismatch, WrongElement};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
+    /// Absolute tolerance, in the output's units.
     #[serde(default)]
     pub abs: f64,
+    /// Relative tolerance, as a fraction of the expected value's magnitude.
     #[serde(default)]
     pub rel: f64,
 }
@@ -404,6 +406,7 @@ impl Evidence<'_> {
         self.expected.len()
     }
 
+    /// Whether the output has no elements.
     pub fn is_empty(&self) -> bool {
         self.expected.is_empty()
     }

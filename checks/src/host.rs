@@ -10,7 +10,7 @@ mod cpp04_graphs;
 mod ex25_first_program;
 mod ex26_device_arrays;
 mod ex27_pinned_streams;
-pub mod ex28_host_random;
+mod ex28_host_random;
 mod py01_ufunc;
 mod py02_device_arrays;
 mod py03_grid_stride;
@@ -35,6 +35,7 @@ pub struct HostCase {
     pub name: String,
     /// Numbers, as `name = value` lines for the program.
     pub params: Vec<(&'static str, String)>,
+    /// Input arrays the program reads, by name.
     pub inputs: Vec<(&'static str, HostData)>,
     /// The outputs the CPU reference computes, by name.
     pub expected: Vec<(&'static str, HostData)>,
@@ -201,6 +202,7 @@ pub fn diagnose_host(id: &str, case: &HostCase, name: &str, actual: &HostData) -
 }
 
 impl HostCase {
+    /// The expected content of output `name`; None if the case has no such output.
     pub fn expected(&self, name: &str) -> Option<&HostData> {
         self.expected
             .iter()
@@ -208,10 +210,12 @@ impl HostCase {
             .map(|(_, d)| d)
     }
 
+    /// Input array `name`; None if the case has none by that name.
     pub fn input(&self, name: &str) -> Option<&HostData> {
         self.inputs.iter().find(|(n, _)| *n == name).map(|(_, d)| d)
     }
 
+    /// The value of number `name`, as the program gets it; None if the case has none by that name.
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params
             .iter()

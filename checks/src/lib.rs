@@ -5,6 +5,7 @@
 //! a [`Case`] on whichever backend it has and hands the outputs back to [`compare`].
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod case;
 pub mod compare;

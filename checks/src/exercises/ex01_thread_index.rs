@@ -7,7 +7,7 @@ use crate::compare::written_by_index;
 
 const BLOCK: u32 = 256;
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let sizes = sizes_1d(options, &[256 * 3 + 1, 70_000]);
     sizes
         .into_iter()

@@ -6,7 +6,7 @@ use crate::random::Rng;
 
 const BLOCK: u32 = 256;
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let sizes = sizes_1d(options, &[256 * 3 + 1, 65_539]);
     let mut rng = Rng::new(options.seed);
     sizes

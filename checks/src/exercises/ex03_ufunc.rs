@@ -12,11 +12,11 @@ const BLOCK: u32 = 256;
 /// Inputs where a careless formula goes wrong: zero, large magnitudes where exp overflows.
 const SPECIAL: [f32; 6] = [0.0, -0.0, 30.0, -30.0, 100.0, -100.0];
 
-pub fn sigmoid(x: f32) -> f32 {
+pub(super) fn sigmoid(x: f32) -> f32 {
     (1.0 / (1.0 + (-(x as f64)).exp())) as f32
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     sizes_1d(options, &[256 * 3 + 1, 65_539])
         .into_iter()

@@ -9,13 +9,13 @@ use crate::random::Rng;
 
 const BLOCK: u32 = 256;
 
-pub fn fused(x: f32, a: f32, b: f32) -> f32 {
+pub(super) fn fused(x: f32, a: f32, b: f32) -> f32 {
     let shifted = a.mul_add(x, b);
     let relu = shifted.max(0.0);
     relu * relu
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     sizes_1d(options, &[256 * 3 + 1, 65_539])
         .into_iter()

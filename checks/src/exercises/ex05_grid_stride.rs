@@ -31,7 +31,7 @@ const TIMING_GRID: Launch = Launch {
     shared_bytes: 0,
 };
 
-pub fn saxpy(a: f32, x: f32, y: f32) -> f32 {
+pub(super) fn saxpy(a: f32, x: f32, y: f32) -> f32 {
     a.mul_add(x, y)
 }
 
@@ -194,7 +194,7 @@ fn updated_repeatedly(ev: &Evidence, a: f32, x: &[f32], y: &[f32]) -> Option<Str
     })
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut plan: Vec<(usize, Launch)> = vec![
         (1, SMALL_GRID),

@@ -46,11 +46,11 @@ fn clamp_u32(value: i64) -> u32 {
     u32::try_from(value.max(0)).unwrap_or(u32::MAX)
 }
 
-pub fn distance(x: f32, y: f32) -> f32 {
+pub(super) fn distance(x: f32, y: f32) -> f32 {
     (x as f64).hypot(y as f64) as f32
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let (threads, blocks) = declared_launch(options);
     let launch = Launch {
         grid: [clamp_u32(blocks), 1, 1],

@@ -12,7 +12,7 @@ const BLOCK: u32 = 256;
 /// Values are drawn from 0..VALUE_RANGE.
 const VALUE_RANGE: u64 = 1000;
 
-pub fn count_above(values: &[i32], threshold: i32) -> i32 {
+pub(super) fn count_above(values: &[i32], threshold: i32) -> i32 {
     values.iter().filter(|&&v| v > threshold).count() as i32
 }
 
@@ -89,7 +89,7 @@ fn random_values(rng: &mut Rng, n: usize) -> Vec<i32> {
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     // n = 1 with a value above the threshold, so that a kernel that never counts fails it too.
     let mut cases = vec![

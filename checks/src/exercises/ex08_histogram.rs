@@ -6,7 +6,7 @@ use crate::case::Evidence;
 use crate::case::{Case, CaseOptions, HostData, Launch, Scalar};
 use crate::random::Rng;
 
-pub const BINS: usize = 256;
+pub(super) const BINS: usize = 256;
 
 /// 2048 threads: fewer than the bytes of most cases, so the kernel must loop.
 const GRID: Launch = Launch {
@@ -25,7 +25,7 @@ const TIMING_GRID: Launch = Launch {
 /// 32 MiB of bytes: larger than the L2 cache of any current GPU.
 const TIMING_BYTES: usize = 32 << 20;
 
-pub fn histogram(data: &[u8]) -> Vec<u32> {
+pub(super) fn histogram(data: &[u8]) -> Vec<u32> {
     let mut bins = vec![0u32; BINS];
     for &byte in data {
         bins[byte as usize] += 1;
@@ -121,7 +121,7 @@ fn skewed_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let threads = GRID.total_threads();
     let mut cases = vec![

@@ -89,7 +89,7 @@ pub(crate) fn swapped_rows_and_columns(ev: &Evidence) -> Option<String> {
     })
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut shapes = edge_shapes(BLOCK);
     for _ in 0..2 {

@@ -13,7 +13,7 @@ const BLOCK: [u32; 2] = [16, 16];
 const TIMING_SIZE: usize = 1024;
 
 /// C = A B, accumulated in double precision, row by row so that B is read in order.
-pub fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
+pub(super) fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
     let mut c = Vec::with_capacity(m * n);
     let mut row = vec![0.0f64; n];
     for r in 0..m {
@@ -42,7 +42,7 @@ fn case(m: usize, n: usize, k: usize, why: &str, rng: &mut Rng) -> Case {
 /// A matrix-multiply case on `case`'s kernel and launch: random A (m x k) and B (k x n), C to
 /// compute, the CPU reference, the traffic and FLOP counts, and cuBLAS's shape. Exercise 17
 /// multiplies the same way with another kernel.
-pub fn matmul_case(case: Case, [m, n, k]: [usize; 3], rng: &mut Rng) -> Case {
+pub(super) fn matmul_case(case: Case, [m, n, k]: [usize; 3], rng: &mut Rng) -> Case {
     case.input("a", HostData::F32(rng.vec_f32(m * k, -1.0, 1.0)))
         .input("b", HostData::F32(rng.vec_f32(k * n, -1.0, 1.0)))
         .output("c", HostData::F32(vec![0.0; m * n]))
@@ -127,7 +127,7 @@ fn diagnose(ev: &Evidence, [m, n, k]: [usize; 3]) -> Option<String> {
     any_of(causes)
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut plan: Vec<(usize, usize, usize, String)> = vec![
         (1, 1, 1, " (n = 1)".into()),

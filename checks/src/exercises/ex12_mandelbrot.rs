@@ -41,7 +41,7 @@ struct View {
 
 /// The image of a view in pixels: the corner and side the kernel is given.
 #[derive(Clone, Copy, Debug)]
-pub struct Frame {
+pub(super) struct Frame {
     pub width: usize,
     pub height: usize,
     pub x_min: f64,
@@ -64,7 +64,7 @@ impl Frame {
     }
 
     /// The point of pixel (row, col): the centre of its square.
-    pub fn point(&self, row: usize, col: usize) -> (f64, f64) {
+    pub(super) fn point(&self, row: usize, col: usize) -> (f64, f64) {
         (
             self.x_min + (col as f64 + 0.5) * self.pixel_size,
             self.y_min + (row as f64 + 0.5) * self.pixel_size,
@@ -73,7 +73,7 @@ impl Frame {
 }
 
 /// Steps before |z| > 2 under z = z * z + c from 0, at most `max_iterations`.
-pub fn escape_time(cx: f64, cy: f64, max_iterations: i32) -> i32 {
+pub(super) fn escape_time(cx: f64, cy: f64, max_iterations: i32) -> i32 {
     let (mut zx, mut zy) = (0.0f64, 0.0f64);
     let mut steps = 0;
     while steps < max_iterations && zx * zx + zy * zy <= 4.0 {
@@ -122,7 +122,7 @@ fn steadied(mut frame: Frame) -> Frame {
     panic!("no steady frame near {frame:?}")
 }
 
-pub fn image(frame: &Frame) -> Vec<i32> {
+pub(super) fn image(frame: &Frame) -> Vec<i32> {
     let mut pixels = Vec::with_capacity(frame.width * frame.height);
     for row in 0..frame.height {
         for col in 0..frame.width {
@@ -325,7 +325,7 @@ fn frames(options: &CaseOptions) -> Vec<(String, Frame)> {
     frames
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     frames(options)
         .into_iter()
         .map(|(name, frame)| case(name, frame))

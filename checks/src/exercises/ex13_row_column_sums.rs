@@ -18,7 +18,7 @@ const TIMING_SHAPE: (usize, usize) = (2048, 4096);
 /// The case the simulator's figures (and so the target) come from: rows of 1024 floats.
 const MEASURED_SHAPE: (usize, usize) = (64, 1024);
 
-pub fn column_sums(matrix: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+pub(super) fn column_sums(matrix: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut sums = vec![0.0f64; cols];
     for row in matrix.chunks_exact(cols).take(rows) {
         for (sum, &x) in sums.iter_mut().zip(row) {
@@ -28,7 +28,7 @@ pub fn column_sums(matrix: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     sums.into_iter().map(|s| s as f32).collect()
 }
 
-pub fn row_sums(matrix: &[f32], cols: usize) -> Vec<f32> {
+pub(super) fn row_sums(matrix: &[f32], cols: usize) -> Vec<f32> {
     matrix
         .chunks_exact(cols)
         .map(|row| row.iter().map(|&x| x as f64).sum::<f64>() as f32)
@@ -71,7 +71,7 @@ fn matrix_case(kernel: &str, rows: usize, cols: usize, why: &str, rng: &mut Rng)
         .for_timing(why.is_empty())
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut plan: Vec<(&str, usize, usize, String)> = vec![
         ("column_sums", 1, 1, " (n = 1)".into()),

@@ -10,11 +10,11 @@ use crate::random::Rng;
 
 const BLOCK: u32 = 256;
 
-pub const GRAVITY: f32 = 9.81;
+pub(super) const GRAVITY: f32 = 9.81;
 
 /// One step of one particle: position and velocity in, the same out, as the kernel computes it
 /// (the compiler fuses each multiply and add).
-pub fn advance(position: [f32; 3], velocity: [f32; 3], dt: f32) -> ([f32; 3], f32) {
+pub(super) fn advance(position: [f32; 3], velocity: [f32; 3], dt: f32) -> ([f32; 3], f32) {
     let vz = (-GRAVITY).mul_add(dt, velocity[2]);
     let moved = [
         velocity[0].mul_add(dt, position[0]),
@@ -26,7 +26,7 @@ pub fn advance(position: [f32; 3], velocity: [f32; 3], dt: f32) -> ([f32; 3], f3
 
 const FIELDS: [&str; 6] = ["x", "y", "z", "vx", "vy", "vz"];
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     sizes_1d(options, &[256 * 3 + 1, 65_539])
         .into_iter()

@@ -8,11 +8,11 @@ use crate::random::Rng;
 
 const BLOCK: u32 = 256;
 /// RADIUS in the kernel file: the window is 2 * RADIUS + 1 elements.
-pub const RADIUS: usize = 3;
+pub(super) const RADIUS: usize = 3;
 
 /// out[i] = in[i - RADIUS] + ... + in[i + RADIUS], elements outside the array counting as 0,
 /// added from left to right as the course's kernel does.
-pub fn moving_sum(x: &[f32]) -> Vec<f32> {
+pub(super) fn moving_sum(x: &[f32]) -> Vec<f32> {
     (0..x.len())
         .map(|i| {
             let first = i.saturating_sub(RADIUS);
@@ -22,7 +22,7 @@ pub fn moving_sum(x: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     // 5: every window is cut by an end of the array; 512: whole blocks whose halos are inside
     // their neighbours; 769: one element in the last block.

@@ -24,7 +24,7 @@ const TIMED: &str = "timed on a GPU";
 const MEASURED_SHAPE: (usize, usize) = (192, 320);
 
 /// `x` (rows x cols, row-major) transposed: cols x rows.
-pub fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+pub(super) fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut t = vec![0.0; x.len()];
     for r in 0..rows {
         for c in 0..cols {
@@ -113,7 +113,7 @@ pub(crate) fn transpose_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     transpose_cases(options, "transpose_tiled")
 }
 

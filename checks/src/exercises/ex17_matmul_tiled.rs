@@ -41,7 +41,7 @@ fn label(m: usize, n: usize, k: usize, why: &str) -> String {
     }
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut dim = |lo: usize, hi: usize| lo + rng.next_u64() as usize % (hi - lo);
     let seeded = (dim(20, 100), dim(20, 100), dim(20, 100));

@@ -5,6 +5,6 @@
 use super::ex16_transpose_tiled::transpose_cases;
 use crate::case::{Case, CaseOptions};
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     transpose_cases(options, "transpose_conflict_free")
 }

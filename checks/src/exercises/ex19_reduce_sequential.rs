@@ -12,7 +12,7 @@ pub(crate) const BLOCK: usize = 256;
 
 /// The sum of each block's BLOCK elements, in double precision and rounded once, so that the
 /// reference is closer to the exact sum than any order of float additions.
-pub fn block_sums(x: &[f32]) -> Vec<f32> {
+pub(super) fn block_sums(x: &[f32]) -> Vec<f32> {
     x.chunks(BLOCK)
         .map(|chunk| chunk.iter().map(|&v| v as f64).sum::<f64>() as f32)
         .collect()
@@ -42,7 +42,7 @@ pub(crate) fn block_sum_cases(options: &CaseOptions, kernel: &str) -> Vec<Case> 
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     block_sum_cases(options, "reduce_sequential")
 }
 

@@ -4,6 +4,6 @@
 use super::ex19_reduce_sequential::block_sum_cases;
 use crate::case::{Case, CaseOptions};
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     block_sum_cases(options, "reduce_shuffle")
 }

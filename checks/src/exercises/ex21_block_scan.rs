@@ -11,7 +11,7 @@ use crate::random::Rng;
 const BLOCK: usize = 256;
 
 /// The inclusive scan of each block's BLOCK elements, restarting at every block.
-pub fn block_scans(x: &[i32]) -> Vec<i32> {
+pub(super) fn block_scans(x: &[i32]) -> Vec<i32> {
     x.chunks(BLOCK)
         .flat_map(|chunk| {
             chunk.iter().scan(0i32, |total, &v| {
@@ -22,7 +22,7 @@ pub fn block_scans(x: &[i32]) -> Vec<i32> {
         .collect()
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     // 32: one warp; 200: a block with a partial warp; 256: a whole block.
     sizes_1d(options, &[32, 200, BLOCK, 256 * 3 + 1, 65_539])

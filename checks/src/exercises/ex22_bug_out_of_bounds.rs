@@ -19,7 +19,7 @@ const TIMED: &str = "timed on a GPU";
 
 /// Each pixel averaged with its left and right neighbours, the edge pixel standing in for a
 /// neighbour past the edge; in float, in the kernel's order.
-pub fn blur_rows(image: &[f32], width: usize, height: usize) -> Vec<f32> {
+pub(super) fn blur_rows(image: &[f32], width: usize, height: usize) -> Vec<f32> {
     let mut out = vec![0.0; width * height];
     for y in 0..height {
         let row = &image[y * width..(y + 1) * width];
@@ -50,7 +50,7 @@ fn label(width: usize, height: usize, why: &str) -> String {
     }
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let seeded = (
         20 + rng.next_u64() as usize % 200,

@@ -10,7 +10,7 @@ use crate::random::Rng;
 /// BLOCK_SIZE in the kernel file.
 const BLOCK: u32 = 256;
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     // 300: the last block's chunk is short, so its mirror begins partway into a chunk.
     sizes_1d(options, &[BLOCK as usize, 300, 256 * 3 + 1, 65_539])

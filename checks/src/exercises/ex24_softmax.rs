@@ -17,7 +17,7 @@ const TIMING_SHAPE: (usize, usize) = (4096, 2048);
 const TIMED: &str = "timed on a GPU";
 
 /// Softmax of each row, in double precision and rounded once.
-pub fn softmax_rows(x: &[f32], cols: usize) -> Vec<f32> {
+pub(super) fn softmax_rows(x: &[f32], cols: usize) -> Vec<f32> {
     if cols == 0 {
         return Vec::new();
     }
@@ -48,7 +48,7 @@ fn label(rows: usize, cols: usize, why: &str) -> String {
     }
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let seeded = (
         1 + rng.next_u64() as usize % 40,

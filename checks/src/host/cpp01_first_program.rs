@@ -6,7 +6,7 @@ use super::HostCase;
 use crate::case::HostData;
 use crate::random::Rng;
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     ex25_first_program::cases(rng)
 }
 
@@ -16,7 +16,7 @@ const BLOCK: usize = 256;
 /// y unchanged (exercise 25's reading); right on whole blocks and unchanged after them (a grid
 /// rounded down); or right only on its first quarter and unchanged after it: cudaMemcpy was
 /// given n, a count of elements, where it takes bytes, so it copied n / 4 floats each way.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     if let Some(said) = ex25_first_program::diagnose(case, name, actual) {
         return Some(said);
     }

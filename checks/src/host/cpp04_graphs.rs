@@ -22,7 +22,7 @@ fn case(name: &str, n: usize, rounds: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         // One round: the graph launched once, and nothing else.
         case("n = 1000, 1 round", 1000, 1, rng),
@@ -34,7 +34,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 /// How many rounds the result is, where it is a whole number of rounds other than asked: one
 /// fewer is the graph launched once too few times (a capture queues nothing, it only records);
 /// none at all is a graph never launched.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(signal)), Some(rounds)) = (case.input(name), case.param("rounds"))
     else {
         return None;

@@ -21,7 +21,7 @@ fn case(name: &str, n: usize, alpha: f32, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1, a single element", 1, 2.0, rng),
         case("n = 1000, not a whole number of blocks", 1000, -0.5, rng),
@@ -30,7 +30,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// y handed back unchanged: nothing came back from the device.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     (name == "y" && case.input("y") == Some(actual)).then(|| {
         "y came back exactly as it went in: the program never copied the kernel's result back \
          (or never launched the kernel)"
@@ -41,7 +41,7 @@ pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String
 /// How many elements of `name` came out right where the rest came back exactly as they went in,
 /// and those are whole blocks of `block` threads: the kernel ran on a grid rounded down, and no
 /// thread computed the tail. None otherwise.
-pub fn whole_blocks_computed(
+pub(super) fn whole_blocks_computed(
     case: &HostCase,
     name: &str,
     actual: &HostData,

@@ -10,7 +10,7 @@ const GAIN: f32 = 1.5;
 const LIMIT: f32 = 1.0;
 
 /// One round, as the three kernels compute it.
-pub fn round(signal: &[f32]) -> Vec<f32> {
+pub(super) fn round(signal: &[f32]) -> Vec<f32> {
     let n = signal.len();
     (0..n)
         .map(|i| {
@@ -36,7 +36,7 @@ fn case(name: &str, n: usize, steps: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1000, 3 rounds", 1000, 3, rng),
         case("n = 50000, 10 rounds", 50_000, 10, rng),
@@ -44,7 +44,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Fewer or more rounds than asked: the result equals another number of rounds.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(signal)), Some(steps)) = (case.input(name), case.param("steps")) else {
         return None;
     };

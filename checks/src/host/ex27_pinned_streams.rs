@@ -6,7 +6,7 @@ use crate::case::HostData;
 use crate::random::Rng;
 
 /// The kernel's arithmetic: `rounds` steps of x = x * 0.5 + 1 / (1 + x * x).
-pub fn transform(mut x: f32, rounds: u32) -> f32 {
+pub(super) fn transform(mut x: f32, rounds: u32) -> f32 {
     for _ in 0..rounds {
         x = x.mul_add(0.5, 1.0 / x.mul_add(x, 1.0));
     }
@@ -37,7 +37,7 @@ pub(super) fn case(name: &str, n: usize, chunks: usize, rounds: u32, rng: &mut R
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         // 1000 in 3 chunks: 334, 334 and 332 (in 4, every chunk was 250).
         case(

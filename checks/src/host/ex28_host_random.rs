@@ -9,11 +9,11 @@ use crate::random::Rng;
 
 /// One generator's state (Numba's `xoroshiro128p_dtype`: s0, s1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct State(pub u64, pub u64);
+pub(super) struct State(u64, u64);
 
 impl State {
     /// Numba's `init_xoroshiro128p_state`: SplitMix64 of the seed, in both halves.
-    pub fn seeded(seed: u64) -> State {
+    pub(super) fn seeded(seed: u64) -> State {
         let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -22,7 +22,7 @@ impl State {
     }
 
     /// `xoroshiro128p_next`.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         let (s0, mut s1) = (self.0, self.1);
         let result = s0.wrapping_add(s1);
         s1 ^= s0;
@@ -32,7 +32,7 @@ impl State {
     }
 
     /// `xoroshiro128p_jump`: 2^64 steps ahead.
-    pub fn jump(&mut self) {
+    pub(super) fn jump(&mut self) {
         const JUMP: [u64; 2] = [0xBEAC_0467_EBA5_FACB, 0xD86B_048B_86AA_9922];
         let (mut s0, mut s1) = (0, 0);
         for word in JUMP {
@@ -48,13 +48,13 @@ impl State {
     }
 
     /// `xoroshiro128p_uniform_float32`: the top 53 bits as a double in [0, 1), then a float.
-    pub fn uniform_f32(&mut self) -> f32 {
+    pub(super) fn uniform_f32(&mut self) -> f32 {
         ((self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) as f32
     }
 }
 
 /// `create_xoroshiro128p_states(n, seed)`: thread i's state is the seed's jumped i times.
-pub fn states(n: usize, seed: u64) -> Vec<State> {
+pub(super) fn states(n: usize, seed: u64) -> Vec<State> {
     let mut state = State::seeded(seed);
     (0..n)
         .map(|i| {
@@ -67,7 +67,7 @@ pub fn states(n: usize, seed: u64) -> Vec<State> {
 }
 
 /// Every batch's draws from `states`: batch b, draw k of thread i at ((b * draws) + k) * n + i.
-pub fn draws(mut states: Vec<State>, draws: usize, batches: usize) -> Vec<f32> {
+pub(super) fn draws(mut states: Vec<State>, draws: usize, batches: usize) -> Vec<f32> {
     let n = states.len();
     let mut out = vec![0.0; batches * draws * n];
     for b in 0..batches {
@@ -96,7 +96,7 @@ fn case(name: &str, threads: usize, per_launch: usize, batches: usize, rng: &mut
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("1 thread, 1 batch of 4 draws", 1, 4, 1, rng),
         case("1000 threads, 3 batches of 8 draws", 1000, 8, 3, rng),
@@ -104,7 +104,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// What the draws show of how the states were made.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let HostData::F32(got) = actual else {
         return None;
     };

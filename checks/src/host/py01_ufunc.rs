@@ -20,7 +20,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1", 1, rng),
         case("n = 10000, not a whole number of blocks", 10_000, rng),

@@ -28,7 +28,7 @@ fn case(name: &str, n: usize, steps: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1000, 3 steps", 1000, 3, rng),
         case("n = 20000, 10 steps", 20_000, 10, rng),
@@ -36,7 +36,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// A result that another number of steps gives: the launches, or the copy back, are off.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(x)), Some(HostData::F32(y))) = (case.input("x"), case.input("y"))
     else {
         return None;

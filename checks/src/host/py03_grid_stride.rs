@@ -17,7 +17,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1000, fewer elements than threads", 1000, rng),
         case("n = 50000, 12.2 elements per thread", 50_000, rng),
@@ -25,7 +25,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// A right beginning and a wrong rest: the grid's threads did one element each and stopped.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
         return None;
     };

@@ -23,7 +23,7 @@ fn case(name: &str, n: usize, bins: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 100, 4 bins", 100, 4, rng),
         case("n = 20000, 32 bins", 20_000, 32, rng),
@@ -31,7 +31,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Counts that add up to less than n: additions were lost.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(x)), HostData::I32(got)) = (case.input("x"), actual) else {
         return None;
     };

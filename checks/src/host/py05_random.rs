@@ -38,7 +38,7 @@ fn case(name: &str, threads: usize, draws: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("1 thread, 10 draws", 1, 10, rng),
         case("1000 threads, 100 draws each", 1000, 100, rng),
@@ -46,7 +46,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// What the counts show of which states the threads drew from.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (HostData::I32(got), Some(HostData::I32(want))) = (actual, case.expected(name)) else {
         return None;
     };

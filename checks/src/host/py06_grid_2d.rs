@@ -6,7 +6,7 @@ use super::HostCase;
 use crate::case::HostData;
 use crate::random::Rng;
 
-pub fn smooth(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+pub(super) fn smooth(a: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let at = |r: usize, c: usize| a[r * cols + c];
     let mut out = a.to_vec();
     for r in 1..rows.saturating_sub(1) {
@@ -39,7 +39,7 @@ pub(super) fn matrix_case(
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("7 x 5, fewer columns than rows", 7, 5, rng),
         case("100 x 130, not whole blocks either way", 100, 130, rng),
@@ -47,7 +47,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Where the wrong elements are: past a row or a column the grid did not reach.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
         return None;
     };

@@ -32,7 +32,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1000, the last block partly filled", 1000, rng),
         case("n = 20000, 157 blocks", 20_000, rng),

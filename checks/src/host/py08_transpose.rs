@@ -17,7 +17,7 @@ fn case(name: &str, rows: usize, cols: usize, rng: &mut Rng) -> HostCase {
     super::py06_grid_2d::matrix_case(name, rows, cols, rng, transpose)
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("8 x 40, a tile and a part", 8, 40, rng),
         case("96 x 200, not whole tiles in columns", 96, 200, rng),

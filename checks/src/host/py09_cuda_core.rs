@@ -8,13 +8,13 @@ use crate::random::Rng;
 /// The threads per block the exercise's program launches with.
 const BLOCK: usize = 256;
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     super::ex25_first_program::cases(rng)
 }
 
 /// Exercise 25's diagnosis, then a grid rounded down: every element before the last partial
 /// block right, and those after it as they came in.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     if let Some(cause) = super::ex25_first_program::diagnose(case, name, actual) {
         return Some(cause);
     }

@@ -31,7 +31,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 3: starts 1, 2 and 27", 3, rng),
         case("n = 5000, 40 blocks, the last partly filled", 5000, rng),
@@ -39,7 +39,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Every count off by the same amount: the loop counted the start, or stopped one step early.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::I32(want)), HostData::I32(got)) = (case.expected(name), actual) else {
         return None;
     };

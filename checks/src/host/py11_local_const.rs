@@ -39,7 +39,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 3, every window past an end", 3, rng),
         case("n = 20000, outliers every 17th", 20_000, rng),
@@ -47,7 +47,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Outputs that follow the outliers: the window was weighted as read, never sorted.
-pub fn diagnose(_case: &HostCase, _name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(_case: &HostCase, _name: &str, actual: &HostData) -> Option<String> {
     let HostData::F32(got) = actual else {
         return None;
     };

@@ -36,7 +36,7 @@ fn case(name: &str, (m, k, n): (usize, usize, usize), rng: &mut Rng) -> HostCase
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("(5 x 3) @ (3 x 7), less than a tile", (5, 3, 7), rng),
         case(
@@ -53,7 +53,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Every element 0: nothing was added to the sums.
-pub fn diagnose(_case: &HostCase, _name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(_case: &HostCase, _name: &str, actual: &HostData) -> Option<String> {
     let HostData::F32(got) = actual else {
         return None;
     };

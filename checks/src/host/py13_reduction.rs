@@ -18,7 +18,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 1, one thread with an element", 1, rng),
         case("n = 100000, 6.1 elements per thread", 100_000, rng),
@@ -26,7 +26,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// A total of 0 for data that does not sum to 0: no block added its sum.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
         return None;
     };

@@ -28,7 +28,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 200, less than a block", 200, rng),
         case("n = 50000, 196 blocks, the last partly filled", 50_000, rng),
@@ -36,7 +36,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Right within the first block and wrong after it: the blocks' offsets were not added.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::I32(want)), HostData::I32(got)) = (case.expected(name), actual) else {
         return None;
     };

@@ -38,7 +38,7 @@ fn case(name: &str, n: usize, rng: &mut Rng) -> HostCase {
     }
 }
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case("n = 5, shorter than a window", 5, rng),
         case("n = 20000, 157 blocks, the last partly filled", 20_000, rng),
@@ -46,7 +46,7 @@ pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
 }
 
 /// Wrong only within RADIUS of a block's edge: the halo was not loaded.
-pub fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
+pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
         return None;
     };

@@ -8,7 +8,7 @@ use super::ex27_pinned_streams::{case, FEW_ROUNDS, ROUNDS};
 use super::HostCase;
 use crate::random::Rng;
 
-pub fn cases(rng: &mut Rng) -> Vec<HostCase> {
+pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     vec![
         case(
             "n = 1000 in 3 chunks, the last one shorter",
