@@ -14,7 +14,7 @@ const BLOCK: u32 = 256;
 
 /// PCG32 as the kernel file has it (pcg-random.org's pcg32_srandom_r and pcg32_random_r).
 #[derive(Clone, Debug)]
-pub(super) struct Pcg32 {
+pub struct Pcg32 {
     state: u64,
     increment: u64,
 }
@@ -22,7 +22,7 @@ pub(super) struct Pcg32 {
 const MULTIPLIER: u64 = 6_364_136_223_846_793_005;
 
 impl Pcg32 {
-    pub(super) fn new(seed: u64, stream: u64) -> Pcg32 {
+    pub fn new(seed: u64, stream: u64) -> Pcg32 {
         let mut rng = Pcg32 {
             state: 0,
             increment: (stream << 1) | 1,
@@ -33,7 +33,7 @@ impl Pcg32 {
         rng
     }
 
-    pub(super) fn next_u32(&mut self) -> u32 {
+    pub fn next_u32(&mut self) -> u32 {
         let old = self.state;
         self.state = old.wrapping_mul(MULTIPLIER).wrapping_add(self.increment);
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
@@ -41,14 +41,14 @@ impl Pcg32 {
     }
 
     /// The centre of one of 2048 cells of (0, 1), as `uniform_coordinate` computes it.
-    pub(super) fn coordinate(&mut self) -> f32 {
+    pub fn coordinate(&mut self) -> f32 {
         let cell = self.next_u32() >> 21;
         (2 * cell + 1) as f32 * (1.0 / 4096.0)
     }
 }
 
 /// Hits of one thread: points with x * x + y * y < 1, x drawn before y.
-pub(super) fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
+pub fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
     let mut rng = Pcg32::new(seed, thread);
     let mut hits = 0;
     for _ in 0..samples {
@@ -63,13 +63,13 @@ pub(super) fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
     hits
 }
 
-pub(super) fn all_hits(seed: u64, threads: usize, samples: u32) -> Vec<u32> {
+pub fn all_hits(seed: u64, threads: usize, samples: u32) -> Vec<u32> {
     (0..threads as u64)
         .map(|t| thread_hits(seed, t, samples))
         .collect()
 }
 
-pub(super) fn estimate(hits: &[u32], samples: u32) -> f64 {
+pub fn estimate(hits: &[u32], samples: u32) -> f64 {
     let total: u64 = hits.iter().map(|&h| h as u64).sum();
     4.0 * total as f64 / (hits.len() as f64 * samples as f64)
 }
@@ -131,9 +131,14 @@ fn diagnose(ev: &Evidence) -> Option<String> {
         });
     }
     let all = |f: &dyn Fn(usize) -> u64| (0..threads).all(|t| actual(t) == f(t));
+    if let Some(cause) = samples_drawn(ev, seed, samples, &actual) {
+        return Some(cause);
+    }
     let differ = (1..threads).any(|t| expected(t) != expected(0));
     let first = thread_hits(seed, 0, samples) as u64;
-    if threads > 1 && differ && all(&|_| first) {
+    // Every count 0 is also what threads that drew nothing count (a sample loop that never ran):
+    // only a count above 0 shared by all says they drew the same numbers.
+    if threads > 1 && differ && first > 0 && all(&|_| first) {
         return Some(format!(
             "every thread counted {first} hits, as thread 0 does: every thread drew the same \
              numbers, from one stream; start each thread's generator on its own stream, \
@@ -158,7 +163,34 @@ fn diagnose(ev: &Evidence) -> Option<String> {
     None
 }
 
-pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
+/// Every thread's count is that of its first `k` samples, for `k` one fewer or one more than
+/// the case's: the sample loop ran a different number of times (it starts at 1, or tests `<=`).
+/// Said only where two or more threads drew at least one sample each, so that the counts, which
+/// differ thread by thread, are the evidence: every count 0 fits other mistakes too.
+fn samples_drawn(
+    ev: &Evidence,
+    seed: u64,
+    samples: u32,
+    actual: &dyn Fn(usize) -> u64,
+) -> Option<String> {
+    let threads = ev.len();
+    let drawn = [samples.checked_sub(1), samples.checked_add(1)];
+    let k = drawn
+        .into_iter()
+        .flatten()
+        .filter(|&k| k > 0 && threads > 1)
+        .find(|&k| (0..threads).all(|t| actual(t) == thread_hits(seed, t as u64, k) as u64))?;
+    let per = |n: u32| format!("{n} sample{}", if n == 1 { "" } else { "s" });
+    Some(format!(
+        "every thread counted the hits of its first {} where it should draw {}: the sample loop \
+         goes round once too {} (s from 0 while s < samples_per_thread)",
+        per(k),
+        per(samples),
+        if k < samples { "few" } else { "many" },
+    ))
+}
+
+pub fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut seed = || rng.next_u64();
     let mut cases = vec![
@@ -206,7 +238,11 @@ mod tests {
     fn each_seeding_mistake_is_named_and_only_it() {
         for case in &cases(&CaseOptions::default())[1..] {
             let same = cause(case, |seed, _, samples| thread_hits(seed, 0, samples));
-            assert!(same.contains("the same numbers, from one stream"), "{same}");
+            let (seed, samples) = seed_and_samples(case);
+            // Thread 0 hit nothing: every count 0 does not single out one stream.
+            let evidence = thread_hits(seed, 0, samples) > 0;
+            let named = same.contains("the same numbers, from one stream");
+            assert_eq!(named, evidence, "{same}");
             let per_block = cause(case, |seed, t, samples| thread_hits(seed, t % 256, samples));
             assert!(per_block.contains("repeat every 256"), "{per_block}");
             if seed_and_samples(case).1 > 1 {
@@ -215,6 +251,26 @@ mod tests {
             }
             let other = cause(case, |seed, t, samples| thread_hits(seed + 1, t, samples));
             assert_eq!(other, "", "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn a_sample_loop_once_short_or_long_is_named_and_no_stream_blamed_for_zero_hits() {
+        let cases = cases(&CaseOptions::default());
+        for case in &cases[2..] {
+            let (_, samples) = seed_and_samples(case);
+            let short = cause(case, |seed, t, samples| thread_hits(seed, t, samples - 1));
+            assert!(short.contains("goes round once too few"), "{short}");
+            let long = cause(case, |seed, t, samples| thread_hits(seed, t, samples + 1));
+            assert!(long.contains("goes round once too many"), "{long}");
+            assert!(long.contains(&format!("{} samples", samples + 1)), "{long}");
+        }
+        // One sample each, one fewer: no thread draws, every count is 0. That fits a loop that
+        // never ran as well as one stream whose first point misses: neither is said.
+        for seed in 0..40 {
+            let case = case("one sample each", 1000, 1, seed, false);
+            let none = cause(&case, |_, _, _| 0);
+            assert_eq!(none, "", "seed {seed}");
         }
     }
 
