@@ -68,8 +68,9 @@ pub use machine::Machine;
 pub use model::GpuModel;
 pub use module::{KernelInfo, KernelResources, Module};
 pub use report::{
-    AccessKind, Diagnostic, DiagnosticKind, Figures, KernelShape, Launch, LaunchReport, Limits,
-    LineFigures, ModelledTime, Occupancy, OccupancyLimit, Race, RaceAccess, RacePlace, Resource,
+    AccessFault, AccessKind, AccessOp, BadAccess, Diagnostic, DiagnosticKind, Figures, GlobalMiss,
+    KernelShape, Launch, LaunchReport, Limits, LineFigures, MemorySpace, ModelledTime,
+    NearAllocation, Occupancy, OccupancyLimit, Race, RaceAccess, RacePlace, Resource,
     ResourceTimes, Traffic,
 };
 pub use source::SourceLocation;

@@ -11,6 +11,7 @@ pub(crate) mod local;
 pub(crate) mod traffic;
 
 use crate::error::SimError;
+use crate::report::{GlobalMiss, NearAllocation};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -84,68 +85,59 @@ pub(crate) struct GlobalMemory {
     in_use: u64,
 }
 
-/// Why an access is outside global memory, for the diagnostic.
+/// Why an access is outside global memory, in the simulator's words (for a host copy's error).
 pub(crate) fn describe_global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> String {
+    global_miss(mem, addr, len).describe(len, &NearAllocation::simulator_words)
+}
+
+/// Where an access of `len` bytes at `addr`, outside every live allocation, is: the allocation
+/// it is nearest (within [`GAP`]), unnamed; the caller knows the kernel's names for it.
+pub(crate) fn global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> GlobalMiss {
     if addr < 4096 {
-        return "a null (or nearly null) pointer".to_string();
+        return GlobalMiss::Null;
     }
-    if let Some(&(b, s)) = mem
+    if let Some(&(base, size)) = mem
         .freed
         .iter()
         .rev()
         .find(|(b, s)| addr >= *b && addr < b + s)
     {
-        return format!("memory of the {s}-byte allocation at {b:#x}, which was already freed");
+        return GlobalMiss::Freed { base, size };
     }
+    let near = |a: &Allocation| NearAllocation {
+        base: a.base,
+        size: a.size,
+        argument: None,
+        variable: None,
+    };
     if let Some(a) = mem.allocs.range(..=addr).next_back().map(|(_, a)| a) {
-        if addr >= a.base && addr < a.base + a.size {
-            let past = addr.saturating_add(len) - (a.base + a.size);
-            return format!(
-                "{} past the end of the {}-byte allocation at {:#x} (offset {} of it)",
-                count(past, "byte"),
-                a.size,
-                a.base,
-                addr - a.base
-            );
-        }
-        let after = addr - (a.base + a.size);
-        if after < GAP {
-            let len = len.max(1);
-            let distance = if after == 0 {
-                "just".to_string()
-            } else {
-                count(after, "byte")
+        let offset = addr - a.base;
+        if offset < a.size {
+            return GlobalMiss::Straddles {
+                allocation: near(a),
+                offset,
+                past: addr.saturating_add(len) - (a.base + a.size),
+                element: offset / len.max(1),
             };
-            return format!(
-                "{distance} past the end of the {}-byte allocation at {:#x} (element {} of an array that holds {} \
-                 of {len} bytes)",
-                a.size,
-                a.base,
-                (addr - a.base) / len,
-                count(a.size / len, "element")
-            );
+        }
+        let after = offset - a.size;
+        if after < GAP {
+            return GlobalMiss::PastEnd {
+                allocation: near(a),
+                after,
+                element: offset / len.max(1),
+            };
         }
     }
     if let Some((_, a)) = mem.allocs.range(addr..).next() {
         if a.base - addr < GAP {
-            return format!(
-                "{} bytes before the start of the {}-byte allocation at {:#x}",
-                a.base - addr,
-                a.size,
-                a.base
-            );
+            return GlobalMiss::BeforeStart {
+                allocation: near(a),
+                before: a.base - addr,
+            };
         }
     }
-    "an address that belongs to no allocation".to_string()
-}
-
-/// `n` things, in the singular for one.
-fn count(n: u64, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
+    GlobalMiss::Nowhere
 }
 
 impl GlobalMemory {

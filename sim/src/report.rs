@@ -1,10 +1,13 @@
 //! What a launch reports: memory figures (named after Nsight Compute's metrics) per kernel and per
 //! source line, diagnostics, printf output.
 
+mod access;
 mod modelled;
 
 use crate::instructions::InstructionCounts;
 use crate::source::SourceLocation;
+pub(crate) use access::lane_list;
+pub use access::{AccessFault, AccessOp, BadAccess, GlobalMiss, MemorySpace, NearAllocation};
 pub use modelled::{
     KernelShape, ModelledTime, Occupancy, OccupancyLimit, Resource, ResourceTimes, Traffic,
 };
@@ -164,6 +167,10 @@ pub struct Diagnostic {
     /// For a race: both accesses and the memory they touched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race: Option<Box<Race>>,
+    /// For an access out of bounds or misaligned: the memory, address, lanes and the allocation
+    /// it was nearest; `message` is [`BadAccess::message`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Box<BadAccess>>,
 }
 
 /// A race's facts, for readers that name things in their own words (a buffer's name for an

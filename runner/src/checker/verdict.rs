@@ -319,6 +319,7 @@ mod tests {
                 place_words: sim::Race::words_in(&message, &what),
             })),
             message,
+            access: None,
         }
     }
 

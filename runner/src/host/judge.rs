@@ -500,6 +500,7 @@ mod tests {
                 location: None,
                 message: message.into(),
                 race: None,
+                access: None,
             }],
             end_us: 1.0,
             ..Launch::default()

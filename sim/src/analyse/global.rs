@@ -890,6 +890,7 @@ fn cross_block_diagnostic(l: &LaunchView, me: &Range, other: &Range, at: u64) ->
             place,
             place_words,
         })),
+        access: None,
     }
 }
 

@@ -167,6 +167,7 @@ impl BlockCx<'_> {
             location: self.location(site),
             message,
             race: None,
+            access: None,
         }
     }
 
@@ -371,6 +372,7 @@ impl Worker {
                     location: None,
                     message: too_many_blocks(l, lin),
                     race: None,
+                    access: None,
                 })
             })?;
         }
@@ -554,25 +556,5 @@ fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
     cx.out.traffic.barriers += 1;
 }
 
-/// The lanes of a mask in words: "lane 3", "lanes 0-15,20".
-pub(crate) fn lane_list(m: u32) -> String {
-    let mut out = Vec::new();
-    let mut l = 0;
-    while l < 32 {
-        if m >> l & 1 == 0 {
-            l += 1;
-            continue;
-        }
-        let start = l;
-        while l < 32 && m >> l & 1 != 0 {
-            l += 1;
-        }
-        out.push(if l - 1 == start {
-            start.to_string()
-        } else {
-            format!("{}-{}", start, l - 1)
-        });
-    }
-    let word = if m.count_ones() == 1 { "lane" } else { "lanes" };
-    format!("{word} {}", out.join(","))
-}
+// Other messages of exec name lanes the way a bad access does.
+pub(crate) use crate::report::lane_list;

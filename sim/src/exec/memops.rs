@@ -10,9 +10,12 @@ use crate::analyse::locks::LockWrite;
 use crate::analyse::{self, Access};
 use crate::ir::*;
 use crate::memory::figures::{count_distinct, shared_wavefronts};
-use crate::memory::{describe_global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
-use crate::report::{Diagnostic, DiagnosticKind, RacePlace};
+use crate::memory::{global_miss, Allocation, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::report::{
+    AccessFault, AccessOp, BadAccess, Diagnostic, DiagnosticKind, MemorySpace, RacePlace,
+};
 
+mod miss;
 mod races;
 mod unwritten;
 pub(crate) use unwritten::Unwritten;
@@ -55,12 +58,44 @@ fn access_kind(cx: &BlockCx, pc: u32, req: &Req) -> analyse::Kind {
     }
 }
 
-fn what(req: &Req) -> &'static str {
+fn what(req: &Req) -> AccessOp {
     match req.kind {
-        Kind::Load => "load",
-        Kind::Store => "store",
-        Kind::Atom => "atomic",
+        Kind::Load => AccessOp::Load,
+        Kind::Store => AccessOp::Store,
+        Kind::Atom => AccessOp::Atomic,
     }
+}
+
+/// The access of `req` by lanes `bad` (the first of them at `address`) as the diagnostic that
+/// stops the kernel: the facts, and the sentence rendered from them.
+#[allow(clippy::too_many_arguments)]
+fn bad_access(
+    w: &Warp,
+    cx: &BlockCx,
+    inst: &Inst,
+    req: &Req,
+    bad: u32,
+    address: u64,
+    space: MemorySpace,
+    fault: AccessFault,
+) -> Box<Diagnostic> {
+    let kind = match fault {
+        AccessFault::Misaligned => DiagnosticKind::Misaligned,
+        _ => DiagnosticKind::OutOfBounds,
+    };
+    let access = BadAccess {
+        space,
+        op: what(req),
+        bytes: req.bytes(),
+        address,
+        lanes: bad,
+        warp: w.index,
+        fault,
+    };
+    let lane = bad.trailing_zeros() as usize;
+    let mut d = cx.diagnostic(kind, w, lane, inst.site, access.message());
+    d.access = Some(Box::new(access));
+    Box::new(d)
 }
 
 pub(super) fn access(
@@ -226,7 +261,7 @@ fn misaligned(
     req: &Req,
     exec: u32,
     addrs: &[u64; 32],
-    space: &str,
+    space: MemorySpace,
 ) -> Option<Box<Diagnostic>> {
     // Access sizes are powers of two, so alignment is a mask test.
     let n = req.bytes() as u64;
@@ -238,22 +273,17 @@ fn misaligned(
     if bad == 0 {
         return None;
     }
-    let lane = bad.trailing_zeros() as usize;
-    let msg = format!(
-        "misaligned {n}-byte {} of {space} memory at address {:#x} (not a multiple of {n}) by {} of warp {}; \
-         a vector or wide access needs an address aligned to its size",
-        what(req),
-        addrs[lane],
-        super::block::lane_list(bad),
-        w.index
-    );
-    Some(Box::new(cx.diagnostic(
-        DiagnosticKind::Misaligned,
+    let at = addrs[bad.trailing_zeros() as usize];
+    Some(bad_access(
         w,
-        lane,
-        inst.site,
-        msg,
-    )))
+        cx,
+        inst,
+        req,
+        bad,
+        at,
+        space,
+        AccessFault::Misaligned,
+    ))
 }
 
 #[inline]
@@ -348,7 +378,7 @@ fn global(
     addrs: &[u64; 32],
     counted: bool,
 ) -> Result<(), Box<Diagnostic>> {
-    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "global") {
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, MemorySpace::Global) {
         return Err(d);
     }
     if exec == FULL
@@ -376,22 +406,22 @@ fn global(
             bad |= (allocs[l].is_none() as u32) << l;
         }
         if bad != 0 {
-            let l = bad.trailing_zeros() as usize;
-            let a = addrs[l];
-            let msg = format!(
-                "out-of-bounds {len}-byte {} of global memory at address {a:#x} by {} of warp {}: {}",
-                what(req),
-                super::block::lane_list(bad),
-                w.index,
-                describe_global_miss(mem, a, len)
-            );
-            return Err(Box::new(cx.diagnostic(
-                DiagnosticKind::OutOfBounds,
+            let a = addrs[bad.trailing_zeros() as usize];
+            let mut miss = global_miss(mem, a, len);
+            if let Some(allocation) = miss.allocation_mut() {
+                miss::name(&cx.l.view(), allocation);
+            }
+            let fault = AccessFault::Global { miss };
+            return Err(bad_access(
                 w,
-                l,
-                inst.site,
-                msg,
-            )));
+                cx,
+                inst,
+                req,
+                bad,
+                a,
+                MemorySpace::Global,
+                fault,
+            ));
         }
     }
     if counted {
@@ -781,29 +811,24 @@ fn shared(
     }
     let bad = bad & exec;
     if bad != 0 {
-        let lane = bad.trailing_zeros() as usize;
-        let a = addrs[lane];
-        let msg = format!(
-            "out-of-bounds {len}-byte {} of shared memory at offset {a} by {} of warp {}: the block has {size} \
-             bytes of shared memory{}",
-            what(req),
-            super::block::lane_list(bad),
-            w.index,
-            if cx.l.dynamic_shared == 0 && cx.l.prog.dynamic_shared_offset as u64 <= a {
-                " (an `extern __shared__` array needs its size as the launch's dynamic shared memory)"
-            } else {
-                ""
-            }
-        );
-        return Err(Box::new(cx.diagnostic(
-            DiagnosticKind::OutOfBounds,
+        let a = addrs[bad.trailing_zeros() as usize];
+        let fault = AccessFault::Shared {
+            size,
+            dynamic_unsized: cx.l.dynamic_shared == 0
+                && cx.l.prog.dynamic_shared_offset as u64 <= a,
+        };
+        return Err(bad_access(
             w,
-            lane,
-            inst.site,
-            msg,
-        )));
+            cx,
+            inst,
+            req,
+            bad,
+            a,
+            MemorySpace::Shared,
+            fault,
+        ));
     }
-    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "shared") {
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, MemorySpace::Shared) {
         return Err(d);
     }
     // Only a watched launch (the re-run that explains a wrong output) pays for this.
@@ -928,24 +953,20 @@ fn local(
     }
     let bad = bad & exec;
     if bad != 0 {
-        let lane = bad.trailing_zeros() as usize;
-        let msg = format!(
-            "out-of-bounds {len}-byte {} of local memory at offset {} by {} of warp {}: the thread's local \
-             arrays take {limit} bytes (an index past the end of a local array)",
-            what(req),
-            addrs[lane] as i64,
-            super::block::lane_list(bad),
-            w.index
-        );
-        return Err(Box::new(cx.diagnostic(
-            DiagnosticKind::OutOfBounds,
+        let a = addrs[bad.trailing_zeros() as usize];
+        let fault = AccessFault::Local { size: limit };
+        return Err(bad_access(
             w,
-            lane,
-            inst.site,
-            msg,
-        )));
+            cx,
+            inst,
+            req,
+            bad,
+            a,
+            MemorySpace::Local,
+            fault,
+        ));
     }
-    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, "local") {
+    if let Some(d) = misaligned(w, cx, inst, req, exec, addrs, MemorySpace::Local) {
         return Err(d);
     }
     let eb = req.elem_bytes() as usize;

@@ -1,7 +1,10 @@
 //! Planted mistakes get the right diagnostic at the right source line.
 
 use super::common::*;
-use sim::{Diagnostic, DiagnosticKind, LaunchReport, Limits, Machine};
+use sim::{
+    AccessFault, AccessOp, BadAccess, Diagnostic, DiagnosticKind, GlobalMiss, LaunchReport, Limits,
+    Machine, MemorySpace, NearAllocation,
+};
 
 fn only(r: &LaunchReport, kind: DiagnosticKind) -> &Diagnostic {
     let found: Vec<_> = r.diagnostics.iter().filter(|d| d.kind == kind).collect();
@@ -51,6 +54,101 @@ fn out_of_bounds_by_one() {
             .contains("past the end of the 4000-byte allocation"),
         "{}",
         d.message
+    );
+}
+
+/// The facts of the diagnostic's bad access, which every out-of-bounds and misaligned one has.
+fn access_of(d: &Diagnostic) -> &BadAccess {
+    let access = d.access.as_deref().expect("a bad access carries its facts");
+    assert_eq!(
+        d.message,
+        access.message(),
+        "the message is the facts' sentence"
+    );
+    access
+}
+
+#[test]
+fn out_of_bounds_by_one_gives_its_allocation_argument_element_and_lane_as_facts() {
+    let r = vector_add_bug("vector_add_off_by_one");
+    let d = only(&r, DiagnosticKind::OutOfBounds);
+    let access = access_of(d);
+    assert_eq!(
+        (access.space, access.op, access.bytes, access.warp),
+        (MemorySpace::Global, AccessOp::Load, 4, 7)
+    );
+    assert_eq!(access.lanes, 1 << 8, "thread 1000 alone: lane 8 of warp 7");
+    let Some(GlobalMiss::PastEnd {
+        allocation,
+        after,
+        element,
+    }) = access.global_miss()
+    else {
+        panic!("not past the end: {access:#?}");
+    };
+    assert_eq!((*after, *element), (0, 1000));
+    assert_eq!(access.address, allocation.base + 4000);
+    assert_eq!(allocation.size, 4000);
+    // The compiled kernel loads b[i] before a[i].
+    assert_eq!(
+        allocation.argument,
+        Some(1),
+        "`b` is the kernel's second parameter"
+    );
+    assert_eq!(allocation.variable, None);
+}
+
+#[test]
+fn a_pointer_before_its_allocation_is_before_the_start_and_names_no_argument() {
+    let m = module("vector_add");
+    let mut gpu = Machine::new();
+    let a = upload(&mut gpu, &[1f32; 32]);
+    let b = upload(&mut gpu, &[2f32; 32]);
+    let c = gpu.alloc(4 * 32);
+    let before_c = c - 128;
+    let r = launch(
+        &mut gpu,
+        &m,
+        "vector_add_unguarded",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[Arg::Ptr(a), Arg::Ptr(b), Arg::Ptr(before_c), Arg::I32(32)],
+    );
+    let access = access_of(only(&r, DiagnosticKind::OutOfBounds));
+    assert_eq!((access.op, access.lanes), (AccessOp::Store, u32::MAX));
+    let expected = GlobalMiss::BeforeStart {
+        allocation: NearAllocation {
+            base: c,
+            size: 128,
+            argument: None,
+            variable: None,
+        },
+        before: 128,
+    };
+    assert_eq!(access.global_miss(), Some(&expected));
+    assert!(
+        access
+            .message()
+            .contains("128 bytes before the start of the 128-byte allocation"),
+        "{}",
+        access.message()
+    );
+}
+
+#[test]
+fn a_bad_access_names_its_allocation_in_the_readers_words() {
+    let r = vector_add_bug("vector_add_off_by_one");
+    let access = access_of(only(&r, DiagnosticKind::OutOfBounds));
+    let named = access.describe(&|allocation| match allocation.argument {
+        Some(1) => "`b` (4000 bytes)".to_string(),
+        _ => allocation.simulator_words(),
+    });
+    assert!(
+        named.ends_with(
+            "by lane 8 of warp 7: just past the end of `b` (4000 bytes) (element 1000 of an array \
+             that holds 1000 elements of 4 bytes)"
+        ),
+        "{named}"
     );
 }
 
@@ -266,6 +364,12 @@ fn misaligned_vector_load() {
     let d = only(&r, DiagnosticKind::Misaligned);
     at_line(d, "coalescing", "BUG: float4 load");
     assert!(d.message.contains("16-byte"), "{}", d.message);
+    let access = access_of(d);
+    assert_eq!(
+        (access.fault.clone(), access.space, access.bytes),
+        (AccessFault::Misaligned, MemorySpace::Global, 16)
+    );
+    assert_ne!(access.address % 16, 0, "{access:#?}");
 }
 
 #[test]
@@ -283,10 +387,13 @@ fn local_array_overflow() {
         &[Arg::Ptr(idx), Arg::Ptr(out), Arg::I32(32)],
     );
     assert!(r.aborted);
-    at_line(
-        only(&r, DiagnosticKind::OutOfBounds),
-        "local_array",
-        "BUG: index past the local array",
+    let d = only(&r, DiagnosticKind::OutOfBounds);
+    at_line(d, "local_array", "BUG: index past the local array");
+    let access = access_of(d);
+    assert_eq!(access.space, MemorySpace::Local);
+    assert!(
+        matches!(access.fault, AccessFault::Local { size } if access.address >= size),
+        "{access:#?}"
     );
 }
 

@@ -82,6 +82,7 @@ pub(super) fn report(cx: &mut BlockCx, found: Found) {
             place_words: Race::words_in(&message, &what),
         })),
         message,
+        access: None,
     };
     if cx.out.race_reads.remove(&key) {
         if let Some(entry) = cx.out.diags.iter_mut().find(|(_, k, _)| *k == key) {
