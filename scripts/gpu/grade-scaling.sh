@@ -4,7 +4,8 @@
 # workers as the two GPUs had, so that what is the GPUs' and what is the host's shows apart. For
 # each run: the wall time, the CPU time the whole machine spent (from /proc/stat), and when the
 # first and the last cell were saved (the course's check and the staging come before the first).
-# Usage: scripts/gpu/grade-scaling.sh [STUDENTS] [LABEL]   (results in $OUT/grade-scaling-LABEL.md)
+# Usage: scripts/gpu/grade-scaling.sh [STUDENTS] [LABEL]   (results in $OUT/grade-scaling-LABEL.md,
+# every cell's exercise, status, check time and save time in $OUT/grade-cells-LABEL.csv)
 # RUNNER_COMPILES_PER_CHILD=1 in the environment gives every compile a fresh compile child, as
 # before children served many (issue 24's comparison).
 . "$(dirname "$0")/env.sh"
@@ -41,14 +42,35 @@ bench() {
   # Runnable and blocked threads, context switches a second: a shared wait shows as few runnable.
   awk 'NR > 3 {r += $1; b += $2; cs += $12; n++} END {if (n) printf "vmstat: %.1f runnable, %.1f blocked, %.0f context switches a second\n", r/n, b/n, cs/n}' "$keep/vmstat"
   # Cell files' times: the first is saved once the course is checked and the class staged.
-  python3 - "$keep/grades/cells" "$t0" <<'EOF'
-import os, sys
-root, start = sys.argv[1], float(sys.argv[2])
-times = sorted(os.path.getmtime(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs if f.endswith(".json"))
+  python3 - "$keep/grades/cells" "$t0" "$OUT/grade-cells-$LABEL.csv" "$label" <<'EOF'
+import json, os, sys
+root, start, table, run = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+paths = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".json")]
+times = sorted(os.path.getmtime(p) for p in paths)
 if times:
     n = len(times)
     at = lambda q: times[min(n - 1, int(q * n))] - start
     print(f"Cells saved: first at {times[0] - start:.1f} s, half at {at(0.5):.1f} s, 90% at {at(0.9):.1f} s, last at {times[-1] - start:.1f} s")
+# Cells a worker checked (the others are saved as the class is staged): when the first came
+# shows what the workers' start costs.
+immediate = {"missing", "not_done", "refused"}
+checked = sorted(os.path.getmtime(p) for p in paths if json.load(open(p)).get("status") not in immediate)
+if checked:
+    print(f"Checked cells saved: first at {checked[0] - start:.2f} s, last at {checked[-1] - start:.2f} s")
+    # How many a half second: the ramp while workers start, the steady rate, the tail.
+    bins = [0] * (int(2 * (checked[-1] - start)) + 1)
+    for t in checked:
+        bins[int(2 * (t - start))] += 1
+    print("Checked cells a half second:", " ".join(map(str, bins)))
+# Every cell, for a timeline by exercise: the run, the exercise, its status, how long its check
+# took and when it was saved (s after the start).
+new = not os.path.exists(table)
+with open(table, "a") as out:
+    if new:
+        out.write("run,exercise,status,check_s,saved_s\n")
+    for p in paths:
+        cell = json.load(open(p))
+        out.write(f"{run},{cell.get('exercise')},{cell.get('status')},{cell.get('seconds')},{os.path.getmtime(p) - start:.3f}\n")
 EOF
   rm -rf "$keep"
   echo '```'
