@@ -685,6 +685,7 @@ mod tests {
             verdict,
             error: None,
             mismatch: None,
+            finding: None,
         }
     }
 

@@ -40,9 +40,12 @@ pub enum BackendError {
         limit: Duration,
         detail: Option<String>,
     },
-    /// The kernel stopped at a bug named by its kind (misaligned access, trap, deadlock): the
-    /// simulator's diagnostic, or the GPU's fault as the diagnostic it equals. The checker gives
-    /// it its verdict.
+    /// The simulator stopped the kernel at a bug: its diagnostic, whose facts (the array an
+    /// access left, its element, the lanes) the checker renders in the case's own names.
+    #[error("{}", sim::describe(.0))]
+    Diagnosed(Box<::sim::Diagnostic>),
+    /// The GPU stopped the kernel at a fault named by the diagnostic's kind it equals (a
+    /// misaligned address). The checker gives it its verdict.
     #[error("{text}")]
     Stopped {
         kind: ::sim::DiagnosticKind,

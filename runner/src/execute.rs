@@ -32,12 +32,6 @@ impl Allocation {
     }
 }
 
-/// Whether an out-of-bounds message names one lane alone ("by lane 7 of warp 0"): with one
-/// lane just past the end, the guard is there and off by one.
-fn one_lane(text: &str) -> bool {
-    text.contains(" by lane ")
-}
-
 /// What one run of a case gave back.
 pub struct CaseRun {
     pub outputs: Vec<(String, HostData)>,
@@ -135,44 +129,6 @@ impl Prepared {
         Ok((outputs, started.elapsed()))
     }
 
-    /// The simulator names a buffer by its address; the student knows it by its parameter name.
-    /// An out-of-bounds access just past the end of a buffer gets the guard that prevents it.
-    pub fn name_buffers(&self, err: BackendError) -> BackendError {
-        let rename = |text: &str| {
-            let mut text = text.to_string();
-            for b in &self.buffers {
-                let address = format!("the {}-byte allocation at {:#x}", b.len, b.base);
-                text = text.replace(&address, &format!("`{}` ({} bytes)", b.name, b.len));
-            }
-            let just_past = self
-                .buffers
-                .iter()
-                .find(|b| text.contains(&format!("past the end of `{}`", b.name)));
-            if let Some(b) = just_past {
-                text.push_str(&format!(
-                    ". No thread may reach past the end of `{}`: guard the access with the array's \
-                     length, as in `if (i < n)` or, in 2D, `if (row < rows && col < cols)` (the grid \
-                     is rounded up to whole blocks), or keep the index inside the array at its edges",
-                    b.name
-                ));
-                if text.contains("just past the end") && one_lane(&text) {
-                    text.push_str(
-                        "; this access is exactly one element past the end: a `<=` where `<` belongs?",
-                    );
-                }
-            }
-            text
-        };
-        match err {
-            BackendError::OutOfBounds(text) => BackendError::OutOfBounds(rename(&text)),
-            BackendError::Stopped { kind, text } => BackendError::Stopped {
-                kind,
-                text: rename(&text),
-            },
-            other => other,
-        }
-    }
-
     /// What a watched launch records for elements `indices` of output `buffer`, with every
     /// buffer named so that where a value was loaded reads `a[5]`; None for an unknown buffer.
     pub fn watch(&self, buffer: &str, indices: &[usize]) -> Option<sim::Watch> {
@@ -253,7 +209,6 @@ pub fn run_case(
     let details = match backend.launch(module, &prepared.launch_of(case, time_limit)) {
         Ok(details) => details,
         Err(err) => {
-            let err = prepared.name_buffers(err);
             prepared.free(backend);
             return Err(err);
         }

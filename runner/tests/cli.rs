@@ -232,6 +232,15 @@ fn out_of_bounds_names_the_array_and_suggests_the_guard() {
     let error = report["cases"][0]["error"].as_str().unwrap();
     assert!(error.contains("past the end of `a`"), "{error}");
     assert!(error.contains("if (i < n)"), "{error}");
+    // The same facts as fields, for a reader that has no business parsing the sentence: case
+    // n = 1 has one element, and thread 1 is the first past it.
+    let finding = &report["cases"][0]["finding"];
+    assert_eq!(finding["verdict"], "out_of_bounds", "{finding}");
+    assert_eq!(finding["buffer"], "a", "{finding}");
+    assert_eq!(finding["element"], 1, "{finding}");
+    assert_eq!(finding["place"]["line"], 5, "{finding}");
+    assert_eq!(finding["place"]["file"], no_guard.as_str(), "{finding}");
+    assert_eq!(finding["thread"], serde_json::json!([1, 0, 0]), "{finding}");
 }
 
 #[test]

@@ -79,6 +79,10 @@ pub struct CaseResult {
     pub error: Option<String>,
     /// The first output that differs from the reference.
     pub mismatch: Option<Mismatch>,
+    /// The bug that stopped the case's kernel, as facts (its line, array, element, thread),
+    /// where the simulator found one; `error` is its sentence. A GPU's fault names none.
+    #[serde(default)]
+    pub finding: Option<Finding>,
 }
 
 /// Timings on a GPU, all from the same run.

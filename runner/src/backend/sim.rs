@@ -103,11 +103,10 @@ fn cpu_threads() -> usize {
         .unwrap_or(0)
 }
 
-/// A fatal diagnostic as the error a GPU would have raised, with the simulator's better detail.
+/// A fatal diagnostic as the error that stops the case: a hang as a GPU's time limit would, any
+/// other bug as the diagnostic itself, facts and all.
 fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
-    let text = describe(diagnostic);
     match diagnostic.kind {
-        DiagnosticKind::OutOfBounds => BackendError::OutOfBounds(text),
         DiagnosticKind::Timeout => {
             let [bx, by, bz] = diagnostic.block;
             let [tx, ty, tz] = diagnostic.thread;
@@ -123,7 +122,7 @@ fn fatal_error(diagnostic: &Diagnostic, limit: Duration) -> BackendError {
                 )),
             }
         }
-        kind => BackendError::Stopped { kind, text },
+        _ => BackendError::Diagnosed(Box::new(diagnostic.clone())),
     }
 }
 

@@ -29,6 +29,7 @@ impl Checker<'_> {
             verdict: Verdict::WrongOutput,
             error: None,
             mismatch: None,
+            finding: None,
         };
         // The CPU reference runs on another thread while the kernel runs: for a large case
         // both take tens of milliseconds, and a student waits for the slower only.
@@ -59,9 +60,10 @@ impl Checker<'_> {
         let (run, prepared) = match ran {
             Ok(done) => done,
             Err(err) => {
-                let (verdict, text) = describe_backend_error(&err);
+                let (verdict, text, finding) = describe_backend_error(case, &err);
                 result.verdict = verdict;
                 result.error = Some(text);
+                result.finding = finding;
                 return CaseOutcome {
                     result,
                     sim: None,

@@ -8,7 +8,7 @@ use crate::backend::BackendError;
 use crate::course::Exercise;
 use checks::Case;
 use contract::{CheckReport, Finding, Place, Verdict};
-use sim::{Diagnostic, DiagnosticKind, RacePlace};
+use sim::{BadAccess, Diagnostic, DiagnosticKind, GlobalMiss, NearAllocation, RacePlace};
 
 /// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
 pub fn of_diagnostic(d: &Diagnostic) -> Verdict {
@@ -82,9 +82,21 @@ pub fn worse(this: Verdict, other: Verdict) -> Verdict {
     }
 }
 
-/// A backend error as the case's verdict and the line a student reads under the failing case.
-pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
-    match err {
+/// A backend error as the case's verdict and the line a student reads under the failing case,
+/// with the bug as a finding of `case` where the simulator stopped the kernel at one.
+pub(super) fn describe_backend_error(
+    case: &Case,
+    err: &BackendError,
+) -> (Verdict, String, Option<Finding>) {
+    let (verdict, text) = match err {
+        BackendError::Diagnosed(d) => {
+            let found = finding(case, d);
+            let text = match found.verdict {
+                Verdict::OutOfBounds => format!("Out of bounds: {}", found.text),
+                _ => found.text.clone(),
+            };
+            return (found.verdict, text, Some(found));
+        }
         BackendError::OutOfBounds(detail) => {
             (Verdict::OutOfBounds, format!("Out of bounds: {detail}"))
         }
@@ -95,7 +107,8 @@ pub(super) fn describe_backend_error(err: &BackendError) -> (Verdict, String) {
         }
         BackendError::Fault(detail) => (Verdict::Crashed, format!("The kernel failed: {detail}")),
         other => (Verdict::Crashed, other.to_string()),
-    }
+    };
+    (verdict, text, None)
 }
 
 /// The argument (0-based) and element a race on global memory touched through a kernel
@@ -117,18 +130,21 @@ pub(super) fn findings(case: &Case, diagnostics: &[Diagnostic]) -> Vec<Finding> 
     diagnostics.iter().map(|d| finding(case, d)).collect()
 }
 
+/// The buffer of `case` that the kernel's parameter `argument` (0-based) is.
+fn buffer_of(case: &Case, argument: Option<u32>) -> Option<&checks::Buffer> {
+    match case.args.get(argument? as usize)? {
+        checks::Arg::Buffer(buffer) => Some(buffer),
+        checks::Arg::Scalar { .. } => None,
+    }
+}
+
 /// One diagnostic as a finding of `case`: its facts as fields, and the sentence, which calls the
-/// array by the buffer's name where the race's place is a kernel argument.
+/// array by the buffer's name where the memory is a kernel argument's.
 fn finding(case: &Case, d: &Diagnostic) -> Finding {
-    let raced = raced_argument(d);
-    let buffer = raced.and_then(|(argument, _)| match case.args.get(argument as usize) {
-        Some(checks::Arg::Buffer(buffer)) => Some(buffer.name.clone()),
-        _ => None,
-    });
-    let element = raced.and_then(|(_, element)| element);
-    let words = buffer
-        .as_ref()
-        .map(|name| named_element(element, &format!("`{name}`")));
+    let (buffer, element, text) = match d.access.as_deref() {
+        Some(access) => bad_access(case, d, access),
+        None => race(case, d),
+    };
     Finding {
         verdict: of_diagnostic(d),
         case: case.name.clone(),
@@ -141,8 +157,59 @@ fn finding(case: &Case, d: &Diagnostic) -> Finding {
         element,
         thread: d.thread,
         block: d.block,
-        text: sentence(d, words.as_deref()),
+        text,
     }
+}
+
+/// A diagnostic's buffer, element and sentence, where a race's place is a kernel argument.
+fn race(case: &Case, d: &Diagnostic) -> (Option<String>, Option<u64>, String) {
+    let raced = raced_argument(d);
+    let buffer = raced
+        .and_then(|(argument, _)| buffer_of(case, Some(argument)))
+        .map(|b| b.name.clone());
+    let element = raced.and_then(|(_, element)| element);
+    let words = buffer
+        .as_ref()
+        .map(|name| named_element(element, &format!("`{name}`")));
+    (buffer, element, sentence(d, words.as_deref()))
+}
+
+/// A bad access's buffer (the one a kernel parameter points at, whose allocation the access
+/// was nearest), its element, and its sentence in the buffer's name, ending in the guard that
+/// prevents an access past the end.
+fn bad_access(
+    case: &Case,
+    d: &Diagnostic,
+    access: &BadAccess,
+) -> (Option<String>, Option<u64>, String) {
+    let miss = access.global_miss();
+    let buffer = miss
+        .and_then(GlobalMiss::allocation)
+        .and_then(|a| buffer_of(case, a.argument))
+        .map(|b| b.name.clone());
+    let element = buffer.as_ref().and_then(|_| miss?.element());
+    let named = |a: &NearAllocation| match buffer_of(case, a.argument) {
+        Some(b) => format!("`{}` ({} bytes)", b.name, a.size),
+        None => a.simulator_words(),
+    };
+    let mut text = crate::backend::sim::describe(&Diagnostic {
+        message: access.describe(&named),
+        ..d.clone()
+    });
+    if let (Some(name), Some(miss)) = (&buffer, miss.filter(|m| m.is_past_the_end())) {
+        text.push_str(&format!(
+            ". No thread may reach past the end of `{name}`: guard the access with the array's \
+             length, as in `if (i < n)` or, in 2D, `if (row < rows && col < cols)` (the grid \
+             is rounded up to whole blocks), or keep the index inside the array at its edges"
+        ));
+        let just_past = matches!(miss, GlobalMiss::PastEnd { after: 0, .. });
+        if just_past && access.lanes.count_ones() == 1 {
+            text.push_str(
+                "; this access is exactly one element past the end: a `<=` where `<` belongs?",
+            );
+        }
+    }
+    (buffer, element, text)
 }
 
 /// "element 3 of `x`", or the array alone where the simulator gave no element.
@@ -323,14 +390,115 @@ mod tests {
         }
     }
 
+    /// Exercise 02's first case.
+    fn first_case() -> Case {
+        checks::cases_for("02", &checks::CaseOptions::default())
+            .unwrap()
+            .remove(0)
+    }
+
+    /// A 4-byte load by `lanes` of warp 0, `after` bytes past the end of the 4-byte allocation
+    /// that kernel parameter `argument` points at, at `oob.cu:5`.
+    fn past_the_end(argument: Option<u32>, after: u64, lanes: u32) -> Diagnostic {
+        let base = 0x7000_0000_0000;
+        let access = BadAccess {
+            space: sim::MemorySpace::Global,
+            op: sim::AccessOp::Load,
+            bytes: 4,
+            address: base + 4 + after,
+            lanes,
+            warp: 0,
+            fault: sim::AccessFault::Global {
+                miss: GlobalMiss::PastEnd {
+                    allocation: NearAllocation {
+                        base,
+                        size: 4,
+                        argument,
+                        variable: None,
+                    },
+                    after,
+                    element: (4 + after) / 4,
+                },
+            },
+        };
+        Diagnostic {
+            kind: DiagnosticKind::OutOfBounds,
+            block: [0, 0, 0],
+            thread: [lanes.trailing_zeros(), 0, 0],
+            location: Some(sim::SourceLocation {
+                file: "oob.cu".into(),
+                line: 5,
+            }),
+            message: access.message(),
+            race: None,
+            access: Some(Box::new(access)),
+        }
+    }
+
+    #[test]
+    fn an_access_past_a_buffer_is_a_finding_with_its_name_element_and_line_and_the_guard_to_add() {
+        let case = first_case();
+        let stopped = BackendError::Diagnosed(Box::new(past_the_end(Some(0), 0, 1 << 1)));
+        let (verdict, text, found) = describe_backend_error(&case, &stopped);
+        let found = found.expect("the simulator's bug is a finding");
+        assert_eq!(verdict, Verdict::OutOfBounds);
+        assert_eq!(
+            (found.buffer.as_deref(), found.element, found.thread),
+            (Some("a"), Some(1), [1, 0, 0])
+        );
+        let place = found.place.expect("the line");
+        assert_eq!((place.file.as_str(), place.line), ("oob.cu", 5));
+        assert_eq!(text, format!("Out of bounds: {}", found.text));
+        assert_eq!(
+            text,
+            "Out of bounds: oob.cu:5: out-of-bounds 4-byte load of global memory at address \
+             0x700000000004 by lane 1 of warp 0: just past the end of `a` (4 bytes) (element 1 of \
+             an array that holds 1 element of 4 bytes) (block (0, 0, 0), thread (1, 0, 0)). No \
+             thread may reach past the end of `a`: guard the access with the array's length, as \
+             in `if (i < n)` or, in 2D, `if (row < rows && col < cols)` (the grid is rounded up \
+             to whole blocks), or keep the index inside the array at its edges; this access is \
+             exactly one element past the end: a `<=` where `<` belongs?"
+        );
+    }
+
+    #[test]
+    fn only_one_lane_just_past_the_end_is_called_off_by_one_and_an_unknown_allocation_keeps_its_address(
+    ) {
+        let case = first_case();
+        let describe = |d| describe_backend_error(&case, &BackendError::Diagnosed(Box::new(d)));
+        let (_, lanes, _) = describe(past_the_end(Some(0), 0, 0b110));
+        assert!(lanes.contains("past the end of `a`"), "{lanes}");
+        assert!(!lanes.contains("`<=`"), "{lanes}");
+        let (_, further, _) = describe(past_the_end(Some(0), 8, 1));
+        assert!(further.contains("8 bytes past the end of `a`"), "{further}");
+        assert!(!further.contains("`<=`"), "{further}");
+        let (verdict, unknown, found) = describe(past_the_end(None, 0, 1));
+        let found = found.unwrap();
+        assert_eq!(
+            (verdict, found.buffer, found.element),
+            (Verdict::OutOfBounds, None, None)
+        );
+        assert!(
+            unknown.contains("just past the end of the 4-byte allocation at 0x700000000000"),
+            "{unknown}"
+        );
+        assert!(!unknown.contains("No thread may reach"), "{unknown}");
+    }
+
     #[test]
     fn a_kernel_stopped_at_a_bug_gets_the_verdict_of_its_kind_on_either_backend() {
+        let case = first_case();
         let stopped = |kind| BackendError::Stopped {
             kind,
             text: "stopped".into(),
         };
+        let describe = |kind| {
+            let (verdict, text, found) = describe_backend_error(&case, &stopped(kind));
+            assert_eq!(found, None, "a GPU's fault names no facts");
+            (verdict, text)
+        };
         // The GPU's misaligned-address fault is reported as the simulator's diagnostic kind.
-        let misaligned = describe_backend_error(&stopped(DiagnosticKind::Misaligned)).0;
+        let misaligned = describe(DiagnosticKind::Misaligned).0;
         let fault = cudarc::driver::sys::CUresult::CUDA_ERROR_MISALIGNED_ADDRESS as u32;
         assert_eq!(Some(misaligned), of_fault(fault));
         assert_eq!(misaligned, Verdict::Misaligned);
@@ -341,10 +509,7 @@ mod tests {
             (DiagnosticKind::SharedRace, Verdict::Race),
         ];
         for (kind, verdict) in cases {
-            assert_eq!(
-                describe_backend_error(&stopped(kind)),
-                (verdict, "stopped".into())
-            );
+            assert_eq!(describe(kind), (verdict, "stopped".into()));
         }
     }
 
