@@ -132,7 +132,7 @@ pub(crate) struct Conflict {
 impl Conflict {
     /// Both accesses store plain values to the same bytes: no barrier makes that right, one of the
     /// two indices is wrong (or the update needs an atomic).
-    pub fn is_write_write(&self, acc: &Access) -> bool {
+    pub(crate) fn is_write_write(&self, acc: &Access) -> bool {
         self.kind == Kind::Write && acc.kind == Kind::Write
     }
 }
@@ -382,7 +382,7 @@ pub(crate) struct RaceShadow {
 }
 
 impl RaceShadow {
-    pub fn resize(&mut self, shared_bytes: usize) {
+    pub(crate) fn resize(&mut self, shared_bytes: usize) {
         self.words = vec![Rec::default(); shared_bytes.div_ceil(4) + 4];
         self.split = Split::default();
     }
@@ -390,7 +390,13 @@ impl RaceShadow {
     /// Checks and records an access of `len` bytes at byte offset `addr` in barrier interval
     /// `epoch`; returns the first conflict found.
     #[inline]
-    pub fn check(&mut self, epoch: u32, addr: usize, len: usize, acc: &Access) -> Option<Conflict> {
+    pub(crate) fn check(
+        &mut self,
+        epoch: u32,
+        addr: usize,
+        len: usize,
+        acc: &Access,
+    ) -> Option<Conflict> {
         if len == 4 && addr & 3 == 0 {
             let w = &mut self.words[addr >> 2];
             if w.split == WHOLE && !w.needs_split(epoch, 0xf, acc.tid) {

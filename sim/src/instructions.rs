@@ -34,7 +34,7 @@ pub(crate) enum Class {
 }
 
 impl Class {
-    pub fn of(op: &Op) -> Class {
+    pub(crate) fn of(op: &Op) -> Class {
         match op {
             Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => Class::Memory,
             Op::Bra { .. }

@@ -583,7 +583,7 @@ pub(crate) struct Inst {
 
 impl Op {
     /// The registers an instruction writes (`NONE` where a destination is unused).
-    pub fn written_slots(&self) -> Vec<Slot> {
+    pub(crate) fn written_slots(&self) -> Vec<Slot> {
         match *self {
             Op::Mov { d, .. }
             | Op::Pack { d, .. }

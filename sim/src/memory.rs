@@ -39,7 +39,7 @@ pub(crate) struct Allocation {
 impl Allocation {
     /// Loads `bytes` (1, 2, 4 or 8) at byte offset `off`, which is a multiple of `bytes`.
     #[inline]
-    pub fn load(&self, off: u64, bytes: u32) -> u64 {
+    pub(crate) fn load(&self, off: u64, bytes: u32) -> u64 {
         let w = (off >> 2) as usize;
         match bytes {
             4 => self.words[w].load(Relaxed) as u64,
@@ -55,7 +55,7 @@ impl Allocation {
     }
 
     #[inline]
-    pub fn store(&self, off: u64, bytes: u32, v: u64) {
+    pub(crate) fn store(&self, off: u64, bytes: u32, v: u64) {
         let w = (off >> 2) as usize;
         match bytes {
             4 => self.words[w].store(v as u32, Relaxed),
@@ -141,7 +141,7 @@ pub(crate) fn global_miss(mem: &GlobalMemory, addr: u64, len: u64) -> GlobalMiss
 }
 
 impl GlobalMemory {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         GlobalMemory {
             allocs: BTreeMap::new(),
             freed: std::collections::VecDeque::new(),
@@ -150,7 +150,7 @@ impl GlobalMemory {
         }
     }
 
-    pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, SimError> {
+    pub(crate) fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, SimError> {
         let size = bytes.max(1);
         let out_of_memory = || SimError::OutOfMemory {
             requested: bytes,
@@ -176,7 +176,7 @@ impl GlobalMemory {
     /// Places an allocation of `bytes` at `base`, where memory the host already has lives (host
     /// memory mapped into the device's address space, or managed memory): kernels then use the
     /// host's own addresses. Refused when any byte of it is another allocation's, or in a window.
-    pub fn alloc_at(&mut self, base: u64, bytes: u64) -> Result<(), SimError> {
+    pub(crate) fn alloc_at(&mut self, base: u64, bytes: u64) -> Result<(), SimError> {
         let size = bytes.max(1);
         let end = base.checked_add(size);
         let windows = [SHARED_WINDOW, LOCAL_WINDOW];
@@ -211,7 +211,7 @@ impl GlobalMemory {
         Ok(())
     }
 
-    pub fn free(&mut self, addr: u64) -> bool {
+    pub(crate) fn free(&mut self, addr: u64) -> bool {
         match self.allocs.remove(&addr) {
             Some(a) => {
                 self.in_use -= a.size;
@@ -226,13 +226,13 @@ impl GlobalMemory {
     }
 
     /// `(base, size)` of every live allocation, in ascending order of base.
-    pub fn allocations(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub(crate) fn allocations(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.allocs.values().map(|a| (a.base, a.size))
     }
 
     /// The allocation holding `[addr, addr + len)`, or `None` when any byte is outside.
     #[inline]
-    pub fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
+    pub(crate) fn find(&self, addr: u64, len: u64) -> Option<&Allocation> {
         let (_, a) = self.allocs.range(..=addr).next_back()?;
         (addr - a.base)
             .checked_add(len)
@@ -240,7 +240,7 @@ impl GlobalMemory {
             .then_some(a)
     }
 
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+    pub(crate) fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
         let a = self
             .find(addr, data.len() as u64)
             .ok_or_else(|| SimError::BadAccess {
@@ -265,7 +265,7 @@ impl GlobalMemory {
         Ok(())
     }
 
-    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
+    pub(crate) fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
         let a = self.find(addr, len).ok_or_else(|| SimError::BadAccess {
             op: "read",
             addr,

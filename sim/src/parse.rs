@@ -55,7 +55,7 @@ pub(crate) struct VarDecl {
 }
 
 impl VarDecl {
-    pub fn size_bytes(&self) -> u64 {
+    pub(crate) fn size_bytes(&self) -> u64 {
         self.count.unwrap_or(0) * self.elem_size as u64
     }
 }

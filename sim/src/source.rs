@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 /// NVRTC was given for the program (possibly with a directory prefix).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SourceLocation {
+    /// The source file's name, as NVRTC was given it.
     pub file: String,
+    /// Line in that file, from 1.
     pub line: u32,
 }
 

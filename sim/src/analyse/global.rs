@@ -241,7 +241,7 @@ pub(crate) struct LaunchView<'a> {
 
 impl LaunchView<'_> {
     /// The block with linear index `lin`, x fastest.
-    pub fn block_index(&self, lin: u64) -> [u32; 3] {
+    pub(crate) fn block_index(&self, lin: u64) -> [u32; 3] {
         let (gx, gy) = (self.grid[0] as u64, self.grid[1] as u64);
         [
             (lin % gx) as u32,
@@ -251,7 +251,7 @@ impl LaunchView<'_> {
     }
 
     /// The thread of its block with linear index `lin`, x fastest.
-    pub fn thread_index(&self, lin: u32) -> [u32; 3] {
+    pub(crate) fn thread_index(&self, lin: u32) -> [u32; 3] {
         let (bx, by) = (self.block_dim[0], self.block_dim[1]);
         [lin % bx, (lin / bx) % by, lin / (bx * by)]
     }
@@ -259,7 +259,7 @@ impl LaunchView<'_> {
 
 impl GlobalShadow {
     /// Starts block `block_lin`'s tracking; `epoch` is its first barrier interval.
-    pub fn begin_block(&mut self, epoch: u32) {
+    pub(crate) fn begin_block(&mut self, epoch: u32) {
         self.index.clear();
         self.used = 0;
         self.last = (u64::MAX, 0);
@@ -308,7 +308,13 @@ impl GlobalShadow {
     /// Checks and records one lane's access of `len` bytes at `addr` in barrier interval `epoch`;
     /// returns the first conflict with another thread of the block.
     #[inline]
-    pub fn check(&mut self, epoch: u32, addr: u64, len: u32, acc: &Access) -> Option<Conflict> {
+    pub(crate) fn check(
+        &mut self,
+        epoch: u32,
+        addr: u64,
+        len: u32,
+        acc: &Access,
+    ) -> Option<Conflict> {
         let end = addr + len as u64;
         let mut found = None;
         let mut word = addr >> 2;
@@ -361,7 +367,7 @@ impl GlobalShadow {
     /// has not touched (so no conflict is possible). `tids` gives each lane's thread; `acc` the
     /// rest of every lane's access. Returns false, recording nothing, where the accesses must be
     /// checked lane by lane.
-    pub fn check_run(
+    pub(crate) fn check_run(
         &mut self,
         epoch: u32,
         exec: u32,
@@ -566,7 +572,7 @@ impl GlobalShadow {
     }
 
     /// Turns the block's records into byte ranges for the cross-block pass.
-    pub fn finish_block(&mut self, block_lin: u64, out: &mut GlobalRanges) {
+    pub(crate) fn finish_block(&mut self, block_lin: u64, out: &mut GlobalRanges) {
         let mut slots: Vec<usize> = (0..self.used).collect();
         slots.sort_unstable_by_key(|&s| self.pages[s].number);
         // Reads, reads for a compare-and-swap, atomics, plain writes, plain writes after the

@@ -47,25 +47,25 @@ pub(crate) struct Locks {
 }
 
 impl Locks {
-    pub fn begin_block(&mut self) {
+    pub(crate) fn begin_block(&mut self) {
         self.held.clear();
         self.sections.clear();
     }
 
     /// Whether thread `tid` holds a lock (its writes need `step`).
     #[inline]
-    pub fn holds(&self, tid: u16) -> bool {
+    pub(crate) fn holds(&self, tid: u16) -> bool {
         self.held.get(tid as usize).is_some_and(|h| h.section != 0)
     }
 
     /// The section thread `tid` writes in (0: none), for `lock_of` at the end of the block.
     #[inline]
-    pub fn section(&self, tid: u16) -> u32 {
+    pub(crate) fn section(&self, tid: u16) -> u32 {
         self.held.get(tid as usize).map_or(0, |h| h.section)
     }
 
     /// Takes or gives back a lock for a write of one word.
-    pub fn step(&mut self, w: &LockWrite) {
+    pub(crate) fn step(&mut self, w: &LockWrite) {
         let i = w.tid as usize;
         if i >= self.held.len() {
             self.held.resize(i + 1, Held::default());
@@ -93,7 +93,7 @@ impl Locks {
     }
 
     /// The lock word of section `section` if it was given back; 0 otherwise.
-    pub fn lock_of(&self, section: u32) -> u64 {
+    pub(crate) fn lock_of(&self, section: u32) -> u64 {
         match section
             .checked_sub(1)
             .and_then(|i| self.sections.get(i as usize))

@@ -6,9 +6,9 @@
 //! here knows any exercise: it holds for any kernel.
 
 mod definition;
-pub mod loops;
+pub(crate) mod loops;
 mod scalar;
-pub mod thread;
+pub(crate) mod thread;
 
 /// A recorded value's type: the type of the instruction that made or stored it.
 pub use crate::ir::Ty as Scalar;
@@ -24,7 +24,9 @@ pub const KEPT_STORES: usize = 64;
 /// names (for where a loaded operand came from), and the threads to follow step by step.
 #[derive(Clone, Debug, Default)]
 pub struct Watch {
+    /// Output elements whose every store the launch records.
     pub elements: Vec<WatchedElement>,
+    /// Buffers that name the addresses loaded operands came from.
     pub buffers: Vec<NamedBuffer>,
     /// Threads whose every load, store and branch the launch records ([`thread::ThreadTrace`]).
     pub threads: Vec<thread::WatchedThread>,
@@ -33,16 +35,22 @@ pub struct Watch {
 /// One output element: its device address and size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WatchedElement {
+    /// Device address of the element's first byte.
     pub address: u64,
+    /// Size of the element in bytes.
     pub bytes: u32,
 }
 
 /// A device buffer as the student knows it: its parameter name, where it lies, its element size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedBuffer {
+    /// The kernel parameter's name.
     pub name: String,
+    /// Device address of the buffer's first byte.
     pub address: u64,
+    /// Size of the buffer in bytes.
     pub bytes: u64,
+    /// Size of one element in bytes, for element indices.
     pub element_bytes: u32,
 }
 
@@ -66,7 +74,9 @@ impl Watch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Space {
+    /// Global memory: a device address.
     Global,
+    /// The block's shared memory: a byte offset in it.
     Shared,
     /// Another lane's register, read with a shuffle: `index` is the lane.
     Lane,
@@ -75,6 +85,7 @@ pub enum Space {
 /// Where a value was loaded from: a named buffer's element where the address lies in one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
+    /// Which memory the address is in.
     pub space: Space,
     /// Device address (global) or byte offset in the block's shared memory.
     pub address: u64,
@@ -99,6 +110,7 @@ impl std::fmt::Display for Place {
 /// One operand of the instruction that computed a stored value, as it was when it was used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Operand {
+    /// The operand's type.
     pub ty: Scalar,
     /// `None` where the register may have changed between the computation and the store.
     pub bits: Option<u64>,
@@ -112,23 +124,31 @@ pub struct Operand {
 pub struct Computation {
     /// The PTX instruction, as `add.f32` or `ld.global.nc.f32`.
     pub instruction: String,
+    /// The CUDA source line of the instruction (None without line info).
     pub location: Option<SourceLocation>,
+    /// Its source operands, in PTX order, with their values then.
     pub operands: Vec<Operand>,
+    /// Where a load read the value; None for arithmetic.
     pub loaded_from: Option<Place>,
 }
 
 /// One store (or atomic) that wrote a watched element.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoreEvent {
+    /// Index of the storing thread's block.
     pub block: [u32; 3],
+    /// Index of the storing thread in its block.
     pub thread: [u32; 3],
+    /// The CUDA source line of the store (None without line info).
     pub location: Option<SourceLocation>,
     /// The PTX instruction, as `st.global.f32` or `atom.global.add.u32`.
     pub instruction: String,
+    /// The type the store wrote.
     pub ty: Scalar,
     /// What the store left in the element (its bits, element-sized), or where the store covered
     /// only part of the element (`whole` false), the bits it wrote.
     pub bits: u64,
+    /// Whether the store covered the whole element.
     pub whole: bool,
     /// Where the value was computed, when that is certain (straight code from the computation to
     /// the store, its operands unchanged since); `None` otherwise.
@@ -138,7 +158,9 @@ pub struct StoreEvent {
 /// Every store a watched launch made to one element, in the order they ran.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElementStores {
+    /// Device address of the element.
     pub address: u64,
+    /// Size of the element in bytes.
     pub bytes: u32,
     /// Stores that hit the element.
     pub count: u64,
@@ -176,7 +198,9 @@ impl ElementStores {
 /// watched thread, both in the watch's order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Watched {
+    /// The stores to each watched element.
     pub elements: Vec<ElementStores>,
+    /// The steps of each watched thread.
     pub threads: Vec<thread::ThreadTrace>,
     /// Reads of shared memory that no thread of the block had written, one per line at most.
     #[serde(default)]
@@ -187,8 +211,11 @@ pub struct Watched {
 /// the block reads there is whatever was left in shared memory, not anything it computed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UnwrittenRead {
+    /// Index of the reading thread's block.
     pub block: [u32; 3],
+    /// Index of the reading thread in its block.
     pub thread: [u32; 3],
+    /// The CUDA source line of the read (None without line info).
     pub location: Option<SourceLocation>,
     /// The `__shared__` array and the element read, in elements of the read's size.
     pub place: Place,
@@ -197,6 +224,7 @@ pub struct UnwrittenRead {
 /// Who wrote an element in one run: how many stores, and the last one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Writers {
+    /// Stores that hit the element in the run.
     pub count: u64,
     /// `None`: no thread wrote the element.
     pub last: Option<StoreEvent>,
@@ -216,14 +244,18 @@ impl Writers {
 /// the runs' last stores.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Divergence {
+    /// Which store of each run parts, from 1.
     pub number: u64,
+    /// The student's store of that number; None if the student's run stored fewer times.
     pub student: Option<StoreEvent>,
+    /// The reference's store of that number; None if the reference's run stored fewer times.
     pub reference: Option<StoreEvent>,
 }
 
 /// Where a wrong element's value came from, beside what the reference solution's run stored there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ElementOrigin {
+    /// Who wrote the element in the student's run.
     pub student: Writers,
     /// `None` where the reference solution could not be run.
     pub reference: Option<Writers>,
@@ -238,7 +270,9 @@ pub struct ElementOrigin {
 /// How close two stored floats must be to count as the same value (integers must be equal).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Closeness {
+    /// Absolute tolerance, in the value's units.
     pub abs: f64,
+    /// Relative tolerance, as a fraction of the reference value's magnitude.
     pub rel: f64,
 }
 

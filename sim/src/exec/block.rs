@@ -65,7 +65,7 @@ pub(crate) struct LaunchCx<'a> {
 
 impl LaunchCx<'_> {
     /// What the race analysis needs of the launch to name a thread, a line or an address.
-    pub fn view(&self) -> LaunchView<'_> {
+    pub(crate) fn view(&self) -> LaunchView<'_> {
         LaunchView {
             prog: self.prog,
             mem: self.mem,
@@ -77,12 +77,12 @@ impl LaunchCx<'_> {
         }
     }
 
-    pub fn block_index(&self, lin: u64) -> [u32; 3] {
+    pub(crate) fn block_index(&self, lin: u64) -> [u32; 3] {
         self.view().block_index(lin)
     }
 
     /// The limit a launch that stopped ran past, for its message.
-    pub fn limit_text(&self) -> String {
+    pub(crate) fn limit_text(&self) -> String {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             "time limit (it ran slower than the budget of warp instructions assumes)".to_string()
         } else {
@@ -90,7 +90,7 @@ impl LaunchCx<'_> {
         }
     }
 
-    pub fn thread_index(&self, lin: u32) -> [u32; 3] {
+    pub(crate) fn thread_index(&self, lin: u32) -> [u32; 3] {
         self.view().thread_index(lin)
     }
 }
@@ -148,11 +148,11 @@ pub(crate) struct BlockCx<'a> {
 }
 
 impl BlockCx<'_> {
-    pub fn location(&self, site: u32) -> Option<SourceLocation> {
+    pub(crate) fn location(&self, site: u32) -> Option<SourceLocation> {
         self.l.prog.sites.get(site as usize).cloned().flatten()
     }
 
-    pub fn diagnostic(
+    pub(crate) fn diagnostic(
         &self,
         kind: DiagnosticKind,
         w: &Warp,
@@ -172,19 +172,30 @@ impl BlockCx<'_> {
     }
 
     /// Records a non-fatal diagnostic once per (kind, sites).
-    pub fn report(&mut self, key: DiagKey, d: Diagnostic) {
+    pub(crate) fn report(&mut self, key: DiagKey, d: Diagnostic) {
         if self.out.seen.insert(key) {
             self.out.diags.push((self.block_lin, key, d));
         }
     }
 
-    pub fn trap(&self, w: &Warp, exec: u32, inst: &Inst, message: String) -> Box<Diagnostic> {
+    pub(crate) fn trap(
+        &self,
+        w: &Warp,
+        exec: u32,
+        inst: &Inst,
+        message: String,
+    ) -> Box<Diagnostic> {
         let lane = exec.trailing_zeros() as usize;
         Box::new(self.diagnostic(DiagnosticKind::Trap, w, lane, inst.site, message))
     }
 
     /// Takes `n` warp instructions' worth of work (printf formatting, say) from the budget.
-    pub fn charge(&mut self, w: &Warp, inst: &Inst, mut n: u64) -> Result<(), Box<Diagnostic>> {
+    pub(crate) fn charge(
+        &mut self,
+        w: &Warp,
+        inst: &Inst,
+        mut n: u64,
+    ) -> Result<(), Box<Diagnostic>> {
         while n > *self.budget {
             n -= *self.budget;
             *self.budget = 0;
@@ -195,7 +206,7 @@ impl BlockCx<'_> {
     }
 
     /// The launch stops where a warp's clock passes the time limit (`Limits::max_clock`).
-    pub fn clock_timeout(&self, w: &Warp, inst: &Inst, clock: u64) -> Box<Diagnostic> {
+    pub(crate) fn clock_timeout(&self, w: &Warp, inst: &Inst, clock: u64) -> Box<Diagnostic> {
         let at = self
             .location(inst.site)
             .map_or(String::new(), |l| format!(" at line {}", l.line));
@@ -211,7 +222,7 @@ impl BlockCx<'_> {
         Box::new(self.diagnostic(DiagnosticKind::Timeout, w, lane, inst.site, msg))
     }
 
-    pub fn refill_budget(&mut self, w: &Warp, inst: &Inst) -> Result<(), Box<Diagnostic>> {
+    pub(crate) fn refill_budget(&mut self, w: &Warp, inst: &Inst) -> Result<(), Box<Diagnostic>> {
         match take_budget(self.l) {
             Some(chunk) => {
                 *self.budget = chunk;
@@ -247,7 +258,7 @@ impl BlockCx<'_> {
 
     /// A special register's value in every lane of warp `warp`.
     /// A special register's value in every lane of warp `warp`, the clock reading `clock`.
-    pub fn special(&self, warp: u32, clock: u64, reg: Special) -> [u64; 32] {
+    pub(crate) fn special(&self, warp: u32, clock: u64, reg: Special) -> [u64; 32] {
         let l = self.l;
         let base = warp as usize * 32;
         let uniform = |v: u64| [v; 32];
@@ -318,7 +329,7 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    pub fn new(l: &LaunchCx) -> Worker {
+    pub(crate) fn new(l: &LaunchCx) -> Worker {
         let warps = (0..l.warps_per_block)
             .map(|_| Warp::new(l.prog, &l.consts))
             .collect();
@@ -341,7 +352,7 @@ impl Worker {
     }
 
     /// Runs blocks taken from the launch's queue until none are left.
-    pub fn run(&mut self, l: &LaunchCx) {
+    pub(crate) fn run(&mut self, l: &LaunchCx) {
         loop {
             let b = l.next_block.fetch_add(1, Ordering::Relaxed);
             if b >= l.total_blocks || b > l.fatal_block.load(Ordering::Relaxed) {

@@ -10,7 +10,7 @@
 //! of `n` cycles takes about `8.5 * log2(n / 32)` turns and ends at most an eighth past `n`.
 
 /// Cycles a warp instruction is taken to take.
-pub const CYCLES_PER_INSTRUCTION: u64 = 4;
+pub(crate) const CYCLES_PER_INSTRUCTION: u64 = 4;
 
 /// Instructions from one read of the clock to the next at the same place for the warp to be
 /// taken as waiting on it: a wait's loop is a subtraction, a comparison and a branch; a loop
@@ -29,19 +29,19 @@ pub(crate) struct WarpClock {
 
 impl WarpClock {
     /// Cycles skipped in waits so far.
-    pub fn skipped(&self) -> u64 {
+    pub(crate) fn skipped(&self) -> u64 {
         self.skipped
     }
 
     /// `nanosleep` for `ns` nanoseconds: PTX bounds a sleep at a millisecond, and the clock ticks
     /// at 1 GHz, so the warp's clock moves on by that many cycles.
-    pub fn sleep(&mut self, ns: u64) {
+    pub(crate) fn sleep(&mut self, ns: u64) {
         const LONGEST_SLEEP_NS: u64 = 1_000_000;
         self.skipped = self.skipped.saturating_add(ns.min(LONGEST_SLEEP_NS));
     }
 
     /// The clock as the warp reads it at `pc` after `icount` instructions.
-    pub fn read(&mut self, pc: u32, icount: u64) -> u64 {
+    pub(crate) fn read(&mut self, pc: u32, icount: u64) -> u64 {
         let waiting = matches!(self.last_read,
             Some((at, then)) if at == pc && icount - then <= WAIT_INSTRUCTIONS);
         if waiting {

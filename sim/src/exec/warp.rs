@@ -72,7 +72,7 @@ pub(crate) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
 }
 
 impl Warp {
-    pub fn new(prog: &Program, consts: &[(Slot, u64)]) -> Warp {
+    pub(crate) fn new(prog: &Program, consts: &[(Slot, u64)]) -> Warp {
         let mut regs = vec![0u64; prog.n_slots as usize * 32];
         for &(s, v) in consts {
             regs[s as usize * 32..s as usize * 32 + 32].fill(v);
@@ -101,7 +101,7 @@ impl Warp {
     }
 
     /// Starts the warp at the kernel's first instruction with lanes `valid`.
-    pub fn reset(&mut self, index: u32, valid: u32) {
+    pub(crate) fn reset(&mut self, index: u32, valid: u32) {
         self.preds.fill(0);
         self.preds[crate::lower::PRED_TRUE as usize] = FULL;
         self.carry = 0;
@@ -121,17 +121,17 @@ impl Warp {
         self.clock = WarpClock::default();
     }
 
-    pub fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         self.exited == FULL
     }
 
-    pub fn runnable(&self) -> bool {
+    pub(crate) fn runnable(&self) -> bool {
         self.active != 0 || self.ready != 0
     }
 
     /// Parks lanes `m` at `pc`.
     #[inline]
-    pub fn park(&mut self, m: u32, pc: u32) {
+    pub(crate) fn park(&mut self, m: u32, pc: u32) {
         if m == 0 {
             return;
         }
@@ -144,7 +144,7 @@ impl Warp {
 
     /// Makes the ready lanes with the lowest PC the running group, together with any lanes waiting
     /// at that PC for a warp-synchronous operation. False when no lane is ready.
-    pub fn select(&mut self) -> bool {
+    pub(crate) fn select(&mut self) -> bool {
         if self.ready == 0 && self.sync_wait != 0 && self.bar_wait == 0 {
             // Lanes waiting in a warp-synchronous op for lanes that have all exited since: let them
             // go on (the op reports the inconsistent mask). With lanes at a barrier, the block
@@ -182,7 +182,7 @@ impl Warp {
     /// After the running group moved to `self.pc`: if parked lanes are at or before it, run the
     /// lowest group next (merging lanes that meet at the same PC).
     #[inline]
-    pub fn converge(&mut self) {
+    pub(crate) fn converge(&mut self) {
         if self.pc >= self.min_ready_pc {
             let (active, pc) = (self.active, self.pc);
             self.park(active, pc);
@@ -192,7 +192,7 @@ impl Warp {
 
     /// Thread index within the block of `lane`.
     #[inline]
-    pub fn thread_linear(&self, lane: usize) -> u32 {
+    pub(crate) fn thread_linear(&self, lane: usize) -> u32 {
         self.index * 32 + lane as u32
     }
 }

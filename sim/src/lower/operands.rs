@@ -159,14 +159,14 @@ pub(super) struct Mods<'s> {
 }
 
 impl<'s> Mods<'s> {
-    pub fn new(parts: &[&'s str]) -> Self {
+    pub(super) fn new(parts: &[&'s str]) -> Self {
         let used = parts.iter().map(|m| is_ignorable(m)).collect();
         Mods {
             list: parts.to_vec(),
             used,
         }
     }
-    pub fn has(&mut self, m: &str) -> bool {
+    pub(super) fn has(&mut self, m: &str) -> bool {
         match self.list.iter().position(|x| *x == m) {
             Some(i) => {
                 self.used[i] = true;
@@ -175,7 +175,7 @@ impl<'s> Mods<'s> {
             None => false,
         }
     }
-    pub fn find<T>(&mut self, f: impl Fn(&str) -> Option<T>) -> Option<T> {
+    pub(super) fn find<T>(&mut self, f: impl Fn(&str) -> Option<T>) -> Option<T> {
         for (i, m) in self.list.iter().enumerate() {
             if let Some(v) = f(m) {
                 self.used[i] = true;
@@ -185,7 +185,7 @@ impl<'s> Mods<'s> {
         None
     }
     /// All types in order (cvt has two).
-    pub fn types(&mut self) -> Vec<Ty> {
+    pub(super) fn types(&mut self) -> Vec<Ty> {
         let mut out = Vec::new();
         for (i, m) in self.list.iter().enumerate() {
             if let Some(t) = ty_of(m) {
@@ -195,7 +195,7 @@ impl<'s> Mods<'s> {
         }
         out
     }
-    pub fn unused(&self) -> Option<&'s str> {
+    pub(super) fn unused(&self) -> Option<&'s str> {
         self.list
             .iter()
             .zip(&self.used)

@@ -23,7 +23,7 @@ pub(crate) struct OutOfHostMemory;
 
 impl LocalMemory {
     /// Local memory for 32 lanes of `per_lane` bytes each.
-    pub fn new(per_lane: u32) -> LocalMemory {
+    pub(crate) fn new(per_lane: u32) -> LocalMemory {
         let per_lane = per_lane as usize;
         let page_bytes = per_lane.clamp(16, PAGE);
         let pages_per_lane = per_lane.div_ceil(page_bytes);
@@ -39,7 +39,7 @@ impl LocalMemory {
     }
 
     /// Every byte reads as zero again; the pages go back to the pool.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         for i in self.in_use.drain(..) {
             if let Some(mut page) = self.pages[i].take() {
                 page.fill(0);
@@ -57,7 +57,7 @@ impl LocalMemory {
 
     /// `len` bytes at `off` of `lane` (within one page: an aligned element of at most 16 bytes).
     #[inline]
-    pub fn load(&self, lane: usize, off: usize, len: usize) -> u64 {
+    pub(crate) fn load(&self, lane: usize, off: usize, len: usize) -> u64 {
         let (i, o) = self.index(lane, off);
         match &self.pages[i] {
             Some(page) => page[o..o + len]
@@ -70,7 +70,7 @@ impl LocalMemory {
 
     /// Stores the low `len` bytes of `v` at `off` of `lane` (within one page).
     #[inline]
-    pub fn store(
+    pub(crate) fn store(
         &mut self,
         lane: usize,
         off: usize,
@@ -99,7 +99,7 @@ impl LocalMemory {
     }
 
     /// Any `len` bytes at `off` of `lane` (for printf's arguments and strings).
-    pub fn read(&self, lane: usize, off: usize, len: usize) -> Vec<u8> {
+    pub(crate) fn read(&self, lane: usize, off: usize, len: usize) -> Vec<u8> {
         (off..off + len)
             .map(|a| self.load(lane, a, 1) as u8)
             .collect()

@@ -41,7 +41,7 @@ fn bitmap(sectors: u64) -> Box<[AtomicU64]> {
 
 impl SectorSet {
     /// One region per allocation, `(base, size)` in ascending order of base.
-    pub fn new(allocations: impl Iterator<Item = (u64, u64)>) -> SectorSet {
+    pub(crate) fn new(allocations: impl Iterator<Item = (u64, u64)>) -> SectorSet {
         SectorSet {
             regions: allocations
                 .map(|(base, size)| Region {
@@ -57,7 +57,7 @@ impl SectorSet {
 
     /// Marks the sectors `first..=last` (sector numbers, address / 32) of the allocation at
     /// `base`, read and/or written.
-    pub fn mark(&self, base: u64, sectors: &[u64], read: bool, written: bool) {
+    pub(crate) fn mark(&self, base: u64, sectors: &[u64], read: bool, written: bool) {
         let i = self.regions.partition_point(|r| r.base <= base);
         let Some(region) = i.checked_sub(1).map(|i| &self.regions[i]) else {
             return;
@@ -83,7 +83,7 @@ impl SectorSet {
     }
 
     /// Distinct sectors read, and written, over the launch.
-    pub fn counts(&self) -> (u64, u64) {
+    pub(crate) fn counts(&self) -> (u64, u64) {
         let count = |m: &OnceLock<Box<[AtomicU64]>>| {
             m.get().map_or(0, |words| {
                 words
@@ -163,7 +163,7 @@ pub(crate) struct TrafficCounter {
 }
 
 impl TrafficCounter {
-    pub fn new(instructions: usize) -> TrafficCounter {
+    pub(crate) fn new(instructions: usize) -> TrafficCounter {
         TrafficCounter {
             executed: vec![0; instructions],
             ..Default::default()
@@ -171,7 +171,7 @@ impl TrafficCounter {
     }
 
     /// One global request's distinct sectors (sorted or not) and lines.
-    pub fn request(&mut self, sectors: &[u64], lines: u64, load: bool) {
+    pub(crate) fn request(&mut self, sectors: &[u64], lines: u64, load: bool) {
         self.global_lines += lines;
         self.block_lines += lines;
         if load {
@@ -189,7 +189,7 @@ impl TrafficCounter {
     }
 
     /// The distinct addresses one atomic request touched.
-    pub fn atomic(&mut self, addresses: &[u64]) {
+    pub(crate) fn atomic(&mut self, addresses: &[u64]) {
         for &a in addresses {
             let n = self.atomic_addresses.len();
             match self.atomic_addresses.get_mut(&a) {
@@ -203,7 +203,7 @@ impl TrafficCounter {
     }
 
     /// One warp request of warp `warp` of the block: a load, or a store or atomic.
-    pub fn warp_request(&mut self, warp: u32, load: bool) {
+    pub(crate) fn warp_request(&mut self, warp: u32, load: bool) {
         let counts = if load {
             &mut self.warp_loads
         } else {
@@ -217,7 +217,7 @@ impl TrafficCounter {
     }
 
     /// The warp instructions each warp of the finished block executed.
-    pub fn block_warps(&mut self, instructions: impl Iterator<Item = u64>) {
+    pub(crate) fn block_warps(&mut self, instructions: impl Iterator<Item = u64>) {
         let (mut sum, mut most) = (0u64, 0u64);
         for n in instructions {
             sum += n;
@@ -229,7 +229,7 @@ impl TrafficCounter {
         }
     }
 
-    pub fn end_block(&mut self) {
+    pub(crate) fn end_block(&mut self) {
         self.busiest_block_lines = self.busiest_block_lines.max(self.block_lines);
         self.block_lines = 0;
         for (busiest, counts) in [

@@ -26,7 +26,7 @@ pub(crate) struct PipeCycles {
 
 impl PipeCycles {
     /// The SMSP's busy time: dispatch, or the busiest pipe when one pipe is the bottleneck.
-    pub fn cycles(&self) -> f64 {
+    pub(crate) fn cycles(&self) -> f64 {
         self.dispatch
             .max(self.fma)
             .max(self.alu)
@@ -35,7 +35,7 @@ impl PipeCycles {
     }
 
     /// Adds `n` executions of `op`.
-    pub fn add(&mut self, op: &Op, n: u64) {
+    pub(crate) fn add(&mut self, op: &Op, n: u64) {
         let n = n as f64;
         let (instructions, fma, alu, fp64, xu) = cost(op);
         self.dispatch += instructions * n;

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 /// What the model needs to know of a launch besides its counts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelShape {
+    /// Blocks in the grid.
     pub blocks: u64,
+    /// Threads in each block.
     pub threads_per_block: u32,
     /// Static plus dynamic shared memory.
     pub shared_bytes_per_block: u32,
@@ -38,6 +40,7 @@ pub struct Traffic {
     pub barriers: u64,
     /// Warp atomic requests to the one global address they hit most.
     pub hottest_atomic_requests: u64,
+    /// Warp instructions executed in the launch, summed over warps.
     pub warp_instructions: u64,
     /// SMSP cycles of the instructions executed, summed over warps (`issue`).
     pub issue_cycles: f64,
@@ -55,6 +58,7 @@ pub struct Traffic {
     /// The most global load requests one warp made, and store and atomic requests.
     #[serde(default)]
     pub busiest_warp_loads: u64,
+    /// The most global store and atomic requests one warp made.
     #[serde(default)]
     pub busiest_warp_stores: u64,
     /// Sum over store requests of the distinct 128-byte lines each touched: L2 write requests.
@@ -66,20 +70,28 @@ pub struct Traffic {
     pub longest_clock_wait_cycles: u64,
 }
 
+/// What caps the blocks an SM holds at once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OccupancyLimit {
+    /// The SM's limit on resident blocks.
     #[default]
     Blocks,
+    /// The SM's limit on resident threads.
     Threads,
+    /// The SM's shared memory.
     SharedMemory,
+    /// The SM's register file.
     Registers,
 }
 
+/// How many blocks and warps of the launch an SM holds at once, and in how many waves
+/// the grid runs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Occupancy {
     /// Blocks an SM can hold at once.
     pub blocks_per_sm: u32,
+    /// Which SM resource caps `blocks_per_sm`.
     pub limited_by: OccupancyLimit,
     /// Warps resident on a busy SM in the first wave.
     pub warps_per_sm: u32,
@@ -91,14 +103,23 @@ pub struct Occupancy {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Resource {
+    /// DRAM bandwidth.
     Dram,
+    /// L2 bandwidth and line requests.
     L2,
+    /// L1: the 128-byte lines the SM's requests touch.
     L1,
+    /// Shared-memory wavefronts.
     SharedMemory,
+    /// Instruction issue.
     Issue,
+    /// Atomics to one hot address, served one after another.
     Atomics,
+    /// Memory round trips a warp waits on, one wave after another.
     Latency,
+    /// Busy-waits on the clock.
     ClockWait,
+    /// Launch overhead alone: the kernel does too little for anything else to show.
     #[default]
     Launch,
 }
@@ -122,20 +143,29 @@ impl std::fmt::Display for Resource {
 /// Each resource's time alone, in microseconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTimes {
+    /// DRAM traffic at the reachable DRAM bandwidth.
     pub dram_us: f64,
+    /// L2 sectors and line requests at L2's rates.
     pub l2_us: f64,
+    /// The busiest SM's 128-byte lines, one per cycle.
     pub l1_us: f64,
+    /// The busiest SM's shared-memory wavefronts, one per cycle.
     pub shared_memory_us: f64,
+    /// The busiest SM's instruction issue cycles, slowed where too few warps hide dependencies.
     pub issue_us: f64,
+    /// Warp atomics to the hottest address at the same-address rate.
     pub atomics_us: f64,
+    /// Chains of memory round trips per warp, times the waves.
     pub latency_us: f64,
     /// Busy-waits on the clock: the longest, once per wave of resident blocks.
     #[serde(default)]
     pub clock_wait_us: f64,
+    /// A launch that does nothing.
     pub launch_us: f64,
 }
 
 impl ResourceTimes {
+    /// The time of resource `r`, in microseconds.
     pub fn get(&self, r: Resource) -> f64 {
         match r {
             Resource::Dram => self.dram_us,
@@ -158,11 +188,17 @@ pub struct ModelledTime {
     pub gpu: String,
     /// Launch overhead plus the slowest resource's time.
     pub microseconds: f64,
+    /// The resource whose time is the longest.
     pub bound_by: Resource,
+    /// Each resource's time alone.
     pub per_resource: ResourceTimes,
+    /// Bytes modelled to move to and from DRAM (each sector once, plus re-reads L2 cannot hold).
     pub dram_bytes: f64,
+    /// The reference GPU's reachable DRAM bandwidth, in bytes per second.
     pub dram_bytes_per_s: f64,
+    /// Blocks and warps per SM and the waves.
     pub occupancy: Occupancy,
+    /// Global loads a warp has in flight before it needs the first (from the PTX).
     pub loads_in_flight: f64,
 }
 

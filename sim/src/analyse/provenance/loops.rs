@@ -22,15 +22,20 @@ pub enum Counted {
 /// One loop of a watched thread that ran a different number of times in the two runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoopTrips {
+    /// Whether the counts are of steps or of the loop's test.
     pub counted: Counted,
     /// The loop's test (its backward branch) in each run's file, where it has one: a loop the
     /// compiler unrolled completely has none.
     pub student_loop: Option<SourceLocation>,
+    /// The loop's test in the reference's file (None where it has none).
     pub reference_loop: Option<SourceLocation>,
     /// For [`Counted::Steps`]: the step counted, as each run made it last.
     pub student_step: Option<MemoryStep>,
+    /// The step counted, as the reference's run made it last.
     pub reference_step: Option<MemoryStep>,
+    /// Times the student's run went round the loop.
     pub student: u64,
+    /// Times the reference's run went round the loop.
     pub reference: u64,
 }
 
@@ -62,7 +67,7 @@ fn loop_after(trace: &ThreadTrace, at: usize) -> Option<SourceLocation> {
 /// Trip counts where the runs part at a step both make, or where one run stops making it: the
 /// steps of that line's array in each run, counted where the line makes them more than once in
 /// either run (a loop) and the counts differ.
-pub fn by_steps(
+pub(crate) fn by_steps(
     student: &ThreadTrace,
     reference: &ThreadTrace,
     (mine, theirs): (&MemoryStep, &MemoryStep),
@@ -102,7 +107,7 @@ fn tests(trace: &ThreadTrace) -> Vec<(Option<SourceLocation>, u64)> {
 
 /// Trip counts from the loops' tests: where both runs reach as many loops, the first whose test
 /// ran a different number of times (loops paired in the order the thread reached them).
-pub fn by_tests(student: &ThreadTrace, reference: &ThreadTrace) -> Option<LoopTrips> {
+pub(crate) fn by_tests(student: &ThreadTrace, reference: &ThreadTrace) -> Option<LoopTrips> {
     let (mine, theirs) = (tests(student), tests(reference));
     if mine.len() != theirs.len() {
         return None;

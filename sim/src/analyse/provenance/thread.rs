@@ -13,7 +13,9 @@ pub const KEPT_STEPS: usize = 1 << 16;
 /// One thread of the grid, by block and thread index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatchedThread {
+    /// Index of the block in the grid.
     pub block: [u32; 3],
+    /// Index of the thread in its block.
     pub thread: [u32; 3],
 }
 
@@ -21,19 +23,26 @@ pub struct WatchedThread {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
+    /// A load.
     Load,
+    /// A store (`st`).
     Store,
+    /// An atomic read-modify-write (`atom`, `red`).
     Atomic,
 }
 
 /// A load, store or atomic of one element by the watched thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryStep {
+    /// Whether it loaded, stored or did an atomic.
     pub access: Access,
+    /// The element it touched.
     pub place: Place,
+    /// The type of the access.
     pub ty: Scalar,
     /// The value loaded, stored, or left by the atomic.
     pub bits: u64,
+    /// The CUDA source line of the access (None without line info).
     pub location: Option<SourceLocation>,
     /// The PTX instruction, as `ld.shared.f32`.
     pub instruction: String,
@@ -42,7 +51,9 @@ pub struct MemoryStep {
 /// A conditional branch the watched thread reached.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BranchStep {
+    /// The CUDA source line of the branch (None without line info).
     pub location: Option<SourceLocation>,
+    /// Whether the thread took the branch (jumped).
     pub taken: bool,
     /// The branch jumps back (the test of a loop, as compilers lay loops out).
     pub backward: bool,
@@ -54,20 +65,25 @@ pub struct BranchStep {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
+    /// A load, store or atomic.
     Memory(MemoryStep),
+    /// A conditional branch.
     Branch(BranchStep),
 }
 
 /// The steps one watched thread made in a launch, in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThreadTrace {
+    /// The thread followed.
     pub thread: WatchedThread,
+    /// Its steps, at most [`KEPT_STEPS`].
     pub steps: Vec<Step>,
     /// More than [`KEPT_STEPS`] steps were made; the rest were not kept.
     pub cut: bool,
 }
 
 impl ThreadTrace {
+    /// An empty trace of `thread`, for the launch to fill.
     pub fn new(thread: WatchedThread) -> ThreadTrace {
         ThreadTrace {
             thread,
@@ -108,7 +124,9 @@ pub enum Parting {
 /// Where the student's run of one thread first parts from the reference solution's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThreadDivergence {
+    /// The thread compared.
     pub thread: WatchedThread,
+    /// How the runs part.
     pub parting: Parting,
     /// Memory steps of the student's thread before the parting on which both runs agree.
     pub agreed: u64,
@@ -118,11 +136,13 @@ pub struct ThreadDivergence {
     pub left_out: u64,
     /// The student's step where the runs part (`None`: it made none there).
     pub student: Option<MemoryStep>,
+    /// The solution's step where the runs part (`None`: it made none there).
     pub reference: Option<MemoryStep>,
     /// The student's last step of the same stream before the parting, where `student` is `None`.
     pub student_last: Option<MemoryStep>,
-    /// Each run's last conditional branch before the parting.
+    /// The student's last conditional branch before the parting.
     pub student_branch: Option<BranchStep>,
+    /// The solution's last conditional branch before the parting.
     pub reference_branch: Option<BranchStep>,
     /// A loop of the thread that went round a different number of times in the two runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
