@@ -29,8 +29,11 @@ pub struct BadAccess {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemorySpace {
+    /// Device memory that every thread reaches: `cudaMalloc`'d buffers, `__device__` variables.
     Global,
+    /// The block's `__shared__` memory.
     Shared,
+    /// The thread's own frame: local arrays, spills.
     Local,
 }
 
@@ -38,8 +41,11 @@ pub enum MemorySpace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AccessOp {
+    /// A plain read.
     Load,
+    /// A plain write.
     Store,
+    /// A read-modify-write (`atom`, `red`).
     Atomic,
 }
 
@@ -50,7 +56,10 @@ pub enum AccessFault {
     /// Not a multiple of the access's size.
     Misaligned,
     /// Outside every live global allocation.
-    Global { miss: GlobalMiss },
+    Global {
+        /// Where the address is, against the allocations there are.
+        miss: GlobalMiss,
+    },
     /// Past the block's shared memory.
     Shared {
         /// Bytes of shared memory the block has, static and dynamic.
@@ -72,26 +81,37 @@ pub enum GlobalMiss {
     /// Within the first 4 KiB: a null pointer, or an index from one.
     Null,
     /// Inside an allocation that was freed.
-    Freed { base: u64, size: u64 },
-    /// Starts inside `allocation`, `offset` bytes from its start, and ends `past` bytes past its
-    /// end.
+    Freed {
+        /// Where the freed allocation started.
+        base: u64,
+        /// Its bytes.
+        size: u64,
+    },
+    /// Starts inside an allocation and ends past its end.
     Straddles {
+        /// The allocation the access starts in.
         allocation: NearAllocation,
+        /// Where the access starts, in bytes from the allocation's start.
         offset: u64,
+        /// Bytes of the access past the allocation's end.
         past: u64,
         /// The access's index from the allocation's start, in elements of its size.
         element: u64,
     },
-    /// Starts `after` bytes past the end of `allocation` (0: just past it).
+    /// Starts past the end of an allocation.
     PastEnd {
+        /// The allocation that ends below the address.
         allocation: NearAllocation,
+        /// Bytes between its end and the access (0: just past it).
         after: u64,
         /// The access's index from the allocation's start, in elements of its size.
         element: u64,
     },
-    /// Ends `before` bytes before the start of `allocation`.
+    /// Starts before the start of an allocation.
     BeforeStart {
+        /// The allocation that starts above the address.
         allocation: NearAllocation,
+        /// Bytes from the access to the allocation's start.
         before: u64,
     },
     /// Far from any allocation.
@@ -101,7 +121,9 @@ pub enum GlobalMiss {
 /// The allocation a bad global access was nearest, with the names the kernel knows it by.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NearAllocation {
+    /// Its first byte's address, what `cudaMalloc` returned.
     pub base: u64,
+    /// Its bytes, as asked for (not rounded up to the allocation granule).
     pub size: u64,
     /// The kernel parameter (0-based, as the PTX declares them) whose pointer is the base.
     #[serde(default, skip_serializing_if = "Option::is_none")]
