@@ -5,28 +5,41 @@ use checks::Tolerance;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// The metadata file, relative to the course's root: finding it is how a course is recognised.
 pub const METADATA: &str = "exercises/exercises.toml";
 
+/// One exercise as `exercises.toml` describes it (the file's header says what each key means).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Exercise {
+    /// The syllabus id (`07`, `py03`, `cpp01`): stable, since tests and grades refer to it.
     pub id: String,
+    /// A short name, also the folder's name after the id (`racy_counter`).
     pub name: String,
+    /// One line for `runner list` and the report's header.
     pub title: String,
+    /// The book page that teaches it, relative to `book/src`.
     pub chapter: String,
     /// The kernel file, relative to `exercises/` (and to `solutions/`).
     pub file: String,
+    /// The kernels the check launches (or a program must launch), by their unmangled names.
     pub entries: Vec<String>,
+    /// What a pass is worth in a grade.
     pub points: u32,
+    /// A launch that runs longer is stopped as a hang; a whole program gets this much CPU time
+    /// (and four times it in wall time). The simulator turns it into a budget of instructions.
     #[serde(default = "default_time_limit_ms")]
     pub time_limit_ms: u64,
+    /// How far a float output may be from the CPU reference's.
     #[serde(default)]
     pub tolerance: Tolerance,
+    /// From a nudge to nearly the answer; `runner hint` shows the next one each time.
     pub hints: Vec<String>,
     /// Names of `extern "C" __constant__ int` values the student sets in the kernel file (e.g. the
     /// launch configuration); the runner reads them from the compiled module for the check.
     #[serde(default)]
     pub declared: Vec<String>,
+    /// Goals beyond right outputs; a missed one that decides gives `targets_missed`.
     #[serde(default)]
     pub targets: Targets,
     /// The tuned reference, relative to `solutions/`: the same entry points written for speed,
@@ -123,6 +136,7 @@ pub enum Language {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
+    /// What the program is written in, which decides how it is built and run.
     #[serde(default)]
     pub language: Language,
     /// Copies to the device in one run, at most (data kept on the device is uploaded once).
@@ -208,9 +222,12 @@ struct Metadata {
     exercise: Vec<Exercise>,
 }
 
+/// A course on disk: its folder and its exercises.
 #[derive(Clone)]
 pub struct Course {
+    /// The folder that holds `exercises/`, `solutions/` and the metadata.
     pub root: PathBuf,
+    /// Every exercise, in syllabus order (the metadata's).
     pub exercises: Vec<Exercise>,
 }
 
@@ -230,6 +247,8 @@ impl Course {
         Course::load(root)
     }
 
+    /// Reads the course whose root is `root`; an error names the metadata file and what in it
+    /// is wrong.
     pub fn load(root: &Path) -> anyhow::Result<Course> {
         let path = root.join(METADATA);
         let text = std::fs::read_to_string(&path)
@@ -255,10 +274,12 @@ impl Course {
         )
     }
 
+    /// The file the student edits.
     pub fn exercise_path(&self, exercise: &Exercise) -> PathBuf {
         self.root.join("exercises").join(&exercise.file)
     }
 
+    /// The reference solution, at the exercise's path under `solutions/`.
     pub fn solution_path(&self, exercise: &Exercise) -> PathBuf {
         self.root.join("solutions").join(&exercise.file)
     }

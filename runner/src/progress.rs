@@ -16,10 +16,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// One course's progress as `.runner/progress.json` keeps it, with the changes not yet saved.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Progress {
+    /// The exercises passed, by id: when and where each first passed.
     #[serde(default)]
     pub done: BTreeMap<String, DoneRecord>,
+    /// How many of each exercise's hints `runner hint` has shown, so the next call shows the
+    /// next one.
     #[serde(default)]
     pub hints_shown: BTreeMap<String, usize>,
     /// Each chapter's Check yourself quiz, by the page's name (`coalescing`), once taken.
@@ -32,16 +36,19 @@ pub struct Progress {
     queued: Vec<(String, DoneRecord)>,
 }
 
+/// An exercise's pass.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DoneRecord {
     /// Seconds since the Unix epoch.
     pub at: u64,
+    /// Where it passed, as `--backend` names it (`gpu`, `sim`).
     pub backend: String,
 }
 
 /// A chapter's quiz as last taken: how many of its checked questions `runner quiz` judged right.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuizScore {
+    /// Questions answered right in the latest finished try.
     pub right: usize,
     /// The quiz's checked questions (those the book gives a key); the others are not scored.
     pub questions: usize,
@@ -75,6 +82,7 @@ impl Lock {
 }
 
 impl Progress {
+    /// Where the course at `course_root` keeps its progress.
     pub fn path_in(course_root: &Path) -> PathBuf {
         course_root.join(".runner").join("progress.json")
     }
@@ -186,6 +194,7 @@ impl Progress {
         Ok(())
     }
 
+    /// Marks exercise `id` passed on `backend` now; `save` writes it.
     pub fn mark_done(&mut self, id: &str, backend: &str) {
         let record = DoneRecord {
             at: now(),
@@ -195,6 +204,7 @@ impl Progress {
         self.queued.push((id.to_string(), record));
     }
 
+    /// Whether exercise `id` has passed, as the progress stood when loaded (or marked since).
     pub fn is_done(&self, id: &str) -> bool {
         self.done.contains_key(id)
     }
