@@ -19,27 +19,55 @@ const BYTE_ORDER_MARK: &str = "\u{feff}";
 #[derive(Debug, thiserror::Error)]
 pub enum KernelFileError {
     // Not a `source` (thiserror would chain it, and `{:#}` would then say the reason twice).
+    /// The system refused to look at or read the file.
     #[error("{path}: {error}")]
-    Io { path: String, error: std::io::Error },
+    Io {
+        /// The path as given.
+        path: String,
+        /// Why (not found, permission denied).
+        error: std::io::Error,
+    },
+    /// A folder, a FIFO, a device or a socket.
     #[error("{path} is {kind}, not a regular file: give the path of a .cu file")]
-    NotAFile { path: String, kind: &'static str },
+    NotAFile {
+        /// The path as given.
+        path: String,
+        /// What it is instead, in words ("a folder").
+        kind: &'static str,
+    },
     #[error(
         "{path} is {size} bytes, over the {} MiB a kernel file may have: is it the right file?",
         MAX_BYTES >> 20
     )]
-    TooLarge { path: String, size: u64 },
+    /// Over [`MAX_BYTES`].
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// Its bytes.
+        size: u64,
+    },
     #[error(
         "{path} is not UTF-8 text (line {line}): save it as UTF-8 in your editor, or check that \
          it is the right file"
     )]
-    NotUtf8 { path: String, line: usize },
+    /// Text in another encoding (Latin-1, UTF-16).
+    NotUtf8 {
+        /// The path as given.
+        path: String,
+        /// The first line that is not UTF-8 (1-based).
+        line: usize,
+    },
     #[error(
         "{path} holds binary content ({what} on line {line}), not CUDA source: \
          check that it is the right file"
     )]
+    /// Bytes no source file holds (NUL, control characters other than whitespace).
     Binary {
+        /// The path as given.
         path: String,
+        /// The first such byte, in words ("a NUL byte").
         what: String,
+        /// Its line (1-based).
         line: usize,
     },
 }
