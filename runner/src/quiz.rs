@@ -26,6 +26,7 @@ const HEADING: &str = "## Check yourself";
 pub struct Question {
     /// The question; for a multiple-choice one, without its options.
     pub ask: String,
+    /// The book's answer, shown after a reply (and for a question the student thinks through).
     pub answer: String,
     /// How the runner checks a reply; `None` for a question the student thinks through.
     pub key: Option<Key>,
@@ -37,7 +38,12 @@ pub struct Question {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Key {
     /// One of the options, by letter: `options[n]` is lettered `a` + n.
-    Choice { options: Vec<String>, right: char },
+    Choice {
+        /// The options, in the book's order.
+        options: Vec<String>,
+        /// The right option's letter.
+        right: char,
+    },
     /// Numbers, in the order the question asks for them.
     Numbers(Vec<Number>),
 }
@@ -45,7 +51,9 @@ pub enum Key {
 /// What a reply to a checked question is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Judged {
+    /// The key's answer (numbers within their tolerance).
     Right,
+    /// An answer of the right form, but not the key's.
     Wrong,
     /// Not an answer to this question; what to type instead.
     Unreadable(String),
@@ -112,14 +120,18 @@ impl Key {
 /// A number of an answer and how far a reply may be from it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Number {
+    /// The book's value.
     pub value: f64,
+    /// How far from it a reply may be and still be right.
     pub tolerance: f64,
 }
 
 /// A heading of a chapter's page: its text and the anchor mdBook gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
+    /// The heading's text, Markdown gone.
     pub title: String,
+    /// The id mdBook gives it (`sectors-and-requests`, no `#`), for a link to the section.
     pub anchor: String,
 }
 
@@ -130,6 +142,7 @@ pub struct Quiz {
     pub chapter: String,
     /// The page's `# ` heading.
     pub title: String,
+    /// Its questions, in the page's order.
     pub questions: Vec<Question>,
 }
 
@@ -137,7 +150,9 @@ pub struct Quiz {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("line {line}: {problem}")]
 pub struct ParseError {
+    /// The page's line (from 1).
     pub line: usize,
+    /// What is wrong there and how to write it.
     pub problem: String,
 }
 
@@ -600,16 +615,19 @@ fn links_as_text(markdown: &str) -> String {
 
 /// The book of a course: `book/src/` under its root.
 pub struct Book {
+    /// The folder with `SUMMARY.md` and the chapters' pages.
     pub src: PathBuf,
 }
 
 impl Book {
+    /// The book of the course at `course_root`, whether or not it is there.
     pub fn of_course(course_root: &Path) -> Book {
         Book {
             src: course_root.join("book").join("src"),
         }
     }
 
+    /// Whether the course has its book (a student's copy may have only the exercises).
     pub fn exists(&self) -> bool {
         self.src.join("SUMMARY.md").is_file()
     }
