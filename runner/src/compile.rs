@@ -28,8 +28,16 @@ pub use nvrtc::{Nvrtc, NvrtcError};
 /// make machine code for), or machine code for a real one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    Ptx { arch: u32 },
-    Cubin { arch: u32 },
+    /// PTX text, which the simulator runs and a GPU's driver compiles at load.
+    Ptx {
+        /// The virtual architecture, `compute_<arch>` (`75`).
+        arch: u32,
+    },
+    /// Machine code for one GPU.
+    Cubin {
+        /// The real architecture, `sm_<arch>` (`90`).
+        arch: u32,
+    },
 }
 
 impl std::fmt::Display for Target {
@@ -56,6 +64,7 @@ impl Target {
         ]
     }
 
+    /// Whether the compile makes machine code (which only a GPU loads).
     pub fn is_cubin(&self) -> bool {
         matches!(self, Target::Cubin { .. })
     }
@@ -63,7 +72,9 @@ impl Target {
 
 /// A kernel file to compile: its text and the name messages use for it.
 pub struct Source<'a> {
+    /// The file as the student knows it, which the compiler's messages and `.loc` lines carry.
     pub name: &'a str,
+    /// The CUDA C source.
     pub text: &'a str,
 }
 
@@ -71,6 +82,7 @@ pub struct Source<'a> {
 /// `#include`s, and macros defined before the source.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserOptions {
+    /// Folders searched for `#include`s, as after `-I`.
     pub include_dirs: Vec<PathBuf>,
     /// `NAME` or `NAME=VALUE`, as after `-D`.
     pub defines: Vec<String>,
@@ -89,12 +101,16 @@ impl UserOptions {
 
 /// A compiled module, ready for a backend.
 pub struct Image {
+    /// PTX text or a cubin, as `target` says.
     pub bytes: Vec<u8>,
+    /// What was compiled for.
     pub target: Target,
+    /// Whether the compile cache had it (no NVRTC call was made).
     pub from_cache: bool,
 }
 
 impl Image {
+    /// The PTX, where the image is PTX (a cubin has none).
     pub fn ptx_text(&self) -> Option<&str> {
         match self.target {
             Target::Ptx { .. } => std::str::from_utf8(&self.bytes).ok(),
@@ -103,18 +119,23 @@ impl Image {
     }
 }
 
+/// Why a compile gave no image.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     /// The student's code does not compile; the message is ready to show.
     #[error("{0}")]
     Rejected(String),
+    /// NVRTC itself failed (not found, crashed, out of memory): not the code's fault.
     #[error(transparent)]
     Nvrtc(#[from] NvrtcError),
 }
 
+/// NVRTC with the compile cache in front of it.
 #[derive(Clone)]
 pub struct Compiler {
+    /// The NVRTC library found, which compiles in child processes.
     pub nvrtc: Nvrtc,
+    /// Compiled images by hash of source, options and NVRTC version.
     pub cache: Cache,
     /// CUDA's own headers for this NVRTC, where installed; every compile can include them.
     pub headers: Option<CudaHeaders>,
@@ -133,6 +154,7 @@ impl Compiler {
         })
     }
 
+    /// Compiles `source` for `target` (`-lineinfo`, C++17), from the cache where it is there.
     pub fn compile(&self, source: &Source, target: &Target) -> Result<Image, CompileError> {
         self.compile_with(source, target, &UserOptions::default())
     }

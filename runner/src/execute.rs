@@ -15,6 +15,7 @@ pub struct Prepared {
     buffers: Vec<Allocation>,
     params: Vec<Vec<u8>>,
     guarded: bool,
+    /// The time the inputs took to copy to the device (guard zones and poison included).
     pub copy_in: Duration,
 }
 
@@ -34,9 +35,13 @@ impl Allocation {
 
 /// What one run of a case gave back.
 pub struct CaseRun {
+    /// Each output buffer as read back, by its name.
     pub outputs: Vec<(String, HostData)>,
+    /// The time the inputs took to copy in.
     pub copy_in: Duration,
+    /// The time the outputs (and their guard zones) took to read back.
     pub copy_out: Duration,
+    /// The simulator's report of the launch; none on a GPU.
     pub details: LaunchDetails,
 }
 
@@ -88,6 +93,7 @@ impl Prepared {
         Ok(prepared)
     }
 
+    /// The launch of `case` on these buffers, stopped as a hang after `time_limit`.
     pub fn launch_of<'a>(&'a self, case: &'a Case, time_limit: Duration) -> KernelLaunch<'a> {
         KernelLaunch {
             kernel: &case.kernel,
@@ -151,6 +157,7 @@ impl Prepared {
         })
     }
 
+    /// Gives the buffers back to the device.
     pub fn free(self, backend: &mut dyn Backend) {
         for buffer in &self.buffers {
             backend.free(buffer.base);
