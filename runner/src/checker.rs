@@ -26,18 +26,12 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 pub use verdict::add_simulator_findings;
-use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice};
+use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice, Stages};
 
-/// Checks exercises on one backend: compile, run the cases against the CPU reference, judge,
-/// report. One per process or worker, reused from check to check.
 pub struct Checker<'a> {
-    /// The course the exercises and their reference solutions come from.
     pub course: &'a Course,
-    /// Compiles the student's file and the reference solution.
     pub compiler: &'a Compiler,
-    /// Where the cases run: a GPU or the simulator.
     pub backend: &'a mut dyn Backend,
-    /// The seed of the random cases (an instructor's hidden cases); None: the exercise's own.
     pub seed: Option<u64>,
     /// Problem sizes to test beyond the exercise's own.
     pub extra_sizes: Vec<usize>,
@@ -66,11 +60,8 @@ pub struct Checker<'a> {
 /// depend on nothing but the exercise and the options, and outputs on nothing but the case.
 #[derive(Clone)]
 pub struct Premade {
-    /// The exercise's id.
     pub exercise: String,
-    /// The options the cases were made with.
     pub options: CaseOptions,
-    /// The cases, shared with the check that made them.
     pub cases: Arc<Vec<Case>>,
     /// Each case's CPU reference outputs, with the time the reference took to compute them.
     expected: KnownOutputs,
@@ -90,7 +81,6 @@ type Expected = (Arc<Vec<(String, checks::HostData)>>, Duration);
 type KnownOutputs = Arc<Vec<OnceLock<Expected>>>;
 
 impl Premade {
-    /// Cases of `exercise` made with `options`, with nothing computed or loaded for them yet.
     pub fn new(exercise: &str, options: CaseOptions, cases: Vec<Case>) -> Premade {
         Premade {
             exercise: exercise.to_string(),
@@ -136,7 +126,8 @@ pub fn read_kernel(course: &Course, exercise: &Exercise, file: &Path) -> anyhow:
 /// A file compiled and loaded with every entry point, or the report that ends the check.
 enum Loaded {
     Ready(ModuleId, Box<CheckReport>),
-    Stopped(Box<CheckReport>),
+    /// The check ends here: what stopped it, and the report that says so.
+    Stopped(Stages, Box<CheckReport>),
 }
 
 /// What running the cases gave: the worst verdict, the case the figures come from, and the
@@ -289,30 +280,38 @@ impl Checker<'_> {
         file: &Path,
         text: &str,
     ) -> anyhow::Result<CheckReport> {
-        let mut report = self.check_text(exercise, file, text)?;
-        if report.verdict != Verdict::Passed && self.is_untouched(text) {
-            report.verdict = Verdict::NotDone;
+        let (mut stages, mut report) = self.check_text(exercise, file, text)?;
+        stages.untouched |= self.is_untouched(text);
+        let verdict = verdict::conclude(&stages);
+        if verdict != report.verdict {
+            report.verdict = verdict;
             report.summary = failure_summary(&report, exercise);
         }
         Ok(report)
     }
 
+    /// Runs the check's stages up to the first that stops it: what each found, and the report
+    /// with the verdict they give.
     fn check_text(
         &mut self,
         exercise: &Exercise,
         file: &Path,
         text: &str,
-    ) -> anyhow::Result<CheckReport> {
+    ) -> anyhow::Result<(Stages, CheckReport)> {
         let (module, mut report) = match self.load(exercise, file, text)? {
             Loaded::Ready(module, report) => (module, *report),
-            Loaded::Stopped(report) => return Ok(*report),
+            Loaded::Stopped(stages, report) => return Ok((stages, *report)),
         };
         let declared = match self.declared_values(module, exercise) {
             Ok(values) => values,
             Err(problem) => {
-                report.verdict = Verdict::MissingDeclaration;
+                let stages = Stages {
+                    declaration_missing: true,
+                    ..Stages::default()
+                };
+                report.verdict = verdict::conclude(&stages);
                 report.summary = problem;
-                return Ok(report);
+                return Ok((stages, report));
             }
         };
         let (cases, expected) = self.cases(module, exercise, declared)?;
@@ -323,8 +322,8 @@ impl Checker<'_> {
             expected.as_ref().map(|e| e.as_slice()),
             &mut report,
         );
-        self.conclude(exercise, text, &mut report, ran)?;
-        Ok(report)
+        let stages = self.conclude(exercise, text, &mut report, ran)?;
+        Ok((stages, report))
     }
 
     /// Compiles the file and loads it; a compile error or a missing entry point ends the check.
@@ -333,10 +332,14 @@ impl Checker<'_> {
         let image = match self.compile(file, text) {
             Ok(image) => image,
             Err(CompileError::Rejected(errors)) => {
+                let stages = Stages {
+                    compile_failed: true,
+                    ..Stages::default()
+                };
                 let mut report = self.empty_report(
                     exercise,
                     file,
-                    Verdict::CompileError,
+                    verdict::conclude(&stages),
                     "Fix the first error above, then check again.".into(),
                 );
                 report.compile = Some(CompileFigures {
@@ -344,7 +347,7 @@ impl Checker<'_> {
                     milliseconds: 0.0,
                     errors: Some(errors),
                 });
-                return Ok(Loaded::Stopped(Box::new(report)));
+                return Ok(Loaded::Stopped(stages, Box::new(report)));
             }
             Err(CompileError::Nvrtc(e)) => return Err(e.into()),
         };
@@ -363,9 +366,13 @@ impl Checker<'_> {
             .iter()
             .find(|e| !self.backend.has_kernel(module, e))
         {
-            report.verdict = Verdict::MissingKernel;
+            let stages = Stages {
+                kernel_missing: true,
+                ..Stages::default()
+            };
+            report.verdict = verdict::conclude(&stages);
             report.summary = missing_kernel_advice(missing, &report.file, text);
-            return Ok(Loaded::Stopped(Box::new(report)));
+            return Ok(Loaded::Stopped(stages, Box::new(report)));
         }
         Ok(Loaded::Ready(module, Box::new(report)))
     }
@@ -479,31 +486,31 @@ impl Checker<'_> {
         ran
     }
 
-    /// The verdict from what the cases gave, then the figures and the targets.
+    /// What the cases gave, then the figures and the targets, and the verdict they come to.
     fn conclude(
         &mut self,
         exercise: &Exercise,
         text: &str,
         report: &mut CheckReport,
         ran: Ran,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Stages> {
+        let mut stages = Stages {
+            cases: ran.verdict,
+            ..Stages::default()
+        };
         if ran.verdict != Verdict::Passed {
             // Without the original to compare with, a kernel that leaves its output as it was is
             // taken for the untouched exercise.
-            let untouched = self.original.is_none()
+            stages.untouched = self.original.is_none()
                 && text.contains("TODO")
                 && report.cases.iter().any(|c| {
                     c.mismatch
                         .as_ref()
                         .is_some_and(|m| m.unchanged || m.never_written == m.len)
                 });
-            report.verdict = if untouched {
-                Verdict::NotDone
-            } else {
-                ran.verdict
-            };
+            report.verdict = verdict::conclude(&stages);
             report.summary = failure_summary(report, exercise);
-            return Ok(());
+            return Ok(stages);
         }
         let time_limit = Duration::from_millis(exercise.time_limit_ms);
         if let Some((case, (prepared, measured))) = ran.timing_case {
@@ -525,16 +532,16 @@ impl Checker<'_> {
             report.gpu.as_ref(),
         );
         report.reference_sim = reference;
-        if let Some(missed) = report.targets.iter().find(|t| t.missed()) {
-            report.verdict = Verdict::TargetsMissed;
-            report.summary = format!(
+        stages.technique_missed = report.targets.iter().any(|t| t.missed());
+        report.verdict = verdict::conclude(&stages);
+        report.summary = match report.targets.iter().find(|t| t.missed()) {
+            Some(missed) => format!(
                 "Every case is right, but {}. That is the lesson of this exercise.",
                 missed.explanation
-            );
-            return Ok(());
-        }
-        report.summary = "Every case matches the CPU reference.".into();
-        Ok(())
+            ),
+            None => "Every case matches the CPU reference.".into(),
+        };
+        Ok(stages)
     }
 
     /// Whether `text` is the exercise's original file, give or take blank space.

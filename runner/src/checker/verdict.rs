@@ -1,7 +1,8 @@
 //! Every rule that decides a verdict, for kernels and whole programs alike, on the GPU and in the
 //! simulator alike: which verdict a diagnostic, a backend error or a GPU's fault code gives, which
 //! of two verdicts wins, the findings of the simulator's diagnostics, and the advice that ends a
-//! failed check. Other modules call these; none decides a verdict of its own.
+//! failed check, and (in [`conclusion`]) how the stages of a check come to its one verdict. Other
+//! modules gather the facts and call these; none decides a verdict of its own.
 
 use super::defined_kernels;
 use crate::backend::BackendError;
@@ -9,6 +10,9 @@ use crate::course::Exercise;
 use checks::Case;
 use contract::{CheckReport, Finding, Place, Verdict};
 use sim::{BadAccess, Diagnostic, DiagnosticKind, GlobalMiss, NearAllocation, RacePlace};
+
+mod conclusion;
+pub use conclusion::{conclude, Stages};
 
 /// The verdict a diagnostic gives a check: every kind is a bug in the kernel.
 pub fn of_diagnostic(d: &Diagnostic) -> Verdict {
