@@ -8,8 +8,10 @@ use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// Compiled modules and small measured values on disk, by the hash of what made them.
 #[derive(Clone)]
 pub struct Cache {
+    /// Its folder; None where no folder could be named (then nothing is cached).
     pub dir: Option<PathBuf>,
 }
 
@@ -19,7 +21,9 @@ const ENTRY_HEADER: &str = "runner-cache-entry 1";
 /// What the cache holds for a key.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Lookup {
+    /// The bytes stored, checked against their length and hash.
     Hit(Vec<u8>),
+    /// Nothing stored under the key (or no cache folder).
     Missing,
     /// An entry that does not hold what was stored; why, in a few words.
     Damaged(&'static str),
@@ -45,6 +49,8 @@ impl Cache {
         Cache { dir }
     }
 
+    /// The key of what `parts` make: a hash in hex, each part's length hashed before it so
+    /// that no two lists of parts run together into one key.
     pub fn key(parts: &[&str]) -> String {
         let mut hash = Sha256::new();
         for part in parts {
@@ -96,6 +102,7 @@ impl Cache {
         std::fs::read_to_string(self.dir.as_ref()?.join("values").join(name)).ok()
     }
 
+    /// Keeps `value` as `name` for [`Cache::get_value`]; a failure to write only loses it.
     pub fn put_value(&self, name: &str, value: &str) {
         if let Some(dir) = &self.dir {
             let _ = write_replacing(&dir.join("values").join(name), value.as_bytes(), false);

@@ -74,11 +74,17 @@ pub fn enabled() -> bool {
 /// The limits a compile runs under; the environment may lower them (tests do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Seconds one compile may take (the child's CPU time, and the parent's wait for its
+    /// answer) before it is given up.
     pub seconds: u64,
+    /// The child's address space, in MiB: a compile that needs more fails instead of the
+    /// machine running out.
     pub memory_mb: u64,
 }
 
 impl Limits {
+    /// 30 s and 4096 MiB, or RUNNER_COMPILE_TIME_LIMIT_S and RUNNER_COMPILE_MEMORY_LIMIT_MB
+    /// where set to a positive number.
     pub fn from_env() -> Limits {
         let read = |name: &str, default: u64| {
             std::env::var(name)
@@ -106,14 +112,18 @@ struct Request {
 /// How a compile in the child ended, when it did not end with NVRTC's answer.
 #[derive(Debug)]
 pub enum Stopped {
+    /// It ran past [`Limits::seconds`] and was ended.
     TimedOut,
     /// Ended without an answer (a signal, an allocation failure). `how` says what was seen,
     /// e.g. `signal: 6 (SIGABRT)`; `out_of_memory` whether that looks like the memory limit
     /// rather than a crash of the compiler itself.
     Crashed {
+        /// What was seen of its end.
         how: String,
+        /// Whether it looks like the memory limit.
         out_of_memory: bool,
     },
+    /// The child could not load or call NVRTC.
     Nvrtc(NvrtcError),
 }
 

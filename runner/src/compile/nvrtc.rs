@@ -20,16 +20,28 @@ pub const INSTALL_COMMAND: &str = "scripts/install-nvrtc";
 /// Where the install script puts the PyPI wheel, relative to the course root.
 pub const COURSE_NVRTC_DIR: &str = ".nvrtc/nvidia/cuda_nvrtc/lib";
 
+/// Why NVRTC could not be used: each message says what to install or set.
 #[derive(Debug, thiserror::Error)]
 pub enum NvrtcError {
+    /// No libnvrtc in any place looked.
     #[error(
         "NVRTC (the CUDA run-time compiler) was not found; looked in: {searched}.\n\
          Install the course's own copy with `{INSTALL_COMMAND}` (it needs Python's pip, no GPU), \
          or set RUNNER_NVRTC to the path of libnvrtc.so"
     )]
-    NotFound { searched: String },
+    NotFound {
+        /// The places looked in, in words.
+        searched: String,
+    },
+    /// A library was found but would not load, or lacks NVRTC's functions.
     #[error("{path} could not be used as NVRTC: {reason}")]
-    Unusable { path: String, reason: String },
+    Unusable {
+        /// The library's path.
+        path: String,
+        /// The loader's reason.
+        reason: String,
+    },
+    /// A call of NVRTC's failed (not a compile error in the code: those are its log).
     #[error("NVRTC failed: {0}")]
     Api(String),
 }
@@ -39,17 +51,21 @@ pub enum NvrtcError {
 #[derive(Clone)]
 pub struct Nvrtc {
     library: std::sync::Arc<libloading::Library>,
+    /// Where it was loaded from.
     pub path: String,
+    /// Its CUDA version (major, minor), part of every cache key.
     pub version: (i32, i32),
 }
 
 /// The output of one successful compile.
 pub struct Compiled {
+    /// PTX text or a cubin, as asked.
     pub image: Vec<u8>,
 }
 
 /// A compile that NVRTC refused, with its log.
 pub struct Rejected {
+    /// NVRTC's messages, against the source's name and lines.
     pub log: String,
 }
 

@@ -18,12 +18,12 @@ fn busy() -> MutexGuard<'static, Option<HashSet<String>>> {
 }
 
 /// The turn to compile `key`, held until dropped.
-pub struct Turn {
+pub(crate) struct Turn {
     key: String,
 }
 
 /// Waits until no other thread of this process holds the turn for `key`, then takes it.
-pub fn take(key: &str) -> Turn {
+pub(crate) fn take(key: &str) -> Turn {
     let mut busy = busy();
     while busy.get_or_insert_with(HashSet::new).contains(key) {
         #[cfg(test)]

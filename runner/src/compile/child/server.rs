@@ -18,7 +18,7 @@ use std::time::Duration;
 /// long-lived NVRTC may gather that its address space does not show, at one start in this many.
 /// RUNNER_COMPILES_PER_CHILD may lower it (1: a fresh child for every compile, as before children
 /// served many; to measure what serving saves).
-pub const COMPILES_PER_CHILD: usize = 200;
+pub(crate) const COMPILES_PER_CHILD: usize = 200;
 
 fn compiles_per_child() -> usize {
     std::env::var("RUNNER_COMPILES_PER_CHILD")

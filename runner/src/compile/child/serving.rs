@@ -10,7 +10,7 @@ use std::process::ExitCode;
 /// How much larger than after its own first compile a child's address space may be after a
 /// student's and still serve the next one: NVRTC's allocator keeps a little; more means the
 /// next compile would find less of the memory limit free than a fresh child does.
-pub const GROWTH_ALLOWED: u64 = 64 << 20;
+pub(crate) const GROWTH_ALLOWED: u64 = 64 << 20;
 
 /// What the child answers with: NVRTC's answer, or the error's text.
 type Answer = Result<Result<Compiled, Rejected>, String>;
