@@ -133,6 +133,9 @@ pub fn same_text(a: &str, b: &str) -> bool {
     a.replace("\r\n", "\n").trim_end() == b.replace("\r\n", "\n").trim_end()
 }
 
+/// The exercise's file as it was handed out: the copy built into the runner where the course is
+/// the one it was built with, else the snapshot kept in `.runner/pristine/` (what `runner reset`
+/// restores and a "not done" verdict compares with).
 pub fn original(course: &Course, exercise: &Exercise) -> anyhow::Result<Vec<u8>> {
     if let Some(bytes) = shipped(course, exercise) {
         return Ok(bytes.to_vec());

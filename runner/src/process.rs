@@ -21,7 +21,9 @@ pub trait Child {
 
 /// Time as the waiter sees it: elapsed since the wait began, and a pause.
 pub trait Clock {
+    /// Time since the wait began.
     fn elapsed(&self) -> Duration;
+    /// Pauses the waiter for `pause` (a test's clock moves by it instead).
     fn sleep(&self, pause: Duration);
 }
 
@@ -29,6 +31,7 @@ pub trait Clock {
 pub struct WallClock(Instant);
 
 impl WallClock {
+    /// A clock that counts from now.
     pub fn start() -> WallClock {
         WallClock(Instant::now())
     }
@@ -49,6 +52,7 @@ impl Clock for WallClock {
 pub struct Group(std::process::Child);
 
 impl Group {
+    /// Starts `command` as the leader of a new process group.
     pub fn spawn(command: &mut Command) -> std::io::Result<Group> {
         command.process_group(0).spawn().map(Group)
     }
@@ -79,6 +83,7 @@ impl Child for Group {
 /// How a wait ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Waited {
+    /// It ended by itself, with this status.
     Exited(ExitStatus),
     /// Past the deadline: the group was ended.
     TimedOut,

@@ -4,14 +4,19 @@
 use clap::ValueEnum;
 use std::io::IsTerminal;
 
+/// `--color`: whether output is coloured.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
 pub enum ColorChoice {
+    /// Coloured on a terminal, unless NO_COLOR or TERM=dumb says not.
     #[default]
     Auto,
+    /// Coloured even into a pipe or a file.
     Always,
+    /// Never coloured.
     Never,
 }
 
+/// Turns colour on or off for the whole process, as `choice` and the environment decide.
 pub fn apply(choice: ColorChoice) {
     let on = match choice {
         ColorChoice::Always => true,

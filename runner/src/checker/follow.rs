@@ -14,7 +14,7 @@ use std::time::Duration;
 const MOST_FOLLOWED: usize = 3;
 
 /// Whether any traced element of `mismatch` names where a thread parts from the solution's.
-pub fn parted(mismatch: &Mismatch) -> bool {
+pub(crate) fn parted(mismatch: &Mismatch) -> bool {
     mismatch
         .first_wrong
         .iter()

@@ -9,7 +9,7 @@ use sim::{BranchStep, Parting, ThreadDivergence};
 
 /// The likely mistake the followed threads agree on; `None` where they do not all part the same
 /// way, or the evidence is missing in any of them.
-pub fn from_divergences(wrong: &[WrongElement]) -> Option<String> {
+pub(crate) fn from_divergences(wrong: &[WrongElement]) -> Option<String> {
     let parts: Vec<&ThreadDivergence> = wrong
         .iter()
         .filter_map(|w| w.origin.as_ref()?.thread.as_ref())
