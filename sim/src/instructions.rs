@@ -60,6 +60,7 @@ impl Class {
 }
 
 impl InstructionCounts {
+    /// Warp instructions of every class.
     pub fn total(&self) -> u64 {
         self.memory + self.arithmetic + self.control + self.warp + self.synchronisation
     }
@@ -75,6 +76,7 @@ impl InstructionCounts {
         *slot += n;
     }
 
+    /// Whether no warp instruction was counted.
     pub fn is_empty(&self) -> bool {
         self.total() == 0
     }

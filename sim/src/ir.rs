@@ -14,22 +14,34 @@ pub(crate) const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ty {
+    /// `.u8`.
     U8,
+    /// `.s8`.
     S8,
+    /// `.u16`.
     U16,
+    /// `.s16`.
     S16,
+    /// `.u32` (and `.b32`).
     U32,
+    /// `.s32`.
     S32,
+    /// `.u64` (and `.b64`).
     U64,
+    /// `.s64`.
     S64,
+    /// `.f16`: a half in the low 16 bits of a register.
     F16,
     /// Two halves in one 32-bit register, the low one first (`__half2`).
     F16x2,
+    /// `.f32`.
     F32,
+    /// `.f64`.
     F64,
 }
 
 impl Ty {
+    /// Size of a value in bytes.
     pub fn bytes(self) -> u32 {
         match self {
             Ty::U8 | Ty::S8 => 1,
@@ -38,12 +50,15 @@ impl Ty {
             Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
     }
+    /// Size of a value in bits.
     pub fn bits(self) -> u32 {
         self.bytes() * 8
     }
+    /// A signed integer type.
     pub fn is_signed(self) -> bool {
         matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
+    /// A floating-point type, 16-bit ones and pairs included.
     pub fn is_float(self) -> bool {
         matches!(self, Ty::F16 | Ty::F16x2 | Ty::F32 | Ty::F64)
     }
@@ -640,8 +655,11 @@ pub(crate) struct SharedVar {
 /// A kernel parameter as the launch must supply it: public through [`crate::KernelInfo`].
 #[derive(Clone, Debug)]
 pub struct ParamInfo {
+    /// The parameter's PTX name.
     pub name: String,
+    /// Size of the argument in bytes.
     pub size_bytes: u32,
+    /// Alignment of the argument in the parameter buffer, in bytes.
     pub align: u32,
 }
 

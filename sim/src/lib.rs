@@ -34,6 +34,7 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
 mod analyse;
 mod error;

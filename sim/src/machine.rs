@@ -33,6 +33,8 @@ const MAX_CONSTANT: u64 = 64 * 1024;
 /// kernel whose threads could touch more.
 const MAX_LOCAL_IN_FLIGHT: u64 = 1 << 30;
 
+/// A simulated GPU: its global memory and the module variables placed in it; launches run on
+/// it one at a time.
 pub struct Machine {
     mem: GlobalMemory,
     /// Addresses of each module's global variables on this machine.
@@ -48,6 +50,7 @@ impl Default for Machine {
 }
 
 impl Machine {
+    /// A GPU with no allocations.
     pub fn new() -> Machine {
         Machine {
             mem: GlobalMemory::new(),
@@ -66,6 +69,7 @@ impl Machine {
             .expect("simulated device memory exhausted")
     }
 
+    /// Allocates as [`Machine::alloc`] does; an error where the simulated memory is used up.
     pub fn try_alloc(&mut self, bytes: u64) -> Result<u64, SimError> {
         self.mem.alloc(bytes, 256)
     }
@@ -87,10 +91,12 @@ impl Machine {
         self.mem.find(addr, len).is_some()
     }
 
+    /// Copies `data` to device address `addr`; an error where the bytes leave a live allocation.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
         self.mem.write(addr, data)
     }
 
+    /// Copies `len` bytes from device address `addr`; an error where they leave a live allocation.
     pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
         self.mem.read(addr, len)
     }

@@ -34,14 +34,18 @@ use serde::Serialize;
 /// A reference GPU: every number the model uses, with where it comes from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GpuModel {
+    /// The GPU's name, as reports show it (`H100 SXM`).
     pub name: &'static str,
+    /// Streaming multiprocessors (SMs) on the chip.
     pub sms: u32,
+    /// Sub-partitions (SMSPs) per SM, each issuing one warp instruction per cycle.
     pub smsps_per_sm: u32,
     /// SM clock while running (Hz).
     pub clock_hz: f64,
     /// DRAM bandwidth a kernel can reach: a device-to-device copy's (read + write), not the
     /// datasheet peak, which no kernel reaches.
     pub dram_bytes_per_s: f64,
+    /// L2 bandwidth for 32-byte sectors, in bytes per second.
     pub l2_bytes_per_s: f64,
     /// L2 requests (one per 128-byte line a store request touches, whatever its sectors, and one
     /// per line a load fetches again after L1 lost it) served per second, on top of the sectors'
@@ -50,10 +54,13 @@ pub struct GpuModel {
     /// L1 data cache and shared memory together, per SM: what shared memory leaves of it holds
     /// the lines a block reuses.
     pub l1_bytes_per_sm: f64,
+    /// L2 cache size in bytes.
     pub l2_capacity_bytes: f64,
     /// Latency of a load served by DRAM, by L2 and by L1, under load (seconds).
     pub dram_latency_s: f64,
+    /// Latency of a load served by L2, under load (seconds).
     pub l2_latency_s: f64,
+    /// Latency of a load served by L1 (seconds).
     pub l1_latency_s: f64,
     /// Cycles before a dependent arithmetic instruction can issue.
     pub dependent_issue_cycles: f64,
@@ -69,11 +76,15 @@ pub struct GpuModel {
     /// the knee both show: their times combine as a p-norm, (dram^p + latency^p)^(1/p), not as
     /// a hard maximum.
     pub memory_norm: f64,
+    /// Threads an SM holds at once.
     pub max_threads_per_sm: u32,
+    /// Blocks an SM holds at once.
     pub max_blocks_per_sm: u32,
+    /// 32-bit registers in an SM's register file.
     pub registers_per_sm: u32,
     /// Registers are given to a warp in units of this many.
     pub register_allocation_unit: u32,
+    /// Shared memory an SM can give its blocks, in bytes.
     pub shared_bytes_per_sm: u32,
     /// Shared memory the CUDA runtime keeps per block.
     pub shared_reserved_per_block: u32,

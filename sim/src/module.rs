@@ -8,15 +8,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A kernel's name and parameters, as the launch must supply them.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
+    /// The kernel's entry name, as PTX spells it (mangled where not `extern "C"`).
     pub name: String,
+    /// Its parameters, in order.
     pub params: Vec<ParamInfo>,
 }
 
 /// A kernel's static resources (`Module::resources`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelResources {
+    /// Statically declared `__shared__` memory per block, in bytes.
     pub shared_static_bytes: u32,
+    /// Local memory (stack, spilled arrays) per thread, in bytes.
     pub local_bytes_per_thread: u32,
+    /// The module's `__constant__` memory, in bytes.
     pub constant_bytes: u64,
 }
 
@@ -61,6 +66,7 @@ impl Module {
         })
     }
 
+    /// The kernels the simulator can run, in the module's order.
     pub fn kernels(&self) -> Vec<KernelInfo> {
         self.programs
             .iter()
@@ -71,6 +77,7 @@ impl Module {
             .collect()
     }
 
+    /// The kernel named `name`; None where the module has none the simulator can run.
     pub fn kernel(&self, name: &str) -> Option<KernelInfo> {
         self.program(name).map(|p| KernelInfo {
             name: p.name.clone(),

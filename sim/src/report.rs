@@ -23,10 +23,13 @@ pub struct Figures {
     pub global_load_requests: u64,
     /// `l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`
     pub global_load_sectors: u64,
+    /// `l1tex__t_requests_pipe_lsu_mem_global_op_st.sum`
     pub global_store_requests: u64,
+    /// `l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum`
     pub global_store_sectors: u64,
     /// Atomics and reductions (`_op_atom` plus `_op_red`).
     pub global_atomic_requests: u64,
+    /// 32-byte sectors the atomics and reductions touched.
     pub global_atomic_sectors: u64,
     /// `smsp__sass_inst_executed_op_shared_ld.sum`
     pub shared_load_requests: u64,
@@ -34,9 +37,13 @@ pub struct Figures {
     pub shared_load_wavefronts: u64,
     /// Wavefronts beyond the ideal (1, 2 or 4 per request for 4-, 8- and 16-byte accesses).
     pub shared_load_bank_conflicts: u64,
+    /// `smsp__sass_inst_executed_op_shared_st.sum`
     pub shared_store_requests: u64,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum`
     pub shared_store_wavefronts: u64,
+    /// Store wavefronts beyond the ideal, as for loads.
     pub shared_store_bank_conflicts: u64,
+    /// Warp atomics on shared memory.
     pub shared_atomic_requests: u64,
 }
 
@@ -53,18 +60,23 @@ impl Figures {
     pub fn load_sectors_per_request(&self) -> f64 {
         ratio(self.global_load_sectors, self.global_load_requests)
     }
+    /// `l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio` (0 when no stores).
     pub fn store_sectors_per_request(&self) -> f64 {
         ratio(self.global_store_sectors, self.global_store_requests)
     }
+    /// Shared-memory wavefronts per load request (0 when no loads).
     pub fn shared_load_wavefronts_per_request(&self) -> f64 {
         ratio(self.shared_load_wavefronts, self.shared_load_requests)
     }
+    /// Shared-memory wavefronts per store request (0 when no stores).
     pub fn shared_store_wavefronts_per_request(&self) -> f64 {
         ratio(self.shared_store_wavefronts, self.shared_store_requests)
     }
+    /// Bank conflicts of shared loads and stores together.
     pub fn shared_bank_conflicts(&self) -> u64 {
         self.shared_load_bank_conflicts + self.shared_store_bank_conflicts
     }
+    /// Whether nothing was counted.
     pub fn is_empty(&self) -> bool {
         *self == Figures::default()
     }
@@ -94,16 +106,21 @@ impl AddAssign for Figures {
     }
 }
 
+/// The figures of one CUDA source line.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LineFigures {
+    /// The source file, as NVRTC was given it.
     pub file: String,
+    /// Line in that file, from 1.
     pub line: u32,
+    /// The memory figures of the line's instructions.
     pub figures: Figures,
     /// Warp instructions the line's code executed, by kind.
     #[serde(default)]
     pub instructions: InstructionCounts,
 }
 
+/// What a diagnostic found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
@@ -156,11 +173,16 @@ impl DiagnosticKind {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct DiagKey(pub DiagnosticKind, pub u32, pub u32);
 
+/// A fault or hazard the simulator found in a launch, at the thread and line that met it first.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Diagnostic {
+    /// What was found.
     pub kind: DiagnosticKind,
+    /// Index of the thread's block.
     pub block: [u32; 3],
+    /// Index of the thread in its block.
     pub thread: [u32; 3],
+    /// The CUDA source line (None without line info).
     pub location: Option<SourceLocation>,
     /// One sentence with the details: address, allocation, size, lanes.
     pub message: String,
@@ -179,6 +201,7 @@ pub struct Diagnostic {
 pub struct Race {
     /// The access reported (the diagnostic's own block, thread and line), then the other one.
     pub accesses: [RaceAccess; 2],
+    /// The memory both touched.
     pub place: RacePlace,
     /// Where the diagnostic's message names `place` (a byte range of it, `[start, end)`), so a
     /// reader that knows the memory by another name (a buffer's parameter name, Numba's words)
@@ -198,6 +221,7 @@ impl Race {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "memory", rename_all = "snake_case")]
 pub enum RacePlace {
+    /// Global memory.
     Global {
         /// The kernel parameter (0-based, as the PTX declares them) whose pointer reaches the
         /// element: the closest below it in the same allocation.
@@ -206,8 +230,10 @@ pub enum RacePlace {
         variable: Option<String>,
         /// The element's index from that pointer or variable, in elements of the access's size.
         element: Option<u64>,
+        /// The device address the reported access touched.
         address: u64,
     },
+    /// The block's shared memory.
     Shared {
         /// The `__shared__` variable, as the source names it (`None`: dynamic shared memory).
         variable: Option<String>,
@@ -219,9 +245,13 @@ pub enum RacePlace {
 /// One access of a racing pair.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RaceAccess {
+    /// Index of the thread's block.
     pub block: [u32; 3],
+    /// Index of the thread in its block.
     pub thread: [u32; 3],
+    /// The CUDA source line of the access (None without line info).
     pub location: Option<SourceLocation>,
+    /// Whether it read, wrote or was atomic.
     pub access: AccessKind,
 }
 
@@ -263,16 +293,21 @@ impl AccessKind {
     }
 }
 
+/// What one launch did: its figures overall and per line, what went wrong, what it printed and
+/// its modelled time.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LaunchReport {
+    /// The memory figures of the whole launch.
     pub figures: Figures,
     /// Per source line that executed any instruction, sorted by (file, line).
     pub lines: Vec<LineFigures>,
+    /// Faults and hazards found, at most `Limits::max_diagnostics`.
     pub diagnostics: Vec<Diagnostic>,
     /// Everything the kernel printed, ordered by block, then warp, then printf call, then lane.
     pub printf: String,
     /// A fatal error (out of bounds, misaligned, trap, deadlock, timeout) stopped the kernel.
     pub aborted: bool,
+    /// Warp instructions executed, summed over warps.
     pub warp_instructions: u64,
     /// The same warp instructions by kind.
     pub instructions: InstructionCounts,
@@ -318,12 +353,17 @@ impl Default for Limits {
 /// One kernel launch.
 #[derive(Clone, Debug)]
 pub struct Launch {
+    /// The kernel's entry name.
     pub kernel: String,
+    /// Blocks per grid in x, y, z.
     pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
     pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
     pub dynamic_shared_bytes: u32,
     /// Raw little-endian bytes of each kernel parameter, in order; pointers are 8-byte device addresses.
     pub params: Vec<Vec<u8>>,
+    /// How far the launch may go.
     pub limits: Limits,
 }
 
