@@ -22,7 +22,7 @@ pub(super) struct Modelled {
 }
 
 impl Modelled {
-    pub fn new(modelled: sim::ModelledTime, measured_us: f64, sim: Duration) -> Modelled {
+    pub(super) fn new(modelled: sim::ModelledTime, measured_us: f64, sim: Duration) -> Modelled {
         Modelled {
             us: modelled.microseconds,
             bound_by: modelled.bound_by,

@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 use checks::random::Rng;
 use std::path::PathBuf;
 
-pub struct Settings {
+pub(super) struct Settings {
     pub seed: u64,
     /// Each launch's own limits.
     pub limits: sim::Limits,
@@ -17,7 +17,7 @@ pub struct Settings {
 }
 
 /// One launch as it ran.
-pub struct Ran {
+pub(super) struct Ran {
     /// The kernel's name in the module (mangled where it was declared without `extern "C"`).
     pub kernel: String,
     pub grid: [u32; 3],
@@ -27,14 +27,14 @@ pub struct Ran {
     pub modelled: sim::ModelledTime,
 }
 
-pub struct Finished {
+pub(super) struct Finished {
     pub launches: Vec<Ran>,
     /// Launches planned; fewer ran when one was stopped (out of bounds, a hang, ...).
     pub planned: usize,
     pub written: Vec<Written>,
 }
 
-pub struct Written {
+pub(super) struct Written {
     pub name: String,
     pub path: PathBuf,
     pub ty: ElemType,
@@ -42,7 +42,7 @@ pub struct Written {
 }
 
 impl Finished {
-    pub fn aborted(&self) -> bool {
+    pub(super) fn aborted(&self) -> bool {
         self.launches.iter().any(|l| l.report.aborted)
     }
 }
@@ -55,7 +55,7 @@ struct Placed {
     bytes: u64,
 }
 
-pub fn execute(
+pub(super) fn execute(
     plan: &Plan,
     module: &sim::Module,
     file: &str,
@@ -150,7 +150,7 @@ fn entry(module: &sim::Module, file: &str, wanted: &str) -> anyhow::Result<Strin
 
 /// The kernel a user means by `wanted`: the name itself, or the one kernel whose C++ (Itanium)
 /// mangled name is `_Z<length><wanted>...` (a `__global__` function without `extern "C"`).
-pub fn entry_name(wanted: &str, names: &[String]) -> Option<String> {
+pub(super) fn entry_name(wanted: &str, names: &[String]) -> Option<String> {
     if names.iter().any(|n| n == wanted) {
         return Some(wanted.to_string());
     }

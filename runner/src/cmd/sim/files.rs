@@ -17,7 +17,7 @@ fn is_npy(path: &Path) -> bool {
 }
 
 /// The bytes of `path` as a buffer of `ty`: all of it, which must be `len` elements when given.
-pub fn read(path: &Path, ty: ElemType, len: Option<u64>) -> anyhow::Result<Vec<u8>> {
+pub(super) fn read(path: &Path, ty: ElemType, len: Option<u64>) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
     let file = runner::kernel_file::open_nonblocking(path)
         .with_context(|| format!("cannot read {shown}: check the path"))?;
@@ -110,7 +110,7 @@ fn npy_data(bytes: &[u8], ty: ElemType) -> anyhow::Result<&[u8]> {
 
 /// Writes `bytes`, a buffer of `ty`, as a `.npy` file: shape `(n,)`, or `(n, lanes)` for a
 /// vector type.
-pub fn write_npy(path: &Path, ty: ElemType, bytes: &[u8]) -> anyhow::Result<()> {
+pub(super) fn write_npy(path: &Path, ty: ElemType, bytes: &[u8]) -> anyhow::Result<()> {
     let n = bytes.len() / ty.bytes();
     let shape = if ty.lanes == 1 {
         format!("({n},)")

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub struct Plan {
+pub(super) struct Plan {
     /// The kernel file, when the plan names it.
     pub file: Option<PathBuf>,
     pub compile: UserOptions,
@@ -23,14 +23,14 @@ pub struct Plan {
     pub out_dir: Option<PathBuf>,
 }
 
-pub struct Named<T> {
+pub(super) struct Named<T> {
     pub name: String,
     /// How messages point the user at it: `--arg "f32[8]"`, `buffer x`.
     pub shown: String,
     pub spec: T,
 }
 
-pub struct LaunchPlan {
+pub(super) struct LaunchPlan {
     pub kernel: String,
     pub grid: [u32; 3],
     pub block: [u32; 3],
@@ -39,7 +39,7 @@ pub struct LaunchPlan {
 }
 
 #[derive(Debug, PartialEq)]
-pub enum ArgRef {
+pub(super) enum ArgRef {
     /// A pointer into a buffer, `offset` elements from its start.
     Buffer { name: String, offset: u64 },
     /// A scalar's bytes.
@@ -47,7 +47,7 @@ pub enum ArgRef {
 }
 
 /// The command line's one launch.
-pub struct CliLaunch<'a> {
+pub(super) struct CliLaunch<'a> {
     pub kernel: &'a str,
     pub grid: &'a str,
     pub block: &'a str,
@@ -56,7 +56,7 @@ pub struct CliLaunch<'a> {
     pub set: &'a [String],
 }
 
-pub fn from_cli(cli: CliLaunch, compile: UserOptions) -> anyhow::Result<Plan> {
+pub(super) fn from_cli(cli: CliLaunch, compile: UserOptions) -> anyhow::Result<Plan> {
     let mut buffers = Vec::new();
     let mut args = Vec::new();
     for (i, text) in cli.args.iter().enumerate() {
@@ -108,7 +108,7 @@ fn variable(text: &str, base: &Path, shown: String) -> anyhow::Result<Named<Valu
     })
 }
 
-pub fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
+pub(super) fn dims(text: &str) -> anyhow::Result<[u32; 3]> {
     let parts: Vec<u32> = text
         .split(',')
         .map(|p| {
@@ -177,14 +177,14 @@ impl Dims {
 /// Launches one plan may hold. Each keeps its report (figures per source line, diagnostics, up to
 /// 1 MiB of printf) for the output: 200,000 launches took 6.6 GB with `--json`. A plan chains a
 /// few kernels; repeated work belongs in a loop inside a kernel.
-pub const MAX_LAUNCHES: usize = 1000;
+pub(super) const MAX_LAUNCHES: usize = 1000;
 
 /// Bytes of a plan file: far past a plan of `MAX_LAUNCHES` launches, and short of what a file
 /// that never ends (a FIFO, `/dev/zero`) would fill memory with.
 const MAX_PLAN_BYTES: u64 = 4 << 20;
 
 /// Reads a plan file; the paths in it are taken relative to its folder.
-pub fn from_file(path: &Path) -> anyhow::Result<Plan> {
+pub(super) fn from_file(path: &Path) -> anyhow::Result<Plan> {
     let shown = path.display();
     let text = read_plan_text(path)?;
     let file: PlanFile =

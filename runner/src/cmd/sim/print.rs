@@ -61,7 +61,7 @@ fn wavefronts(f: &sim::Figures) -> u64 {
     f.shared_load_wavefronts + f.shared_store_wavefronts
 }
 
-pub struct View {
+pub(super) struct View {
     pub sort: SortKey,
     /// Rows of the per-line table; 0 for all.
     pub lines: usize,
@@ -122,7 +122,7 @@ impl Sources {
     }
 }
 
-pub fn text(done: &Finished, view: &View) -> String {
+pub(super) fn text(done: &Finished, view: &View) -> String {
     let mut out = String::new();
     for (i, l) in done.launches.iter().enumerate() {
         let figures = SimFigures {
@@ -321,7 +321,7 @@ fn launch_json<'a>(l: &'a Ran, sources: &mut Sources) -> LaunchJson<'a> {
 
 /// One launch from the command line: its object as `runner sim --json` always printed it, with
 /// the files written beside; a plan: every launch, the total, the merged lines and the files.
-pub fn json(done: &Finished, plan_file: bool) -> serde_json::Result<String> {
+pub(super) fn json(done: &Finished, plan_file: bool) -> serde_json::Result<String> {
     let mut sources = Sources::default();
     let written: Vec<WrittenJson> = done
         .written

@@ -9,16 +9,16 @@ use checks::random::Rng;
 use std::path::{Path, PathBuf};
 
 /// Largest buffer one spec may ask for: the simulator's memory holds 4 GiB in all.
-pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
+pub(super) const MAX_BUFFER_BYTES: u64 = 4 << 30;
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum ValueSpec {
+pub(super) enum ValueSpec {
     Scalar { ty: ElemType, bytes: Vec<u8> },
     Buffer(BufferSpec),
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct BufferSpec {
+pub(super) struct BufferSpec {
     pub ty: ElemType,
     /// Elements; `None` for `TYPE[]`, whose length comes from its file or its variable.
     pub len: Option<u64>,
@@ -26,7 +26,7 @@ pub struct BufferSpec {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Init {
+pub(super) enum Init {
     Random,
     Zeros,
     Iota,
@@ -39,7 +39,7 @@ const SYNTAX: &str = "expected a buffer TYPE[N] (=random, =zeros, =iota, =V or =
     scalar TYPE=V, e.g. f32[1024]=@x.npy, i32[256]=zeros, f32=2.5";
 
 /// Reads `text`; a file it names is taken relative to `base`.
-pub fn parse(text: &str, base: &Path) -> Result<ValueSpec, String> {
+pub(super) fn parse(text: &str, base: &Path) -> Result<ValueSpec, String> {
     let (head, value) = match text.split_once('=') {
         Some((head, value)) => (head.trim(), Some(value.trim())),
         None => (text.trim(), None),
@@ -82,7 +82,7 @@ pub fn parse(text: &str, base: &Path) -> Result<ValueSpec, String> {
 impl BufferSpec {
     /// The buffer's bytes. `fits` is the length in elements its place requires (a variable's),
     /// when it has one; a length given or read that differs from it is an error.
-    pub fn contents(&self, fits: Option<u64>, rng: &mut Rng) -> anyhow::Result<Vec<u8>> {
+    pub(super) fn contents(&self, fits: Option<u64>, rng: &mut Rng) -> anyhow::Result<Vec<u8>> {
         let elem = self.ty.bytes() as u64;
         if let Init::File(path) = &self.init {
             let bytes = files::read(path, self.ty, self.len.or(fits))?;

@@ -6,18 +6,28 @@ use std::fmt;
 
 /// One number's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scalar {
+pub(super) enum Scalar {
+    /// CUDA's `unsigned char`.
     U8,
+    /// `signed char`.
     I8,
+    /// `unsigned short`.
     U16,
+    /// `short`.
     I16,
     /// IEEE half precision (`__half`), stored as its raw 2 bytes.
     F16,
+    /// `int`.
     I32,
+    /// `unsigned int`.
     U32,
+    /// `long long`.
     I64,
+    /// `unsigned long long` (and a pointer's bits).
     U64,
+    /// `float`.
     F32,
+    /// `double`.
     F64,
 }
 
@@ -66,11 +76,13 @@ const VECTORS: [(&str, Scalar, u32); 26] = [
 ];
 
 /// The type names `runner sim` accepts, for messages.
-pub const TYPE_NAMES: &str = "u8, i8, u16, i16, f16, i32, u32, i64, u64, f32, f64, or a CUDA \
+pub(super) const TYPE_NAMES: &str =
+    "u8, i8, u16, i16, f16, i32, u32, i64, u64, f32, f64, or a CUDA \
     vector type such as float2, float4, int4, uchar4, half2, double2";
 
 impl Scalar {
-    pub fn bytes(self) -> usize {
+    /// Its size in bytes.
+    pub(super) fn bytes(self) -> usize {
         match self {
             Scalar::U8 | Scalar::I8 => 1,
             Scalar::U16 | Scalar::I16 | Scalar::F16 => 2,
@@ -79,12 +91,13 @@ impl Scalar {
         }
     }
 
-    pub fn is_float(self) -> bool {
+    /// Whether it holds floating-point values (parsed as reals, drawn in [-1, 1)).
+    pub(super) fn is_float(self) -> bool {
         matches!(self, Scalar::F16 | Scalar::F32 | Scalar::F64)
     }
 
     /// NumPy's descriptor for this type, little-endian (`|` where byte order does not apply).
-    pub fn npy_descr(self) -> &'static str {
+    pub(super) fn npy_descr(self) -> &'static str {
         match self {
             Scalar::U8 => "|u1",
             Scalar::I8 => "|i1",
@@ -101,7 +114,7 @@ impl Scalar {
     }
 
     /// NumPy's name, for messages that say how to convert an array.
-    pub fn numpy_name(self) -> &'static str {
+    pub(super) fn numpy_name(self) -> &'static str {
         match self {
             Scalar::U8 => "np.uint8",
             Scalar::I8 => "np.int8",
@@ -118,7 +131,7 @@ impl Scalar {
     }
 
     /// Appends `text` (a number) as this type; an integer that does not fit is an error.
-    pub fn push_parsed(self, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    pub(super) fn push_parsed(self, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
         let text = text.trim();
         if self.is_float() {
             let v: f64 = text
@@ -145,7 +158,7 @@ impl Scalar {
     }
 
     /// Appends `v` converted to this type (integers wrap, as NumPy's `astype` does).
-    pub fn push_f64(self, v: f64, out: &mut Vec<u8>) {
+    pub(super) fn push_f64(self, v: f64, out: &mut Vec<u8>) {
         match self {
             Scalar::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
             Scalar::F32 => out.extend((v as f32).to_le_bytes()),
@@ -157,7 +170,7 @@ impl Scalar {
     /// Appends one random value: floats in [-1, 1), integers in [0, 1000) (or the type's range).
     /// Each value takes the same draws from `rng` as `runner sim` always took for f32, f64,
     /// i32, u32 and i64, so a seed gives the inputs it gave before.
-    pub fn push_random(self, rng: &mut Rng, out: &mut Vec<u8>) {
+    pub(super) fn push_random(self, rng: &mut Rng, out: &mut Vec<u8>) {
         let float = rng.range_f32(-1.0, 1.0) as f64;
         if self.is_float() {
             return self.push_f64(float, out);
@@ -180,13 +193,17 @@ impl fmt::Display for Scalar {
 
 /// A buffer element or scalar: one number, or a CUDA vector of `lanes` numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ElemType {
+pub(super) struct ElemType {
+    /// The type of each component.
     pub scalar: Scalar,
+    /// Components: 1 for a number, 2 to 4 for a vector type (`float4`).
     pub lanes: u32,
 }
 
 impl ElemType {
-    pub fn parse(name: &str) -> Option<ElemType> {
+    /// The type a command line names (`f32`, `float4`, `half2`); None for an unknown name
+    /// ([`TYPE_NAMES`] lists the known ones).
+    pub(super) fn parse(name: &str) -> Option<ElemType> {
         let name = name.trim();
         if let Some((_, scalar)) = SCALARS.iter().find(|(n, _)| *n == name) {
             return Some(ElemType {
@@ -200,12 +217,13 @@ impl ElemType {
             .map(|&(_, scalar, lanes)| ElemType { scalar, lanes })
     }
 
-    pub fn bytes(self) -> usize {
+    /// Its size in bytes, all components together.
+    pub(super) fn bytes(self) -> usize {
         self.scalar.bytes() * self.lanes as usize
     }
 
     /// Appends a value written as `text`: one number, or `lanes` numbers separated by commas.
-    pub fn push_parsed(self, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    pub(super) fn push_parsed(self, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
         let parts: Vec<&str> = text.split(',').collect();
         if parts.len() != self.lanes as usize {
             return Err(format!(
