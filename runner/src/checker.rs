@@ -28,10 +28,16 @@ use std::time::{Duration, Instant};
 pub use verdict::add_simulator_findings;
 use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice, Stages};
 
+/// Checks exercises on one backend: compile, run the cases against the CPU reference, judge,
+/// report. One per process or worker, reused from check to check.
 pub struct Checker<'a> {
+    /// The course the exercises and their reference solutions come from.
     pub course: &'a Course,
+    /// Compiles the student's file and the reference solution.
     pub compiler: &'a Compiler,
+    /// Where the cases run: a GPU or the simulator.
     pub backend: &'a mut dyn Backend,
+    /// The seed of the random cases (an instructor's hidden cases); None: the exercise's own.
     pub seed: Option<u64>,
     /// Problem sizes to test beyond the exercise's own.
     pub extra_sizes: Vec<usize>,
@@ -60,8 +66,11 @@ pub struct Checker<'a> {
 /// depend on nothing but the exercise and the options, and outputs on nothing but the case.
 #[derive(Clone)]
 pub struct Premade {
+    /// The exercise's id.
     pub exercise: String,
+    /// The options the cases were made with.
     pub options: CaseOptions,
+    /// The cases, shared with the check that made them.
     pub cases: Arc<Vec<Case>>,
     /// Each case's CPU reference outputs, with the time the reference took to compute them.
     expected: KnownOutputs,
@@ -81,6 +90,7 @@ type Expected = (Arc<Vec<(String, checks::HostData)>>, Duration);
 type KnownOutputs = Arc<Vec<OnceLock<Expected>>>;
 
 impl Premade {
+    /// Cases of `exercise` made with `options`, with nothing computed or loaded for them yet.
     pub fn new(exercise: &str, options: CaseOptions, cases: Vec<Case>) -> Premade {
         Premade {
             exercise: exercise.to_string(),
