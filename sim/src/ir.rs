@@ -34,6 +34,10 @@ pub enum Ty {
     F16,
     /// Two halves in one 32-bit register, the low one first (`__half2`).
     F16x2,
+    /// bfloat16 (f32's 8 exponent bits, 7 fraction bits) in the low 16 bits of a register.
+    BF16,
+    /// Two bfloat16 in one 32-bit register, the low one first (`__nv_bfloat162`).
+    BF16x2,
     /// `.f32`.
     F32,
     /// `.f64`.
@@ -45,8 +49,8 @@ impl Ty {
     pub fn bytes(self) -> u32 {
         match self {
             Ty::U8 | Ty::S8 => 1,
-            Ty::U16 | Ty::S16 | Ty::F16 => 2,
-            Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 => 4,
+            Ty::U16 | Ty::S16 | Ty::F16 | Ty::BF16 => 2,
+            Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 | Ty::BF16x2 => 4,
             Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
     }
@@ -60,7 +64,23 @@ impl Ty {
     }
     /// A floating-point type, 16-bit ones and pairs included.
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F16x2 | Ty::F32 | Ty::F64)
+        self.is_half() || matches!(self, Ty::F32 | Ty::F64)
+    }
+    /// A 16-bit float (`.f16`, `.bf16`) or a pair of them: what `exec::halves` computes on.
+    pub fn is_half(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F16x2 | Ty::BF16 | Ty::BF16x2)
+    }
+    /// Two 16-bit floats in one 32-bit register.
+    pub fn is_pair(self) -> bool {
+        matches!(self, Ty::F16x2 | Ty::BF16x2)
+    }
+    /// The type of each 16-bit float of a pair; a single one's own type.
+    pub fn half_lane(self) -> Ty {
+        match self {
+            Ty::F16x2 => Ty::F16,
+            Ty::BF16x2 => Ty::BF16,
+            other => other,
+        }
     }
 }
 

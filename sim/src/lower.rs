@@ -170,7 +170,7 @@ fn encode_init(
     let mut relocs = Vec::new();
     let elem = match v.ty.as_str() {
         "b8" | "u8" | "s8" => 1,
-        "b16" | "u16" | "s16" | "f16" => 2,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
         "b32" | "u32" | "s32" | "f32" => 4,
         _ => 8,
     };

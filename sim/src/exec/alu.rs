@@ -3,7 +3,7 @@
 
 use super::float::{as_f64, ftz32};
 use crate::ir::{mask, IntOp, IntOp3, IntUn, Rnd, Ty};
-use crate::rounding::{round_f16, round_f32};
+use crate::rounding::{round_bf16, round_f16, round_f32};
 
 /// Sign-extends the low `bits` bits.
 #[inline(always)]
@@ -306,6 +306,7 @@ fn float_to_bits(dt: Ty, hi: f64, lo: f64, rnd: Rnd) -> u64 {
     match dt {
         Ty::F32 => round_f32(hi, lo, rnd).to_bits() as u64,
         Ty::F16 => round_f16(hi, lo, rnd) as u64,
+        Ty::BF16 => round_bf16(hi, lo, rnd) as u64,
         _ => {
             if lo == 0.0 || rnd == Rnd::Rn {
                 hi.to_bits()
@@ -399,7 +400,7 @@ pub(crate) fn cvt(
             if x.is_nan() {
                 return match dt {
                     Ty::F32 => 0x7fff_ffff,
-                    Ty::F16 => 0x7fff,
+                    Ty::F16 | Ty::BF16 => 0x7fff,
                     _ => 0x7fff_ffff_ffff_ffff,
                 };
             }
@@ -430,7 +431,7 @@ pub(crate) fn cvt(
             );
             if ftz && dt == Ty::F32 {
                 ftz32(f32::from_bits(bits as u32)).to_bits() as u64
-            } else if dt == Ty::F16 && st == Ty::F16 && !to_int && !sat {
+            } else if dt == st && matches!(dt, Ty::F16 | Ty::BF16) && !to_int && !sat {
                 // A plain half-to-half conversion changes nothing;
                 // `.rzi`/`.rmi`/... round to an integer and `.sat` clamps, as for any float.
                 a & 0xffff

@@ -394,7 +394,7 @@ pub(crate) fn testp(op: TestP, x: f64) -> bool {
 pub(crate) fn as_f64(ty: Ty, bits: u64) -> f64 {
     match ty {
         Ty::F32 => f32::from_bits(bits as u32) as f64,
-        Ty::F16 => super::halves::to_f64(bits),
+        Ty::F16 | Ty::BF16 => super::halves::value(ty, bits),
         _ => f64::from_bits(bits),
     }
 }

@@ -10,7 +10,7 @@ pub(super) fn execute(r: &mut [u64], op: &Op, exec: u32) {
     match *op {
         Op::Float2 { op, ty, m, d, a, b } => float2(r, exec, op, ty, m, d, a, b),
         Op::Float1 { op, ty, m, d, a } => {
-            if matches!(ty, Ty::F16 | Ty::F16x2) {
+            if ty.is_half() {
                 map1(r, exec, d, a, |x| halves::unary(op, m, ty, x))
             } else if ty == Ty::F32 {
                 map1(r, exec, d, a, |x| {
@@ -23,7 +23,7 @@ pub(super) fn execute(r: &mut [u64], op: &Op, exec: u32) {
             }
         }
         Op::Fma { ty, m, d, a, b, c } => {
-            if matches!(ty, Ty::F16 | Ty::F16x2) {
+            if ty.is_half() {
                 map3(r, exec, d, a, b, c, |x, y, z| halves::fma(m, ty, x, y, z))
             } else if ty == Ty::F32 && m == PLAIN {
                 map3(r, exec, d, a, b, c, |x, y, z| {
@@ -53,7 +53,7 @@ fn float2(r: &mut [u64], exec: u32, op: FOp, ty: Ty, m: FMode, d: Slot, a: Slot,
     let f = |v: u64| f32::from_bits(v as u32);
     let g = f64::from_bits;
     match (ty, op, plain) {
-        (Ty::F16 | Ty::F16x2, _, _) => {
+        (Ty::F16 | Ty::F16x2 | Ty::BF16 | Ty::BF16x2, _, _) => {
             map2(r, exec, d, a, b, |x, y| halves::binary(op, m, ty, x, y))
         }
         (Ty::F32, FOp::Add, true) => map2(r, exec, d, a, b, |x, y| (f(x) + f(y)).to_bits() as u64),

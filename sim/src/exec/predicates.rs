@@ -137,10 +137,16 @@ fn setp(w: &mut Warp, exec: u32, op: &Op) {
             compare_lanes(cmp, |l| (f(av[l]), f(bv[l])))
         }
         Ty::F64 => compare_lanes(cmp, |l| (f64::from_bits(av[l]), f64::from_bits(bv[l]))),
-        Ty::F16 => {
+        Ty::F16 | Ty::BF16 => {
+            // bfloat16 has f32's exponents, and so its least normal.
+            let least_normal = if ty == Ty::BF16 {
+                f32::MIN_POSITIVE as f64
+            } else {
+                HALF_MIN_NORMAL
+            };
             let f = |v: u64| {
-                let x = halves::to_f64(v);
-                if ftz && x.abs() < HALF_MIN_NORMAL {
+                let x = halves::value(ty, v);
+                if ftz && x.abs() < least_normal {
                     0.0
                 } else {
                     x

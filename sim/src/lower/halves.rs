@@ -1,6 +1,7 @@
-//! Instructions on pairs of halves (`.f16x2`) that have no one-op form in the IR: comparisons,
-//! which set a predicate or a half per pair member, and `cvt` from two f32s into one pair. Each
-//! is split into its halves (`mov.b32 {lo, hi}`), done on each, and joined where it writes a pair.
+//! Instructions on pairs of 16-bit floats (`.f16x2`, `.bf16x2`) that have no one-op form in the
+//! IR: comparisons, which set a predicate or a half per pair member, and `cvt` from two f32s into
+//! one pair. Each is split into its halves (`mov.b32 {lo, hi}`), done on each, and joined where
+//! it writes a pair.
 
 use super::operands::{name_of, Scopes};
 use super::Builder;
@@ -10,9 +11,13 @@ use crate::parse::{Instruction, Operand};
 
 /// 1.0 in half precision: what `set` writes for true into an `.f16` or `.f16x2` destination.
 pub(super) const ONE: u64 = 0x3c00;
+/// 1.0 in bfloat16: what `set` writes for true into a `.bf16` or `.bf16x2` destination.
+pub(super) const BF16_ONE: u64 = 0x3f80;
 
-/// A `setp` or `set` on `.f16x2` sources.
+/// A `setp` or `set` on `.f16x2` or `.bf16x2` sources.
 pub(super) struct PairCompare {
+    /// Each member's type: `.f16` or `.bf16`.
+    pub lane: Ty,
     pub cmp: Cmp,
     /// `setp.lt.and.f16x2 p|q, a, b, c`: each result combined with predicate `c`.
     pub bop: Option<BoolOp>,
@@ -68,13 +73,13 @@ impl Builder<'_> {
         let b = self.halves_of(scopes, b, guard)?;
         let results = match (compare.set_type, d) {
             (None, Operand::Pair(p, q)) => [self.pred_reg(scopes, p)?, self.pred_reg(scopes, q)?],
-            (None, _) => return Err(self.invalid("`setp` on `.f16x2` needs two predicates, p|q")),
+            (None, _) => return Err(self.invalid("`setp` on a pair needs two predicates, p|q")),
             (Some(_), _) => [self.new_pred(), self.new_pred()],
         };
         for half in 0..2 {
             let setp = Op::Setp {
                 cmp: compare.cmp,
-                ty: Ty::F16,
+                ty: compare.lane,
                 ftz: compare.ftz,
                 p: results[half],
                 q: NONE,
@@ -90,6 +95,7 @@ impl Builder<'_> {
         let d = self.dst(scopes, &Operand::Name(name_of(d)?))?;
         let truth = match set_type {
             Ty::F16x2 => ONE,
+            Ty::BF16x2 => BF16_ONE,
             _ => 0xffff,
         };
         let (truth, falsehood) = (self.const_slot(truth), self.const_slot(0));
@@ -116,11 +122,13 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// `cvt.rnd.f16x2.f32 d, a, b`: a, rounded to half, goes to the high half, b to the low.
+    /// `cvt.rnd.f16x2.f32 d, a, b` (or `.bf16x2`): a, rounded to a `lane`, goes to the high
+    /// half, b to the low.
     pub(super) fn convert_to_pair(
         &mut self,
         scopes: &Scopes,
         ins: &Instruction,
+        lane: Ty,
         source: Ty,
         mode: FMode,
         guard: u32,
@@ -134,7 +142,7 @@ impl Builder<'_> {
             let value = self.src(scopes, from, source, guard)?;
             parts[part] = self.new_slot();
             let cvt = Op::Cvt {
-                dt: Ty::F16,
+                dt: lane,
                 st: source,
                 rnd: Some(mode.rnd),
                 to_int: false,

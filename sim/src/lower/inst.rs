@@ -202,14 +202,14 @@ impl Builder<'_> {
                 let r = mods.find(rnd_of);
                 let ftz = mods.has("ftz");
                 let sat = mods.has("sat");
-                if dt == Ty::F16x2 {
+                if dt.is_pair() {
                     let rnd = r.map_or(Rnd::Rn, |r| r.0);
                     let mode = FMode { rnd, ftz, sat };
                     return self
-                        .convert_to_pair(scopes, ins, st, mode, guard)
+                        .convert_to_pair(scopes, ins, dt.half_lane(), st, mode, guard)
                         .map(|_| None);
                 }
-                if st == Ty::F16x2 {
+                if st.is_pair() {
                     return Err(unsupported(self));
                 }
                 let d = self.dst(scopes, o(0)?)?;
@@ -285,7 +285,7 @@ impl Builder<'_> {
                     self.cross_block_sync = true;
                 }
                 let ty = self.need_ty(&tys, ins)?;
-                if ty == Ty::F16 && vec > 1 {
+                if matches!(ty, Ty::F16 | Ty::BF16) && vec > 1 {
                     return Err(unsupported(self));
                 }
                 let (addr_op, val_op) = if is_store {
@@ -440,7 +440,7 @@ impl Builder<'_> {
                 };
                 let b = self.src(scopes, &o(2)?.clone(), b_ty, guard)?;
                 if ty.is_float() {
-                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    let halves = ty.is_half();
                     if halves && !matches!(base, "add" | "sub" | "mul" | "min" | "max") {
                         return Err(unsupported(self));
                     }
@@ -559,7 +559,7 @@ impl Builder<'_> {
                 let c = self.src(scopes, &o(3)?.clone(), c_ty, guard)?;
                 if ty.is_float() {
                     // Halves have `fma` only; floats `fma` and `mad`.
-                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    let halves = ty.is_half();
                     if base != "fma" && (halves || base != "mad") {
                         return Err(unsupported(self));
                     }
@@ -618,7 +618,7 @@ impl Builder<'_> {
                 let d = self.dst(scopes, o(0)?)?;
                 let a = self.src(scopes, &o(1)?.clone(), ty, guard)?;
                 if ty.is_float() {
-                    let halves = matches!(ty, Ty::F16 | Ty::F16x2);
+                    let halves = ty.is_half();
                     if halves && !matches!(base, "neg" | "abs" | "ex2" | "tanh") {
                         return Err(unsupported(self));
                     }
@@ -761,8 +761,9 @@ impl Builder<'_> {
                     tys.first().copied()
                 }
                 .ok_or_else(|| unsupported(self))?;
-                if ty == Ty::F16x2 {
+                if ty.is_pair() {
                     let compare = super::halves::PairCompare {
+                        lane: ty.half_lane(),
                         cmp,
                         bop,
                         ftz,
@@ -800,6 +801,7 @@ impl Builder<'_> {
                     let one = match tys[0] {
                         Ty::F32 => 1f32.to_bits() as u64,
                         Ty::F16 => super::halves::ONE,
+                        Ty::BF16 => super::halves::BF16_ONE,
                         _ => u32::MAX as u64,
                     };
                     let (t, f) = (self.const_slot(one), self.const_slot(0));

@@ -21,6 +21,8 @@ pub(super) fn ty_of(m: &str) -> Option<Ty> {
         "s64" => Ty::S64,
         "f16" => Ty::F16,
         "f16x2" => Ty::F16x2,
+        "bf16" => Ty::BF16,
+        "bf16x2" => Ty::BF16x2,
         "f32" => Ty::F32,
         "f64" => Ty::F64,
         _ => return None,
@@ -332,17 +334,17 @@ impl Builder<'_> {
             Operand::Int(v) => Ok(self.const_slot(*v & mask(ty.bits()))),
             Operand::F32(b) => Ok(self.const_slot(match ty {
                 Ty::F64 => (f32::from_bits(*b) as f64).to_bits(),
-                Ty::F16 => half_bits(f32::from_bits(*b) as f64),
+                Ty::F16 | Ty::BF16 => half_bits(ty, f32::from_bits(*b) as f64),
                 _ => *b as u64,
             })),
             Operand::F64(b) => Ok(self.const_slot(match ty {
                 Ty::F32 => (f64::from_bits(*b) as f32).to_bits() as u64,
-                Ty::F16 => half_bits(f64::from_bits(*b)),
+                Ty::F16 | Ty::BF16 => half_bits(ty, f64::from_bits(*b)),
                 _ => *b,
             })),
             Operand::Float(x) => Ok(self.const_slot(match ty {
                 Ty::F32 => (*x as f32).to_bits() as u64,
-                Ty::F16 => half_bits(*x),
+                Ty::F16 | Ty::BF16 => half_bits(ty, *x),
                 _ => x.to_bits(),
             })),
             _ => Err(self.invalid("unexpected operand form")),
@@ -373,8 +375,13 @@ impl Builder<'_> {
 }
 
 /// A float literal written for a half-precision operand, as the half nearest to it.
-fn half_bits(x: f64) -> u64 {
-    crate::rounding::round_f16(x, 0.0, Rnd::Rn) as u64
+/// A literal as a 16-bit float of type `ty` (`.f16` or `.bf16`), rounded to nearest.
+fn half_bits(ty: Ty, x: f64) -> u64 {
+    if ty == Ty::BF16 {
+        crate::rounding::round_bf16(x, 0.0, Rnd::Rn) as u64
+    } else {
+        crate::rounding::round_f16(x, 0.0, Rnd::Rn) as u64
+    }
 }
 
 pub(super) fn name_of(op: &Operand) -> Result<String, SimError> {

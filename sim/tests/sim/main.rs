@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod api;
+mod bfloat16;
 mod calls;
 mod common;
 mod cooperative_groups;

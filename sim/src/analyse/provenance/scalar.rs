@@ -6,6 +6,7 @@ impl Ty {
     /// The value as C would print it: `2.5`, `-3`, `4294967295`.
     pub fn show(self, bits: u64) -> String {
         let half = |b: u64| half::f16::from_bits(b as u16).to_f32();
+        let brain = |b: u64| half::bf16::from_bits(b as u16).to_f32();
         match self {
             Ty::U8 => (bits as u8).to_string(),
             Ty::S8 => (bits as i8).to_string(),
@@ -17,6 +18,8 @@ impl Ty {
             Ty::S64 => (bits as i64).to_string(),
             Ty::F16 => format!("{:?}", half(bits)),
             Ty::F16x2 => format!("({:?}, {:?})", half(bits), half(bits >> 16)),
+            Ty::BF16 => format!("{:?}", brain(bits)),
+            Ty::BF16x2 => format!("({:?}, {:?})", brain(bits), brain(bits >> 16)),
             Ty::F32 => format!("{:?}", f32::from_bits(bits as u32)),
             Ty::F64 => format!("{:?}", f64::from_bits(bits)),
         }
@@ -38,6 +41,10 @@ impl Ty {
             Ty::F16 => close(
                 half::f16::from_bits(a as u16).to_f64(),
                 half::f16::from_bits(b as u16).to_f64(),
+            ),
+            Ty::BF16 => close(
+                half::bf16::from_bits(a as u16).to_f64(),
+                half::bf16::from_bits(b as u16).to_f64(),
             ),
             _ => {
                 let mask = crate::ir::mask(self.bits());
