@@ -20,10 +20,10 @@
 //! return at once), it holds at least the busiest block, and only busy warps hide latency. Latency is Little's law seen from one warp: with few warps resident,
 //! or few loads in flight per warp, the memory system is not kept busy and a warp's round trips
 //! add up; the waves of resident blocks come from occupancy (threads, blocks, shared memory and
-//! registers per SM; registers estimated from the PTX, see `ptx`).
+//! registers per SM; registers estimated from the parsed PTX, see `statics`).
 
 pub(crate) mod issue;
-pub(crate) mod ptx;
+pub(crate) mod statics;
 
 use crate::report::{
     Figures, KernelShape, LaunchReport, ModelledTime, Occupancy, OccupancyLimit, Resource,

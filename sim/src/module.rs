@@ -34,8 +34,8 @@ pub struct Module {
     /// Kernels the simulator could not prepare, with why (in words).
     pub(crate) failed: Vec<(String, String)>,
     pub(crate) globals: Vec<GlobalVar>,
-    /// What the time model reads from the PTX text, per kernel.
-    pub(crate) statics: std::collections::HashMap<String, crate::model::ptx::KernelStatic>,
+    /// What the time model reads from the parsed program, per kernel.
+    pub(crate) statics: std::collections::HashMap<String, crate::model::statics::KernelStatic>,
     /// The PTX text, whose lines name the instructions a watched launch reports.
     pub(crate) ptx: String,
 }
@@ -48,6 +48,7 @@ impl Module {
     pub fn parse(ptx: &str) -> Result<Module, SimError> {
         let ast = crate::parse::parse(ptx)?;
         let mut lowered = crate::lower::lower_module(&ast)?;
+        let statics = crate::model::statics::analyse(&ast);
         // A module none of whose kernels can run is an error in itself, as it always was.
         if lowered.programs.is_empty() && !lowered.failed.is_empty() {
             return Err(lowered.failed.swap_remove(0).1);
@@ -61,7 +62,7 @@ impl Module {
                 .map(|(name, e)| (name, e.to_string()))
                 .collect(),
             globals: lowered.globals,
-            statics: crate::model::ptx::analyse(ptx),
+            statics,
             ptx: ptx.to_string(),
         })
     }
