@@ -8,29 +8,9 @@
 //! copies still in flight when the program ended. (A copy to pageable memory returns only once
 //! its bytes have arrived, on a GPU too: it is written at once.)
 
+use crate::state::copies::InFlight;
+pub(crate) use crate::state::copies::Wait;
 use crate::state::Driver;
-
-/// One copy whose bytes have not reached the program's memory yet.
-pub(crate) struct InFlight {
-    stream: usize,
-    /// Its place in the order of everything queued (an event waits for the copies before it).
-    order: u64,
-    destination: usize,
-    bytes: Vec<u8>,
-}
-
-/// Which copies a wait lands.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Wait {
-    /// Every copy (the context, a synchronous call, the legacy default stream).
-    All,
-    /// The copies of one stream.
-    Stream(usize),
-    /// The copies of one stream queued before a point (an event).
-    Before { stream: usize, order: u64 },
-    /// The copies into host memory that is being freed or unregistered.
-    Into { start: usize, len: usize },
-}
 
 impl Driver {
     /// Queues a copy of `bytes` to `destination` on `stream`; returns its order.

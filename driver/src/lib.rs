@@ -6,7 +6,8 @@
 //! The layers, lowest first: a module imports only from the rows above its own and from those
 //! before it in its row (`scripts/module-cycles --layers driver` lists what still goes against
 //! it, issue 22). The state is data and the one lock: a concern's data that the state holds is a
-//! type of `state`'s (`state::capture`, `state::timing`), and the concern's module above acts on
+//! type of `state`'s (`state::capture`, `state::timing`, `state::copies`, `state::mirrors`,
+//! `state::advice`, `state::book`), and the concern's module above acts on
 //! it through `&mut Driver`; the state never calls up. Every entry point starts with
 //! `pass_through!`, so `passthrough` sits below them all and names none of them.
 //!
@@ -14,7 +15,7 @@
 //! | --- | --- | --- |
 //! | leaves | `errors`, `handles`, `ranges`, `fatbin`, `real` | error names and strings as NVIDIA's driver gives them; the tables handles index; address ranges found in O(log n); the PTX taken out of a fat binary; the real driver (which driver this library is, NVIDIA's loaded, its entry points called by name) |
 //! | record | `record` | what the program did, and the modelled timeline that places it |
-//! | state | `state` | everything the driver keeps, behind one lock (a capture's nodes, pass-through's events), the wrapper `call` every entry point goes through, the record written at exit (`SIMCUDA_REPORT`) |
+//! | state | `state` | everything the driver keeps, behind one lock (a capture's nodes, pass-through's events, copies in flight, mirrored blocks, managed memory's advice and its book), the wrapper `call` every entry point goes through, the record written at exit (`SIMCUDA_REPORT`) |
 //! | pass-through | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
 //! | kept alike | `in_flight`, `mirror` | copies back to page-locked memory, which land only when the program waits; host memory the device also sees, kept alike on both sides around device work |
 //! | device | `device`, `context`, `profiler`, `cudart_support`, `error_calls` | `cuInit`, versions, the device (a model of an H100); contexts; the profiler's calls; cudart's helpers; `cuGetErrorName`/`String` and the answer of every entry point not implemented |

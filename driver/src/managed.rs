@@ -2,56 +2,19 @@
 //! read and write. The host's memory is mapped by this driver and mirrored on the simulated device
 //! (`mirror`); prefetches and advice are checked and kept, as `cuMemRangeGetAttribute` reads them
 //! back, and move nothing (there is one memory). What the program did with managed memory is
-//! recorded by `book`, alike here and in pass-through mode.
-
-pub(crate) mod book;
-pub(crate) mod passthrough;
+//! recorded by `state::book`, alike here and in pass-through mode.
 
 use crate::mirror::Kind;
+use crate::state::advice::{destination, Advice, Location, CPU};
 use crate::state::{call, put, Driver, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};
-use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_void};
 
 /// `CU_MEM_ATTACH_GLOBAL` and `CU_MEM_ATTACH_HOST`: the flags `cuMemAllocManaged` takes.
 const ATTACH_GLOBAL: c_uint = 1;
 const ATTACH_HOST: c_uint = 2;
-/// `CU_DEVICE_CPU` and `CU_DEVICE_INVALID`, as device ordinals in advice and range attributes.
-const CPU: c_int = -1;
+/// `CU_DEVICE_INVALID`, as a device ordinal in advice and range attributes.
 const NO_DEVICE: c_int = -2;
-
-/// The advice and prefetches given for one managed block.
-#[derive(Clone, Default, Debug, PartialEq)]
-pub(crate) struct Advice {
-    read_mostly: bool,
-    preferred: Option<c_int>,
-    accessed_by: Vec<c_int>,
-    last_prefetch: Option<c_int>,
-}
-
-/// Advice by managed block start.
-pub(crate) type AdviceTable = HashMap<u64, Advice>;
-
-/// `CUmemLocation`, read as plain integers (a value outside the enumeration is no UB here).
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Location {
-    kind: c_int,
-    id: c_int,
-}
-
-impl Location {
-    /// The location as a device ordinal: the device, or `CU_DEVICE_CPU` for the host.
-    pub(crate) fn ordinal(self) -> Result<c_int> {
-        match (self.kind, self.id) {
-            (1, 0) => Ok(0),
-            // Host, host NUMA node, current NUMA node: the host.
-            (2..=4, _) => Ok(CPU),
-            (1, _) => Err(E::CUDA_ERROR_INVALID_DEVICE),
-            _ => Err(E::CUDA_ERROR_INVALID_VALUE),
-        }
-    }
-}
 
 fn alloc(d: &mut Driver, bytes: usize, flags: c_uint) -> Result<u64> {
     d.require_context()?;
@@ -138,15 +101,6 @@ fn prefetch(d: &mut Driver, ptr: u64, count: usize, to: c_int, stream: CUstream)
     advice_of(d, ptr, count)?.last_prefetch = Some(to);
     d.managed_prefetched(ptr, count as u64, destination(to), stream);
     Ok(())
-}
-
-/// Where a prefetch to device ordinal `to` (the device, or `CU_DEVICE_CPU`) goes, as recorded.
-pub(crate) fn destination(to: c_int) -> contract::Destination {
-    if to == CPU {
-        contract::Destination::Host
-    } else {
-        contract::Destination::Device
-    }
 }
 
 #[no_mangle]

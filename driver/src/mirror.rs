@@ -7,34 +7,9 @@
 //! kernel may still be writing it until then, so a program that reads its results before
 //! synchronising reads the values from before the kernel, every time.
 
+use crate::state::copies::Wait;
+pub(crate) use crate::state::mirrors::Kind;
 use crate::state::Driver;
-use std::collections::BTreeMap;
-
-/// What a mirrored block is, which decides who frees its host memory.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
-    /// `cuMemAllocManaged`: the driver mapped the host memory, and unmaps it when freed.
-    Managed,
-    /// Page-locked host memory mapped for the device (`DEVICEMAP`, `cuMemHostGetDevicePointer`):
-    /// its host memory is freed (or unregistered) by the page-locked memory's own calls.
-    Mapped,
-}
-
-/// The mirrored blocks, by start: length and kind.
-#[derive(Default)]
-pub(crate) struct Mirrors {
-    blocks: BTreeMap<u64, (u64, Kind)>,
-    /// The managed blocks' record, and which of them device work holds.
-    pub(crate) book: crate::managed::book::Book,
-}
-
-impl Mirrors {
-    /// The block holding byte `at`: `(start, len, kind)`.
-    pub fn holding(&self, at: u64) -> Option<(u64, u64, Kind)> {
-        let (&start, &(len, kind)) = self.blocks.range(..=at).next_back()?;
-        (at - start < len).then_some((start, len, kind))
-    }
-}
 
 impl Driver {
     /// Makes `[start, start + len)` of host memory device memory too, at the same address.
@@ -109,7 +84,7 @@ impl Driver {
     }
 
     /// Lands the managed blocks a wait releases: the host gets the device's bytes.
-    pub(crate) fn land_managed(&mut self, wait: crate::in_flight::Wait) {
+    pub(crate) fn land_managed(&mut self, wait: Wait) {
         let released = self.managed_waited(wait);
         if !released.is_empty() {
             self.mirrors_to_host(|start, _| released.iter().any(|&(s, _)| s == start));

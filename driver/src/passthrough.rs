@@ -13,6 +13,7 @@
 //! starts with [`pass_through!`], and the generated stubs of `not_supported` do the same.
 
 pub(crate) mod graphs;
+mod managed;
 pub(crate) mod recorded;
 
 use crate::real::{raw, Args};

@@ -7,8 +7,12 @@ use cudarc::driver::sys::{cudaError_enum as E, CUresult};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+pub(crate) mod advice;
+pub(crate) mod book;
 pub(crate) mod capture;
+pub(crate) mod copies;
 mod exit;
+pub(crate) mod mirrors;
 pub(crate) mod timing;
 
 pub(crate) use exit::write_when_the_program_exits;
@@ -72,9 +76,9 @@ pub(crate) struct Driver {
     /// program's memory, registered): only these are the driver's to free.
     pub allocated_host: std::collections::HashSet<u64>,
     /// Host memory the device also sees (managed, mapped): `mirror`.
-    pub mirrors: crate::mirror::Mirrors,
+    pub mirrors: mirrors::Mirrors,
     /// Advice and prefetches per managed block (`managed`).
-    pub advice: crate::managed::AdviceTable,
+    pub advice: advice::AdviceTable,
     /// Contexts created; the primary context is index 0.
     pub contexts: Vec<bool>,
     pub primary_retains: u32,
@@ -89,7 +93,7 @@ pub(crate) struct Driver {
     /// Pass-through mode's streams and the events not read yet.
     pub measured: timing::Measured,
     /// Copies back to page-locked memory not waited for yet (`in_flight`).
-    pub in_flight: Vec<crate::in_flight::InFlight>,
+    pub in_flight: Vec<copies::InFlight>,
     /// How many operations were queued so far, to order copies and events.
     pub queued: u64,
     /// Copies that landed only because their memory was freed (`in_flight`).

@@ -8,13 +8,11 @@
 
 use super::graphs;
 pub(crate) use super::graphs::{cuGraphInstantiateWithFlags, cuGraphLaunch, cuStreamEndCapture};
+pub(crate) use super::managed::{cuMemAllocManaged, cuMemPrefetchAsync, cuMemPrefetchAsync_v2};
 use super::timing::{self, Op};
 use super::{failed, forward, raw, Args};
-use crate::in_flight::Wait;
-pub(crate) use crate::managed::passthrough::{
-    cuMemAllocManaged, cuMemPrefetchAsync, cuMemPrefetchAsync_v2,
-};
 use crate::record::{Direction, Launch, Transfer};
+use crate::state::copies::Wait;
 use crate::state::{with_driver, Driver};
 use cudarc::driver::sys::{cudaError_enum as E, CUfunction, CUresult, CUstream};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};

@@ -1,9 +1,9 @@
 //! Managed memory in pass-through mode: the allocation and prefetches forwarded to the real
-//! driver, and noted in the record as the simulator notes them (`book`).
+//! driver, and noted in the record as the simulator notes them (`state::book`).
 #![allow(non_snake_case)]
 
-use super::{destination, Location};
-use crate::passthrough::forward;
+use super::forward;
+use crate::state::advice::{destination, Location};
 use crate::state::timing;
 use crate::state::with_driver;
 use cudarc::driver::sys::{cudaError_enum as E, CUresult, CUstream};

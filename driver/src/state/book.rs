@@ -4,8 +4,8 @@
 //! same way on either. On the simulator a block held this way also keeps its device bytes from
 //! the host until the program waits (`mirror`); on a GPU the pages are wherever the GPU put them.
 
-use crate::in_flight::Wait;
-use crate::state::Driver;
+use super::copies::Wait;
+use super::Driver;
 use contract::{Destination, ManagedStep};
 use std::collections::BTreeMap;
 
