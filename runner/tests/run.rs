@@ -55,11 +55,13 @@ fn a_host_program_runs_on_the_simulators_driver_and_its_copies_and_launch_are_su
     assert_eq!(record["leaked_bytes"], 0);
 }
 
+/// The unguarded kernel on 2000 threads reads 4000 bytes past 1000-float arrays, past their
+/// 256-byte granules: a fault, as a GPU may give.
 #[test]
 fn a_faulting_kernel_fails_the_program_and_the_summary_names_the_error() {
     let course = TestCourse::new();
     let example = example().display().to_string();
-    let run = course.run(&["run", "--", &example, &ptx(), "unguarded"]);
+    let run = course.run(&["run", "--", &example, &ptx(), "far"]);
     assert_eq!(run.code, 1, "{}", run.all());
     assert!(
         run.stderr.contains("out-of-bounds 4-byte load"),
@@ -71,6 +73,31 @@ fn a_faulting_kernel_fails_the_program_and_the_summary_names_the_error() {
         "{}",
         run.stdout
     );
+}
+
+/// On 1024 threads the unguarded kernel stays inside the arrays' 256-byte granules, which a GPU
+/// maps: the program runs on as it would there, told of the bug with its line.
+#[test]
+fn a_read_past_the_end_inside_the_granule_is_a_warning_and_the_program_goes_on() {
+    let course = TestCourse::new();
+    let example = example().display().to_string();
+    let run = course.run(&["run", "--", &example, &ptx(), "unguarded"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("0 of 1000 elements wrong"),
+        "{}",
+        run.all()
+    );
+    assert!(
+        run.stderr.contains("warning at ")
+            && run
+                .stderr
+                .contains("vector_add.cu:11: out-of-bounds 4-byte load"),
+        "{}",
+        run.all()
+    );
+    assert!(run.stderr.contains("the kernel went on"), "{}", run.all());
+    assert!(!run.stdout.contains("CUDA_ERROR"), "{}", run.stdout);
 }
 
 #[test]

@@ -71,7 +71,7 @@ pub use module::{KernelInfo, KernelResources, Module};
 pub use report::{
     AccessFault, AccessKind, AccessOp, BadAccess, Diagnostic, DiagnosticKind, Figures, GlobalMiss,
     KernelShape, Launch, LaunchReport, Limits, LineFigures, MemorySpace, ModelledTime,
-    NearAllocation, Occupancy, OccupancyLimit, Race, RaceAccess, RacePlace, Resource,
+    NearAllocation, Occupancy, OccupancyLimit, PastTheEnd, Race, RaceAccess, RacePlace, Resource,
     ResourceTimes, Traffic,
 };
 pub use source::SourceLocation;

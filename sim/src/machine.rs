@@ -253,6 +253,7 @@ impl Machine {
             printf_cut: AtomicBool::new(false),
             watch: watching.as_ref(),
             heap: self.heap.as_ref(),
+            past_the_end: launch.limits.past_the_end,
         };
         let has_printf = prog.code.iter().any(|i| matches!(i.op, Op::Printf { .. }));
         // Blocks at once whose threads could fill all their local memory within the bound.

@@ -29,10 +29,18 @@ const GAP: u64 = 1 << 20;
 pub(crate) const MEMORY_LIMIT: u64 = 4 << 30;
 /// Frees remembered to name an access to freed memory (16 bytes each).
 const FREES_KEPT: usize = 1 << 16;
+/// The alignment `cudaMalloc` guarantees (CUDA Programming Guide, "Device Memory Accesses"): the
+/// bytes from an allocation's end up to the next multiple of it belong to no other allocation
+/// and lie in the page that holds its last byte, so a GPU reads and writes them without a fault.
+pub(crate) const GRANULE: u64 = 256;
 
 pub(crate) struct Allocation {
     pub base: u64,
     pub size: u64,
+    /// The bytes a GPU maps from `base`: `size` rounded up to [`GRANULE`] for `cudaMalloc`'d
+    /// memory, `size` for host memory placed in the device's address space (its neighbours
+    /// are the host's).
+    pub mapped: u64,
     words: Box<[AtomicU32]>,
 }
 
@@ -160,15 +168,24 @@ impl GlobalMemory {
         if size > MEMORY_LIMIT - self.in_use {
             return Err(out_of_memory());
         }
-        let align = align.max(256);
+        let align = align.max(GRANULE);
         let base = self.next.div_ceil(align) * align;
-        let n = size.div_ceil(4) as usize;
+        let mapped = size.next_multiple_of(GRANULE);
+        let n = (mapped / 4) as usize;
         let mut words = Vec::new();
         words.try_reserve_exact(n).map_err(|_| out_of_memory())?;
         words.extend((0..n).map(|_| AtomicU32::new(0)));
         let words = words.into_boxed_slice();
-        self.allocs.insert(base, Allocation { base, size, words });
-        self.next = (base + size + GAP).div_ceil(GAP) * GAP;
+        self.allocs.insert(
+            base,
+            Allocation {
+                base,
+                size,
+                mapped,
+                words,
+            },
+        );
+        self.next = (base + mapped + GAP).div_ceil(GAP) * GAP;
         self.in_use += size;
         Ok(base)
     }
@@ -206,7 +223,16 @@ impl GlobalMemory {
             });
         }
         let words = (0..size.div_ceil(4)).map(|_| AtomicU32::new(0)).collect();
-        self.allocs.insert(base, Allocation { base, size, words });
+        let mapped = size;
+        self.allocs.insert(
+            base,
+            Allocation {
+                base,
+                size,
+                mapped,
+                words,
+            },
+        );
         self.in_use += size;
         Ok(())
     }
@@ -237,6 +263,16 @@ impl GlobalMemory {
         (addr - a.base)
             .checked_add(len)
             .is_some_and(|end| end <= a.size)
+            .then_some(a)
+    }
+
+    /// The allocation whose mapped bytes (its granule, [`Allocation::mapped`]) hold
+    /// `[addr, addr + len)`: where an access past an allocation's end would not fault on a GPU.
+    pub(crate) fn find_mapped(&self, addr: u64, len: u64) -> Option<&Allocation> {
+        let (_, a) = self.allocs.range(..=addr).next_back()?;
+        (addr - a.base)
+            .checked_add(len)
+            .is_some_and(|end| end <= a.mapped)
             .then_some(a)
     }
 
@@ -306,6 +342,24 @@ mod tests {
         }
         assert_eq!(mem.freed.len(), FREES_KEPT);
         assert!(mem.allocs.is_empty());
+    }
+
+    #[test]
+    fn a_device_allocations_granule_is_mapped_and_host_memorys_end_is_its_own() {
+        let mut mem = GlobalMemory::new();
+        let at = mem.alloc(100, 256).unwrap();
+        assert!(mem.find(at + 100, 4).is_none());
+        assert_eq!(mem.find_mapped(at + 100, 4).map(|a| a.base), Some(at));
+        assert!(mem.find_mapped(at + 252, 4).is_some());
+        assert!(
+            mem.find_mapped(at + 253, 4).is_none(),
+            "straddles the granule's end"
+        );
+        assert!(mem.find_mapped(at + 256, 1).is_none());
+        let host = 0x5555_0000_1000;
+        mem.alloc_at(host, 100).unwrap();
+        assert!(mem.find_mapped(host + 100, 1).is_none());
+        assert!(mem.find_mapped(host + 96, 4).is_some());
     }
 
     #[test]

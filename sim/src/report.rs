@@ -335,6 +335,22 @@ pub struct Limits {
     /// launch stops with a `Timeout` diagnostic: a time limit of `s` seconds is `s * 1e9`. Waits
     /// on the clock are skipped through (see `exec::clock`), so the budget alone cannot stop them.
     pub max_clock: u64,
+    /// What an access past an allocation's end, inside its 256-byte granule, does.
+    pub past_the_end: PastTheEnd,
+}
+
+/// What a global access past the end of a `cudaMalloc` allocation, but inside its 256-byte
+/// granule, does. A GPU maps the granule, so it does not fault there: the bug goes unseen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PastTheEnd {
+    /// It stops the kernel with an `OutOfBounds` diagnostic, as any access outside an
+    /// allocation does: the course's checks, where the bug is the point.
+    #[default]
+    Fault,
+    /// It is reported (an `OutOfBounds` diagnostic, once per line, in a launch that goes on)
+    /// and reads or writes the granule's padding, as on a GPU: a whole program (`runner run`)
+    /// runs on as it would there. Accesses past the granule still stop the kernel.
+    Report,
 }
 
 impl Default for Limits {
@@ -346,6 +362,7 @@ impl Default for Limits {
             max_wall_time: None,
             // 200 s, as the budget of warp instructions at 10 million a second.
             max_clock: 200_000_000_000,
+            past_the_end: PastTheEnd::Fault,
         }
     }
 }

@@ -61,6 +61,8 @@ pub(crate) struct LaunchCx<'a> {
     pub watch: Option<&'a crate::analyse::provenance::WatchCx<'a>>,
     /// The device heap of kernels' `malloc`, where the kernel calls it.
     pub heap: Option<&'a crate::exec::heap::DeviceHeap>,
+    /// What an access past an allocation's end inside its granule does (`Limits::past_the_end`).
+    pub past_the_end: crate::report::PastTheEnd,
 }
 
 impl LaunchCx<'_> {

@@ -15,6 +15,7 @@ use crate::report::{
     AccessFault, AccessOp, BadAccess, Diagnostic, DiagnosticKind, MemorySpace, RacePlace,
 };
 
+mod granule;
 mod miss;
 mod races;
 mod unwritten;
@@ -412,16 +413,12 @@ fn global(
                 miss::name(&cx.l.view(), allocation);
             }
             let fault = AccessFault::Global { miss };
-            return Err(bad_access(
-                w,
-                cx,
-                inst,
-                req,
-                bad,
-                a,
-                MemorySpace::Global,
-                fault,
-            ));
+            let d = bad_access(w, cx, inst, req, bad, a, MemorySpace::Global, fault);
+            if !granule::goes_on(mem, cx.l.past_the_end, bad, addrs, len, &mut allocs) {
+                return Err(d);
+            }
+            let (key, d) = granule::reported(*d, inst.site);
+            cx.report(key, d);
         }
     }
     if counted {

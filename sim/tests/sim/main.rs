@@ -20,5 +20,6 @@ mod ncu;
 mod ncu_cases;
 mod ncu_public;
 mod parsing;
+mod past_the_end;
 mod provenance;
 mod races;
