@@ -241,6 +241,32 @@ fn a_loop_that_goes_round_once_too_few_is_counted_by_its_tests() {
 }
 
 #[test]
+fn a_loop_the_students_thread_never_enters_is_named() {
+    // The sample loop starts at 1: with one sample each, the student's threads never go round
+    // it, so they reach no loop test at all, where the solution's go round once.
+    let file = repo_root().join("checks/mistakes/09/samples_one_short.cu");
+    let file = file.display().to_string();
+    let report = check("09", &file);
+    let trips = trips(&report);
+    assert_eq!(trips["counted"], "tests", "{report:#}");
+    assert_eq!(
+        (trips["student"].as_u64(), trips["reference"].as_u64()),
+        (Some(0), Some(1)),
+        "{trips:#}"
+    );
+    let solution = repo_root().join("solutions/09_monte_carlo_pi/monte_carlo_pi.cu");
+    let line = line_of(&solution.display().to_string(), "for (int s = 0");
+    assert_eq!(trips["reference_loop"]["line"], line, "{trips:#}");
+    let text = TestCourse::new()
+        .run(&["check", "09", "--file", &file])
+        .stdout;
+    assert!(
+        text.contains("yours never goes round the loop that the solution's goes round 1 time"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_loop_with_a_wrong_stride_is_counted_by_the_reads_it_makes() {
     // The stride is twice the grid: each thread reads x once where the solution's reads it twice.
     let file = repo_root().join("checks/mistakes/05/stride_twice_grid.cu");

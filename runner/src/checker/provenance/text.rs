@@ -101,6 +101,24 @@ fn trips(t: &LoopTrips) -> String {
         lines(&t.student_loop, ""),
         lines(&t.reference_loop, SOLUTION),
     );
+    // A loop one run never entered has no test there, so no line in that run's file.
+    match (t.student, t.reference, &mine, &theirs) {
+        (0, n, _, Some(theirs)) => {
+            return format!(
+                "  yours never goes round the loop that the solution's goes round {} (its loop \
+                 at {theirs}): check where your loop starts and what it compares",
+                times(n)
+            )
+        }
+        (n, 0, Some(mine), _) => {
+            return format!(
+                "  the loop at {mine} goes round {} in yours; the solution's thread never \
+                 enters its loop there",
+                times(n)
+            )
+        }
+        _ => {}
+    }
     let (Counted::Steps, Some(s), Some(r)) = (t.counted, &t.student_step, &t.reference_step) else {
         return format!(
             "  the loop at {} tests its condition {} in yours and {} in the solution's (its loop at {})",

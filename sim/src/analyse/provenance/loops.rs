@@ -106,23 +106,125 @@ fn tests(trace: &ThreadTrace) -> Vec<(Option<SourceLocation>, u64)> {
 }
 
 /// Trip counts from the loops' tests: where both runs reach as many loops, the first whose test
-/// ran a different number of times (loops paired in the order the thread reached them).
+/// ran a different number of times (loops paired in the order the thread reached them); where
+/// one run reached one loop fewer, that run's thread never went round it (`never_entered`).
 pub(crate) fn by_tests(student: &ThreadTrace, reference: &ThreadTrace) -> Option<LoopTrips> {
     let (mine, theirs) = (tests(student), tests(reference));
     if mine.len() != theirs.len() {
-        return None;
+        return never_entered(&mine, &theirs);
     }
     let ((sl, s), (rl, r)) = mine
         .into_iter()
         .zip(theirs)
         .find(|((_, s), (_, r))| s != r)?;
-    Some(LoopTrips {
+    Some(trips_by_tests((sl, s), (rl, r)))
+}
+
+fn trips_by_tests(
+    (student_loop, student): (Option<SourceLocation>, u64),
+    (reference_loop, reference): (Option<SourceLocation>, u64),
+) -> LoopTrips {
+    LoopTrips {
         counted: Counted::Tests,
-        student_loop: sl,
-        reference_loop: rl,
+        student_loop,
+        reference_loop,
         student_step: None,
         reference_step: None,
-        student: s,
-        reference: r,
+        student,
+        reference,
+    }
+}
+
+type Tests = [(Option<SourceLocation>, u64)];
+
+/// A loop one run went round and the other never entered: a loop that runs no time never reaches
+/// its test (compilers guard it with a branch around it), so that run lists one loop fewer. The
+/// loop is the one whose leaving out pairs every other loop with one that ran as many times;
+/// where none does, or several runs of loops differ, the runs are not paired (None).
+fn never_entered(mine: &Tests, theirs: &Tests) -> Option<LoopTrips> {
+    let (fewer, more, student_fewer) = if mine.len() < theirs.len() {
+        (mine, theirs, true)
+    } else {
+        (theirs, mine, false)
+    };
+    if fewer.len() + 1 != more.len() {
+        return None;
+    }
+    let counts = |l: &Tests| l.iter().map(|(_, n)| *n).collect::<Vec<u64>>();
+    let (short, long) = (counts(fewer), counts(more));
+    let skipped = (0..long.len()).find(|&i| {
+        let mut rest = long.clone();
+        rest.remove(i);
+        rest == short
+    })?;
+    let entered = more[skipped].clone();
+    Some(if student_fewer {
+        trips_by_tests((None, 0), entered)
+    } else {
+        trips_by_tests(entered, (None, 0))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::provenance::thread::{BranchStep, WatchedThread};
+
+    fn at(line: u32) -> Option<SourceLocation> {
+        Some(SourceLocation {
+            file: "k.cu".into(),
+            line,
+        })
+    }
+
+    /// A thread whose loops' tests ran (line, times) in turn.
+    fn trace(loops: &[(u32, u64)]) -> ThreadTrace {
+        let thread = WatchedThread {
+            block: [0; 3],
+            thread: [0; 3],
+        };
+        let mut trace = ThreadTrace::new(thread);
+        for &(line, times) in loops {
+            for pass in 0..times {
+                trace.push(Step::Branch(BranchStep {
+                    location: at(line),
+                    taken: pass + 1 < times,
+                    backward: true,
+                    condition: None,
+                }));
+            }
+        }
+        trace
+    }
+
+    #[test]
+    fn a_loop_the_students_thread_never_entered_is_counted_as_no_pass() {
+        // The solution's thread goes round the loop at its line 76 once; the student's never
+        // reaches a loop test at all.
+        let trips = by_tests(&trace(&[]), &trace(&[(76, 1)])).unwrap();
+        assert_eq!((trips.student, trips.reference), (0, 1));
+        assert_eq!((trips.student_loop, trips.reference_loop), (None, at(76)));
+        // Between two loops that agree, the missing one is the one that pairs the rest.
+        let mine = trace(&[(10, 4), (30, 2)]);
+        let theirs = trace(&[(11, 4), (20, 8), (31, 2)]);
+        let trips = by_tests(&mine, &theirs).unwrap();
+        assert_eq!((trips.student, trips.reference_loop), (0, at(20)));
+    }
+
+    #[test]
+    fn a_loop_only_the_students_thread_went_round_is_counted_too() {
+        let trips = by_tests(&trace(&[(5, 3), (9, 2)]), &trace(&[(6, 3)])).unwrap();
+        assert_eq!((trips.student, trips.reference), (2, 0));
+        assert_eq!((trips.student_loop, trips.reference_loop), (at(9), None));
+    }
+
+    #[test]
+    fn runs_whose_other_loops_differ_too_are_not_paired() {
+        // Leaving out any one of the solution's loops leaves counts that differ from the student's.
+        assert_eq!(
+            by_tests(&trace(&[(10, 3)]), &trace(&[(11, 4), (20, 8)])),
+            None
+        );
+        assert_eq!(by_tests(&trace(&[]), &trace(&[(1, 1), (2, 1)])), None);
+    }
 }
