@@ -136,8 +136,17 @@ fn diagnose(ev: &Evidence) -> Option<String> {
     }
     let differ = (1..threads).any(|t| expected(t) != expected(0));
     let first = thread_hits(seed, 0, samples) as u64;
-    // Every count 0 is also what threads that drew nothing count (a sample loop that never ran):
-    // only a count above 0 shared by all says they drew the same numbers.
+    // Every count 0 is also what threads that drew nothing count: then both causes fit, and
+    // both are said.
+    if threads > 1 && differ && first == 0 && all(&|_| 0) {
+        return Some(
+            "every thread counted 0 hits, as thread 0 does. Either no thread drew a sample (the \
+             sample loop never ran: s from 0 while s < samples_per_thread), or every thread drew \
+             the same numbers, from one stream: start each thread's generator on its own stream, \
+             pcg32_init(seed, t) with t the thread's global index"
+                .into(),
+        );
+    }
     if threads > 1 && differ && first > 0 && all(&|_| first) {
         return Some(format!(
             "every thread counted {first} hits, as thread 0 does: every thread drew the same \
@@ -239,10 +248,10 @@ mod tests {
         for case in &cases(&CaseOptions::default())[1..] {
             let same = cause(case, |seed, _, samples| thread_hits(seed, 0, samples));
             let (seed, samples) = seed_and_samples(case);
+            assert!(same.contains("the same numbers, from one stream"), "{same}");
             // Thread 0 hit nothing: every count 0 does not single out one stream.
-            let evidence = thread_hits(seed, 0, samples) > 0;
-            let named = same.contains("the same numbers, from one stream");
-            assert_eq!(named, evidence, "{same}");
+            let alone = thread_hits(seed, 0, samples) > 0;
+            assert_eq!(!same.contains("Either"), alone, "{same}");
             let per_block = cause(case, |seed, t, samples| thread_hits(seed, t % 256, samples));
             assert!(per_block.contains("repeat every 256"), "{per_block}");
             if seed_and_samples(case).1 > 1 {
@@ -265,13 +274,28 @@ mod tests {
             assert!(long.contains("goes round once too many"), "{long}");
             assert!(long.contains(&format!("{} samples", samples + 1)), "{long}");
         }
-        // One sample each, one fewer: no thread draws, every count is 0. That fits a loop that
-        // never ran as well as one stream whose first point misses: neither is said.
+        // One sample each, one fewer: no thread draws, every count is 0. Where thread 0's one
+        // point misses, that fits one stream as well as a loop that never ran: both are said;
+        // where it hits, one stream does not fit, and nothing is said.
+        let mut both = 0;
         for seed in 0..40 {
             let case = case("one sample each", 1000, 1, seed, false);
-            let none = cause(&case, |_, _, _| 0);
-            assert_eq!(none, "", "seed {seed}");
+            let said = cause(&case, |_, _, _| 0);
+            if thread_hits(seed, 0, 1) == 0 {
+                assert!(
+                    said.contains("the sample loop never ran"),
+                    "seed {seed}: {said}"
+                );
+                assert!(said.contains("from one stream"), "seed {seed}: {said}");
+                both += 1;
+            } else {
+                assert_eq!(said, "", "seed {seed}");
+            }
         }
+        assert!(
+            both > 0,
+            "no seed whose thread 0 misses: the test proves nothing"
+        );
     }
 
     #[test]
