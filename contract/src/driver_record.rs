@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 /// The version of [`DriverRecord`]'s shape. A reader refuses a record of another version (a
 /// `libsimcuda.so` from another build of the course) rather than misread it. 2: `graphs`, and a
 /// launch's `graph` (a record without them would read as a program that used no graph). 3:
-/// `managed` (without it, a program would read as one that used no managed memory).
-pub const DRIVER_RECORD_VERSION: u32 = 3;
+/// `managed` (without it, a program would read as one that used no managed memory). 4:
+/// `refused_launches` (without it, a launch the driver refused would go unnamed).
+pub const DRIVER_RECORD_VERSION: u32 = 4;
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +106,24 @@ pub struct Failure {
     pub name: String,
 }
 
+/// A launch the driver refused, so the kernel never ran: with the shape it was given, which is
+/// what a check names the cause by (a grid of 0 blocks, a block of more than 1024 threads).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedLaunch {
+    /// The kernel's name as the driver knows it (mangled where the program's is).
+    pub kernel: String,
+    /// Blocks in x, y and z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y and z.
+    pub block: [u32; 3],
+    /// Dynamic shared memory asked for, in bytes.
+    pub shared_bytes: u32,
+    /// The error's number.
+    pub error: u32,
+    /// The error's name (`CUDA_ERROR_INVALID_VALUE`).
+    pub name: String,
+}
+
 /// Where a record's times come from.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -153,6 +172,9 @@ pub struct DriverRecord {
     /// Managed memory (`cudaMallocManaged`) and what the program did with it.
     #[serde(default)]
     pub managed: Managed,
+    /// Launches the driver refused, in order.
+    #[serde(default)]
+    pub refused_launches: Vec<RefusedLaunch>,
 }
 
 /// Where a prefetch of managed memory moves it.

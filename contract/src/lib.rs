@@ -46,5 +46,5 @@ pub const SCHEMA_VERSION: u32 = 3;
 
 pub use driver_record::{
     Destination, Direction, DriverRecord, Failure, Graph, Launch, Managed, ManagedStep,
-    TimelineKind, Transfer, DRIVER_RECORD_VERSION,
+    RefusedLaunch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,
 };

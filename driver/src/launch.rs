@@ -20,17 +20,6 @@ fn time_limit() -> f64 {
         .unwrap_or(10.0)
 }
 
-/// What an access past a buffer's end inside its allocation's 256-byte granule does
-/// (`SIMCUDA_FAULT_POLICY`): `run` (what `runner run` sets) reports it and lets the kernel go on,
-/// as a GPU, which maps the granule, does; else (`check`, the course's checks) it faults as any
-/// out-of-bounds access does, and the context is lost.
-fn past_the_end() -> sim::PastTheEnd {
-    match std::env::var("SIMCUDA_FAULT_POLICY").as_deref() {
-        Ok("run") => sim::PastTheEnd::Report,
-        _ => sim::PastTheEnd::Fault,
-    }
-}
-
 /// CPU threads a launch's blocks may run on: one per core, asked of the system once. The answer
 /// reads the process's cgroup files, which cost a small launch more than its whole kernel when
 /// the simulator asked at every launch.
@@ -48,19 +37,6 @@ fn fault(kind: K) -> CUresult {
         K::Assert => E::CUDA_ERROR_ASSERT,
         // NVIDIA's driver answers a `trap` (and `brkpt`) with a launch failure, not an assert.
         _ => E::CUDA_ERROR_LAUNCH_FAILED,
-    }
-}
-
-/// A diagnostic as the driver prints it. One of a kind that stops a GPU's kernel but that the
-/// kernel `went_on` after (an access inside an allocation's granule under the `run` policy) is a
-/// warning with its line, since no error code will tell the program.
-fn said(kernel: &str, diagnostic: &sim::Diagnostic, went_on: bool) -> String {
-    match &diagnostic.location {
-        Some(at) if went_on => format!(
-            "{kernel}: warning at {}:{}: {}",
-            at.file, at.line, diagnostic.message
-        ),
-        _ => format!("{kernel}: {}", diagnostic.message),
     }
 }
 
@@ -185,36 +161,35 @@ pub(crate) fn launch(
             max_clock: (seconds * 1e9) as u64,
             max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * seconds)),
             threads: cores(),
-            past_the_end: past_the_end(),
             ..sim::Limits::default()
         },
     };
-    let report = d
-        .with_mirrors(Some(stream), |d| d.machine.launch(&module, &launch))
-        .map_err(|e| {
+    let report = match d.with_mirrors(Some(stream), |d| d.machine.launch(&module, &launch)) {
+        Ok(report) => report,
+        Err(e) => {
             eprintln!("simcuda: cannot launch {kernel}: {e}");
-            match e {
+            let error = match e {
                 sim::SimError::InvalidLaunch(_) => E::CUDA_ERROR_INVALID_VALUE,
                 sim::SimError::TooManyResources { .. } => E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
                 sim::SimError::KernelNotLowered { .. } => E::CUDA_ERROR_NOT_SUPPORTED,
                 _ => E::CUDA_ERROR_INVALID_VALUE,
-            }
-        })?;
+            };
+            d.record
+                .refused(&kernel, (grid, block, shared_bytes), error);
+            return Err(error);
+        }
+    };
     d.managed_launched(&kernel, stream);
-    let last = report.diagnostics.len().saturating_sub(1);
-    for (i, diagnostic) in report.diagnostics.iter().enumerate() {
-        let went_on = diagnostic.kind.is_fatal() && !(report.aborted && i == last);
-        eprintln!("simcuda: {}", said(&kernel, diagnostic, went_on));
+    for diagnostic in &report.diagnostics {
+        eprintln!("simcuda: {kernel}: {}", diagnostic.message);
     }
     if !report.printf.is_empty() {
         print!("{}", report.printf);
     }
-    // The diagnostic that stopped an aborted launch is its last; an out-of-bounds access the
-    // kernel went on after (past_the_end) may come before it.
     let stopped_by = report
         .diagnostics
-        .last()
-        .filter(|x| report.aborted && x.kind.is_fatal())
+        .iter()
+        .find(|x| x.kind.is_fatal())
         .map(|x| x.kind);
     d.record.launch(
         Launch {
@@ -234,7 +209,7 @@ pub(crate) fn launch(
         },
         report.modelled_on(&crate::device::gpu_model()).microseconds,
     );
-    if let Some(kind) = stopped_by {
+    if let (true, Some(kind)) = (report.aborted, stopped_by) {
         d.unseen_fault = Some(fault(kind));
     }
     Ok(())

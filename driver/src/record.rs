@@ -82,6 +82,24 @@ impl Record {
         error
     }
 
+    /// Notes that the driver refused to launch `kernel` with this shape (grid, block, dynamic
+    /// shared bytes), answering `error`: a check names the cause from the shape.
+    pub(crate) fn refused(
+        &mut self,
+        kernel: &str,
+        (grid, block, shared_bytes): ([u32; 3], [u32; 3], u32),
+        error: CUresult,
+    ) {
+        self.data.refused_launches.push(contract::RefusedLaunch {
+            kernel: kernel.to_string(),
+            grid,
+            block,
+            shared_bytes,
+            error: error as u32,
+            name: crate::errors::name_of(error as u32),
+        });
+    }
+
     /// Places an operation of `us` on `engine` in `stream`: after the stream's last one, after
     /// the engine's, after the host issued it (and, on the default stream, after every stream).
     /// A synchronous operation holds the host until it ends. Returns its start and end.

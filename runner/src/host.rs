@@ -10,6 +10,7 @@ mod execute;
 mod judge;
 mod params;
 pub mod record;
+mod refused;
 pub mod report;
 mod resim;
 pub mod summary;

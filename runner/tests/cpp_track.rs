@@ -74,8 +74,10 @@ fn each_typical_cpp_mistake_fails_and_is_named() {
             "cpp01",
             "cpp01_launch_unchecked.cu",
             "wrong_output",
-            "cuLaunchKernel returned CUDA_ERROR_INVALID_VALUE, and the program went on as if it \
-             had worked: check the cudaError_t of every call",
+            "the launch of saxpy with a grid of 1 block of 2048 threads was refused: \
+             CUDA_ERROR_INVALID_VALUE; a block has at most 1024 threads, and this one asks for \
+             2048: launch more blocks of fewer threads (256 is usual), and the program went on \
+             as if it had worked: check the cudaError_t of every call",
         ),
         (
             "cpp01",

@@ -51,7 +51,9 @@ fn each_typical_host_mistake_fails_and_is_named() {
             "25",
             "25_launch_error_unchecked.rs",
             "wrong_output",
-            "cuLaunchKernel returned CUDA_ERROR_INVALID_VALUE, and the program went on",
+            "the launch of saxpy with a grid of 1 block of 2048 threads was refused: \
+             CUDA_ERROR_INVALID_VALUE; a block has at most 1024 threads, and this one asks for \
+             2048: launch more blocks of fewer threads (256 is usual), and the program went on",
         ),
         (
             "25",

@@ -387,8 +387,9 @@ unsafe fn launch<A: Args>(
         // SAFETY: the caller's contract.
         return unsafe { graphs::captured(name, args, id, graphs::Node::Kernel(kernel)) };
     }
+    let refused = kernel.clone();
     // SAFETY: the caller's contract.
-    unsafe {
+    let result = unsafe {
         timed(name, stream, args, |d, index| {
             d.managed_launched(&kernel, index);
             d.record.launches.push(Launch {
@@ -408,7 +409,14 @@ unsafe fn launch<A: Args>(
             });
             Op::Launch(d.record.launches.len() - 1)
         })
+    };
+    if result != E::CUDA_SUCCESS {
+        with_driver(|d| {
+            d.record
+                .refused(&refused, (grid, block, shared_bytes), result)
+        });
     }
+    result
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -71,7 +71,8 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
             format!(
                 "the program stopped on an error from the driver: {}{}",
                 failures.join(", "),
-                error_advice(run)
+                refused_launch(run)
+                    .or_else(|| error_advice(run).map(String::from))
                     .map(|a| format!("\n  Likely: {a}"))
                     .unwrap_or_default()
             ),
@@ -85,6 +86,11 @@ fn error_advice(run: &Run) -> Option<&'static str> {
     record
         .program_failures()
         .find_map(|f| words::error_advice(f.error))
+}
+
+/// The first launch the driver refused, named from its shape.
+fn refused_launch(run: &Run) -> Option<String> {
+    super::refused::first(run.record.as_ref()?)
 }
 
 /// On a GPU (pass-through) a kernel's fault reaches the program only as an error code: the
@@ -212,10 +218,15 @@ fn wrong_output(exercise: &Exercise, case: &HostCase, run: &Run) -> Option<(Verd
                 .record
                 .as_ref()
                 .and_then(|r| failed_calls(r).into_iter().next());
-            let cause = unchecked
-                .map(|failure| match error_advice(run) {
-                    Some(advice) => format!("{failure}: {advice}"),
-                    None => format!("{failure}, {}", words::went_on(language(exercise))),
+            // A refused launch is the unchecked error that explains most: no thread ran.
+            let refused =
+                refused_launch(run).map(|r| format!("{r}, {}", words::went_on(language(exercise))));
+            let cause = refused
+                .or_else(|| {
+                    unchecked.map(|failure| match error_advice(run) {
+                        Some(advice) => format!("{failure}: {advice}"),
+                        None => format!("{failure}, {}", words::went_on(language(exercise))),
+                    })
                 })
                 .or_else(|| read_before_waiting(run, name))
                 .or_else(|| unchanged_though_copied_back(case, run, name, got))
