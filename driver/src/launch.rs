@@ -20,6 +20,17 @@ fn time_limit() -> f64 {
         .unwrap_or(10.0)
 }
 
+/// What an access past a buffer's end inside its allocation's 256-byte granule does
+/// (`SIMCUDA_FAULT_POLICY`): `run` (what `runner run` sets) reports it and lets the kernel go on,
+/// as a GPU, which maps the granule, does; else (`check`, the course's checks) it faults as any
+/// out-of-bounds access does, and the context is lost.
+fn past_the_end() -> sim::PastTheEnd {
+    match std::env::var("SIMCUDA_FAULT_POLICY").as_deref() {
+        Ok("run") => sim::PastTheEnd::Report,
+        _ => sim::PastTheEnd::Fault,
+    }
+}
+
 /// CPU threads a launch's blocks may run on: one per core, asked of the system once. The answer
 /// reads the process's cgroup files, which cost a small launch more than its whole kernel when
 /// the simulator asked at every launch.
@@ -37,6 +48,19 @@ fn fault(kind: K) -> CUresult {
         K::Assert => E::CUDA_ERROR_ASSERT,
         // NVIDIA's driver answers a `trap` (and `brkpt`) with a launch failure, not an assert.
         _ => E::CUDA_ERROR_LAUNCH_FAILED,
+    }
+}
+
+/// A diagnostic as the driver prints it. One of a kind that stops a GPU's kernel but that the
+/// kernel `went_on` after (an access inside an allocation's granule under the `run` policy) is a
+/// warning with its line, since no error code will tell the program.
+fn said(kernel: &str, diagnostic: &sim::Diagnostic, went_on: bool) -> String {
+    match &diagnostic.location {
+        Some(at) if went_on => format!(
+            "{kernel}: warning at {}:{}: {}",
+            at.file, at.line, diagnostic.message
+        ),
+        _ => format!("{kernel}: {}", diagnostic.message),
     }
 }
 
@@ -161,6 +185,7 @@ pub(crate) fn launch(
             max_clock: (seconds * 1e9) as u64,
             max_wall_time: Some(std::time::Duration::from_secs_f64(1.5 * seconds)),
             threads: cores(),
+            past_the_end: past_the_end(),
             ..sim::Limits::default()
         },
     };
@@ -180,16 +205,20 @@ pub(crate) fn launch(
         }
     };
     d.managed_launched(&kernel, stream);
-    for diagnostic in &report.diagnostics {
-        eprintln!("simcuda: {kernel}: {}", diagnostic.message);
+    let last = report.diagnostics.len().saturating_sub(1);
+    for (i, diagnostic) in report.diagnostics.iter().enumerate() {
+        let went_on = diagnostic.kind.is_fatal() && !(report.aborted && i == last);
+        eprintln!("simcuda: {}", said(&kernel, diagnostic, went_on));
     }
     if !report.printf.is_empty() {
         print!("{}", report.printf);
     }
+    // The diagnostic that stopped an aborted launch is its last; an out-of-bounds access the
+    // kernel went on after (past_the_end) may come before it.
     let stopped_by = report
         .diagnostics
-        .iter()
-        .find(|x| x.kind.is_fatal())
+        .last()
+        .filter(|x| report.aborted && x.kind.is_fatal())
         .map(|x| x.kind);
     d.record.launch(
         Launch {
@@ -209,7 +238,7 @@ pub(crate) fn launch(
         },
         report.modelled_on(&crate::device::gpu_model()).microseconds,
     );
-    if let (true, Some(kind)) = (report.aborted, stopped_by) {
+    if let Some(kind) = stopped_by {
         d.unseen_fault = Some(fault(kind));
     }
     Ok(())
