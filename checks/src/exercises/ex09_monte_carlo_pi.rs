@@ -14,7 +14,7 @@ const BLOCK: u32 = 256;
 
 /// PCG32 as the kernel file has it (pcg-random.org's pcg32_srandom_r and pcg32_random_r).
 #[derive(Clone, Debug)]
-pub struct Pcg32 {
+pub(super) struct Pcg32 {
     state: u64,
     increment: u64,
 }
@@ -22,7 +22,7 @@ pub struct Pcg32 {
 const MULTIPLIER: u64 = 6_364_136_223_846_793_005;
 
 impl Pcg32 {
-    pub fn new(seed: u64, stream: u64) -> Pcg32 {
+    pub(super) fn new(seed: u64, stream: u64) -> Pcg32 {
         let mut rng = Pcg32 {
             state: 0,
             increment: (stream << 1) | 1,
@@ -33,7 +33,7 @@ impl Pcg32 {
         rng
     }
 
-    pub fn next_u32(&mut self) -> u32 {
+    pub(super) fn next_u32(&mut self) -> u32 {
         let old = self.state;
         self.state = old.wrapping_mul(MULTIPLIER).wrapping_add(self.increment);
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
@@ -41,14 +41,14 @@ impl Pcg32 {
     }
 
     /// The centre of one of 2048 cells of (0, 1), as `uniform_coordinate` computes it.
-    pub fn coordinate(&mut self) -> f32 {
+    pub(super) fn coordinate(&mut self) -> f32 {
         let cell = self.next_u32() >> 21;
         (2 * cell + 1) as f32 * (1.0 / 4096.0)
     }
 }
 
 /// Hits of one thread: points with x * x + y * y < 1, x drawn before y.
-pub fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
+pub(super) fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
     let mut rng = Pcg32::new(seed, thread);
     let mut hits = 0;
     for _ in 0..samples {
@@ -63,13 +63,13 @@ pub fn thread_hits(seed: u64, thread: u64, samples: u32) -> u32 {
     hits
 }
 
-pub fn all_hits(seed: u64, threads: usize, samples: u32) -> Vec<u32> {
+pub(super) fn all_hits(seed: u64, threads: usize, samples: u32) -> Vec<u32> {
     (0..threads as u64)
         .map(|t| thread_hits(seed, t, samples))
         .collect()
 }
 
-pub fn estimate(hits: &[u32], samples: u32) -> f64 {
+pub(super) fn estimate(hits: &[u32], samples: u32) -> f64 {
     let total: u64 = hits.iter().map(|&h| h as u64).sum();
     4.0 * total as f64 / (hits.len() as f64 * samples as f64)
 }
@@ -199,7 +199,7 @@ fn samples_drawn(
     ))
 }
 
-pub fn cases(options: &CaseOptions) -> Vec<Case> {
+pub(super) fn cases(options: &CaseOptions) -> Vec<Case> {
     let mut rng = Rng::new(options.seed);
     let mut seed = || rng.next_u64();
     let mut cases = vec![
