@@ -22,22 +22,22 @@ impl<T> Default for Table<T> {
 
 impl<T> Table<T> {
     /// Adds `value` under the next number, which it returns.
-    pub fn insert(&mut self, value: T) -> usize {
+    pub(crate) fn insert(&mut self, value: T) -> usize {
         let number = self.next;
         self.next += 1;
         self.live.insert(number, value);
         number
     }
 
-    pub fn get(&self, number: usize) -> Option<&T> {
+    pub(crate) fn get(&self, number: usize) -> Option<&T> {
         self.live.get(&number)
     }
 
-    pub fn get_mut(&mut self, number: usize) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, number: usize) -> Option<&mut T> {
         self.live.get_mut(&number)
     }
 
-    pub fn remove(&mut self, number: usize) -> Option<T> {
+    pub(crate) fn remove(&mut self, number: usize) -> Option<T> {
         self.live.remove(&number)
     }
 }

@@ -30,39 +30,66 @@
 //! page-locked memory reaches the program's memory only when the program waits for it). What a GPU would overlap is left to the timeline of the
 //! record.
 
+#![warn(missing_docs, unreachable_pub)]
+
+// The entry points are `#[no_mangle] pub extern "C"` functions: no Rust crate reaches them, but
+// the dynamic linker does, by name, so they stay `pub`. The modules that define them allow
+// `unreachable_pub`, marked "its entry points"; every other item is `pub(crate)` where it can be.
+
 // First: its `pass_through!` starts every entry point.
 #[macro_use]
 mod passthrough;
 
+#[allow(unreachable_pub)] // its entry points
 mod context;
 mod cooperative;
+#[allow(unreachable_pub)] // its entry points
 mod cudart_support;
+#[allow(unreachable_pub)] // its entry points
 mod device;
+#[allow(unreachable_pub)] // its entry points
 mod error_calls;
 mod errors;
+#[allow(unreachable_pub)] // its entry points
 mod export_table;
 mod fatbin;
+#[allow(unreachable_pub)] // its entry points
 mod graph;
 mod handles;
+#[allow(unreachable_pub)] // its entry points
 mod in_flight;
+#[allow(unreachable_pub)] // its entry points
 mod launch;
+#[allow(unreachable_pub)] // its entry points
 mod library;
+#[allow(unreachable_pub)] // its entry points
 mod link;
+#[allow(unreachable_pub)] // its entry points
 mod managed;
+#[allow(unreachable_pub)] // its entry points
 mod mapped;
+#[allow(unreachable_pub)] // its entry points
 mod memory;
 mod mirror;
+#[allow(unreachable_pub)] // its entry points
 mod module;
+#[allow(unreachable_pub)] // its entry points
 mod not_supported;
+#[allow(unreachable_pub)] // its entry points
 mod occupancy;
+#[allow(unreachable_pub)] // its entry points
 mod pitched;
+#[allow(unreachable_pub)] // its entry points
 mod pointers;
+#[allow(unreachable_pub)] // its entry points
 mod proc_address;
+#[allow(unreachable_pub)] // its entry points
 mod profiler;
 mod ranges;
 mod real;
 mod record;
 mod state;
+#[allow(unreachable_pub)] // its entry points
 mod stream;
 
 pub use record::Record;

@@ -13,7 +13,7 @@ pub(crate) struct Ranges {
 
 impl Ranges {
     /// Adds `[start, start + len)`; the caller has checked that it overlaps none.
-    pub fn insert(&mut self, start: u64, len: u64) {
+    pub(crate) fn insert(&mut self, start: u64, len: u64) {
         if let Some(old) = self.by_start.insert(start, len) {
             self.total -= old;
         }
@@ -21,34 +21,34 @@ impl Ranges {
     }
 
     /// Removes the range that starts at `start`; its length, or `None` if no range starts there.
-    pub fn remove(&mut self, start: u64) -> Option<u64> {
+    pub(crate) fn remove(&mut self, start: u64) -> Option<u64> {
         let len = self.by_start.remove(&start)?;
         self.total -= len;
         Some(len)
     }
 
     /// The range that holds byte `at`, as `(start, len)`.
-    pub fn holding(&self, at: u64) -> Option<(u64, u64)> {
+    pub(crate) fn holding(&self, at: u64) -> Option<(u64, u64)> {
         let (&start, &len) = self.by_start.range(..=at).next_back()?;
         (at - start < len).then_some((start, len))
     }
 
     /// Whether `[at, at + len)` lies inside one range (a length that wraps around lies in none).
-    pub fn contains(&self, at: u64, len: u64) -> bool {
+    pub(crate) fn contains(&self, at: u64, len: u64) -> bool {
         self.holding(at).is_some_and(|(start, size)| {
             (at - start).checked_add(len).is_some_and(|end| end <= size)
         })
     }
 
     /// Whether any range shares a byte with `[start, end)`.
-    pub fn overlaps(&self, start: u64, end: u64) -> bool {
+    pub(crate) fn overlaps(&self, start: u64, end: u64) -> bool {
         let before = self.by_start.range(..start).next_back();
         let ends_inside = before.is_some_and(|(&s, &len)| s.saturating_add(len) > start);
         ends_inside || self.by_start.range(start..end).next().is_some()
     }
 
     /// The sum of the ranges' lengths.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.total
     }
 }

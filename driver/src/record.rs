@@ -26,12 +26,13 @@ const COPY_LATENCY_US: f64 = 9.0;
 const DEVICE_BYTES_PER_US: f64 = 2.944e6;
 const DEVICE_LATENCY_US: f64 = 2.0;
 
-pub use contract::{Direction, Failure, Launch, Transfer};
+pub(crate) use contract::{Direction, Failure, Launch, Transfer};
 
 /// What the program did (the data, [`contract::DriverRecord`], defined once for writer and
 /// readers), and the modelled timeline's state that places each operation on it.
 #[derive(Default, Debug)]
 pub struct Record {
+    /// What was recorded, as written to `SIMCUDA_REPORT` and read by the checker and `runner run`.
     pub data: DriverRecord,
     model: Timeline,
 }

@@ -135,13 +135,13 @@ impl Driver {
     }
 
     /// Whether `[ptr, ptr + len)` lies in page-locked host memory.
-    pub fn is_pinned(&self, ptr: usize, len: usize) -> bool {
+    pub(crate) fn is_pinned(&self, ptr: usize, len: usize) -> bool {
         self.pinned.contains(ptr as u64, len as u64)
     }
 
     /// The stream a handle names: null, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2)
     /// are the default stream; streams created have handles [`stream_handle`] made.
-    pub fn stream_index(&self, stream: *mut std::ffi::c_void) -> Result<usize> {
+    pub(crate) fn stream_index(&self, stream: *mut std::ffi::c_void) -> Result<usize> {
         let index = match stream as usize {
             0..=2 => 0,
             h => h >> 4,
@@ -153,18 +153,18 @@ impl Driver {
     }
 
     /// The calling thread's current context: the top of its context stack.
-    pub fn current(&self) -> Option<usize> {
+    pub(crate) fn current(&self) -> Option<usize> {
         CONTEXT_STACK.with_borrow(|stack| stack.last().copied())
     }
 
     /// Runs `f` on the calling thread's context stack.
-    pub fn context_stack<T>(&mut self, f: impl FnOnce(&mut Vec<usize>) -> T) -> T {
+    pub(crate) fn context_stack<T>(&mut self, f: impl FnOnce(&mut Vec<usize>) -> T) -> T {
         CONTEXT_STACK.with_borrow_mut(f)
     }
 
     /// The calling thread's current context must be there, and not destroyed (by another
     /// thread: destroying it pops it from the destroying thread's own stack).
-    pub fn require_context(&self) -> Result {
+    pub(crate) fn require_context(&self) -> Result {
         match self.current() {
             Some(i) if self.contexts.get(i) == Some(&true) => Ok(()),
             Some(_) => Err(E::CUDA_ERROR_CONTEXT_IS_DESTROYED),

@@ -24,7 +24,7 @@ pub(crate) type AdviceTable = HashMap<u64, Advice>;
 /// `CUmemLocation`, read as plain integers (a value outside the enumeration is no UB here).
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct Location {
+pub(crate) struct Location {
     pub(crate) kind: c_int,
     pub(crate) id: c_int,
 }

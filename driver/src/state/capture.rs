@@ -49,7 +49,7 @@ impl Driver {
     }
 
     /// Keeps `node` instead of running it, when `stream` is capturing: whether it was kept.
-    pub fn captured(&mut self, stream: usize, node: impl FnOnce() -> Node) -> bool {
+    pub(crate) fn captured(&mut self, stream: usize, node: impl FnOnce() -> Node) -> bool {
         match self.capture_of(stream) {
             Some(capture) => {
                 capture.nodes.push(node());
@@ -61,7 +61,7 @@ impl Driver {
 
     /// A call a GPU refuses during a (not relaxed) capture: every such capture is invalidated
     /// and the call answers `answer`.
-    pub fn refuse_while_capturing(&mut self, answer: CUresult) -> Result {
+    pub(crate) fn refuse_while_capturing(&mut self, answer: CUresult) -> Result {
         let mut refused = false;
         for id in self.capturing.values() {
             if let Some(capture) = self.captures.get_mut(*id) {
@@ -79,7 +79,7 @@ impl Driver {
 
     /// Whether work queued on `stream` (`None`: a synchronous call) is kept as a node of the graph
     /// being captured there; a synchronous call during a capture is refused.
-    pub fn kept_for_a_graph(
+    pub(crate) fn kept_for_a_graph(
         &mut self,
         stream: Option<CUstream>,
         node: impl FnOnce() -> Node,
@@ -94,12 +94,12 @@ impl Driver {
     }
 
     /// The capture an event recorded now on `stream` belongs to (a stream that waits for it joins).
-    pub fn capture_id(&self, stream: usize) -> Option<usize> {
+    pub(crate) fn capture_id(&self, stream: usize) -> Option<usize> {
         self.capturing.get(&stream).copied()
     }
 
     /// Stream `stream` joins capture `id`, as waiting for one of its events makes it.
-    pub fn join_capture(&mut self, stream: usize, id: usize) {
+    pub(crate) fn join_capture(&mut self, stream: usize, id: usize) {
         if self.captures.get(id).is_some() {
             self.capturing.insert(stream, id);
         }

@@ -23,7 +23,7 @@ pub(crate) struct Mirrors {
 
 impl Mirrors {
     /// The block holding byte `at`: `(start, len, kind)`.
-    pub fn holding(&self, at: u64) -> Option<(u64, u64, Kind)> {
+    pub(crate) fn holding(&self, at: u64) -> Option<(u64, u64, Kind)> {
         let (&start, &(len, kind)) = self.blocks.range(..=at).next_back()?;
         (at - start < len).then_some((start, len, kind))
     }
