@@ -15,6 +15,8 @@
 //! changes it names `src/main.rs:41` (a kernel in a string there) or `saxpy.cu:7` (one read
 //! with `include_str!`), as a Python or C++ program's does. `-lineinfo` changes no instruction.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod entry;
 pub mod lines;
 pub mod placed;

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 /// The variable that names NVIDIA's library.
-pub const REAL_VARIABLE: &str = "SIMNVRTC_REAL";
+pub(crate) const REAL_VARIABLE: &str = "SIMNVRTC_REAL";
 
 fn library() -> Option<&'static libloading::Library> {
     static REAL: OnceLock<Option<libloading::Library>> = OnceLock::new();
@@ -34,7 +34,7 @@ fn library() -> Option<&'static libloading::Library> {
 ///
 /// # Safety
 /// `F` must be the entry point's C signature.
-pub unsafe fn symbol<F: Copy>(name: &[u8]) -> Option<F> {
+pub(crate) unsafe fn symbol<F: Copy>(name: &[u8]) -> Option<F> {
     // SAFETY: the caller gives the entry point's own signature.
     library().and_then(|lib| unsafe { lib.get::<F>(name) }.ok().map(|s| *s))
 }
