@@ -114,7 +114,8 @@ pub struct Slot {
     stderr_path: PathBuf,
     /// Its workers write `RUNNER_TRACE` phase lines to stderr (`runner grade bench --profile`).
     traced: bool,
-    worker: Option<Worker>,
+    /// Boxed: a slot is one of the pool's checkers, beside a command half its size.
+    worker: Option<Box<Worker>>,
 }
 
 struct Worker {
@@ -130,6 +131,10 @@ struct Worker {
     /// The file its stdout appends to: emptied before each cell, read after its reply.
     printed: File,
     checks: usize,
+    /// The backend it was started with (`--backend`); None: it chose for itself.
+    backend: Option<String>,
+    /// When it was started; None once it said it is ready.
+    starting: Option<Instant>,
 }
 
 impl Slot {
@@ -188,9 +193,28 @@ impl Slot {
         std::fs::copy(kernel, copy).map(|_| ())
     }
 
-    /// Sets the backend of the workers started from now on (the preflight decides it).
+    /// Sets the backend of the workers started from now on (the preflight decides it). A worker
+    /// started ahead on another backend is ended: the next cell starts one on this.
     pub fn set_backend(&mut self, backend: &str) {
         self.command.backend = Some(backend.to_string());
+        let other = |w: &Worker| w.backend.as_deref().is_some_and(|b| b != backend);
+        if self.worker.as_deref().is_some_and(other) {
+            self.end_worker();
+        }
+    }
+
+    /// Starts this slot's worker on `backend` without waiting for it, so that its start (on a
+    /// GPU, the driver's initialisation and the context: 0.5 to 1.2 s, longer the more workers
+    /// start side by side) overlaps the course's check and the staging of the class rather than
+    /// delaying the first cell (issue 24). The first cell waits for it to be ready.
+    pub fn start_ahead(&mut self, backend: Option<&str>) -> std::io::Result<()> {
+        if self.worker.is_none() {
+            if let Some(backend) = backend {
+                self.command.backend = Some(backend.to_string());
+            }
+            self.worker = Some(Box::new(self.start()?));
+        }
+        Ok(())
     }
 
     fn start(&mut self) -> std::io::Result<Worker> {
@@ -243,6 +267,8 @@ impl Slot {
             messages,
             printed,
             checks: 0,
+            backend: c.backend.clone(),
+            starting: Some(Instant::now()),
         })
     }
 
@@ -310,14 +336,18 @@ impl Slot {
 
     /// A started and ready worker, or why none could be had (as a cell's raw result).
     fn ready_worker(&mut self, cancel: &AtomicBool) -> std::io::Result<Result<(), Raw>> {
-        if self.worker.is_some() {
+        let mut worker = match self.worker.take() {
+            Some(worker) => worker,
+            None => Box::new(self.start()?),
+        };
+        let Some(started) = worker.starting else {
+            self.worker = Some(worker);
             return Ok(Ok(()));
-        }
-        let started = Instant::now();
-        let mut worker = self.start()?;
+        };
         loop {
             match worker.messages.recv_timeout(Duration::from_millis(50)) {
                 Ok(Message::Ready { .. }) => {
+                    worker.starting = None;
                     self.worker = Some(worker);
                     return Ok(Ok(()));
                 }
@@ -669,6 +699,96 @@ mod tests {
         assert!(printed
             .iter()
             .all(|line| line.contains(r#""verdict":"passed""#)));
+    }
+
+    /// A stand-in worker that notes each start (its arguments, a line of `starts`), says it is
+    /// ready and answers every request with an error.
+    fn noting_worker(dir: &Path, starts: &Path) -> PathBuf {
+        let ready = serde_json::to_string(&Message::Ready { protocol: PROTOCOL }).unwrap();
+        let reply =
+            serde_json::to_string(&Message::Reply(Reply::error("no check here".into()))).unwrap();
+        let script = format!(
+            "#!/bin/sh\n\
+             printf '%s\\n' \"$*\" >>'{starts}'\n\
+             fd=$(printf '%s' \"$7\" | sed -n 's/.*\"report_fd\":\\([0-9]*\\).*/\\1/p')\n\
+             answer() {{ printf '%s\\n' \"$1\" >/proc/self/fd/$fd; }}\n\
+             answer '{ready}'\n\
+             while read -r request; do answer '{reply}'; done\n",
+            starts = starts.display()
+        );
+        let path = dir.join("noting-worker");
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// The lines of `starts`: one per worker started, its arguments.
+    fn started(starts: &Path) -> Vec<String> {
+        std::fs::read_to_string(starts)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn noted_slot(dir: &Path, name: &str) -> (Slot, PathBuf) {
+        let starts = dir.join(format!("{name}-starts"));
+        let exe = noting_worker(dir, &starts);
+        let mut command = command(&exe, dir);
+        command.time_limit = Duration::from_secs(600);
+        let slot = Slot::new(&command, None, 1, &dir.join(name), &dir.join("stage"), None);
+        (slot, starts)
+    }
+
+    #[test]
+    fn a_worker_started_ahead_runs_before_its_first_cell_and_checks_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut slot, starts) = noted_slot(dir.path(), "worker1");
+        slot.start_ahead(Some("gpu")).unwrap();
+        // No cell was handed out, yet the worker runs (no bound on how soon: any machine).
+        while started(&starts).is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let kernel = dir.path().join("stage/ann/02_vector_add/vector_add.cu");
+        let raw = slot.run("02", &kernel, &AtomicBool::new(false)).unwrap();
+        assert_eq!(raw.stderr, "Error: no check here", "{raw:?}");
+        let lines = started(&starts);
+        assert_eq!(lines.len(), 1, "one worker, started ahead: {lines:?}");
+        assert!(lines[0].contains("--backend gpu"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_worker_started_ahead_on_another_backend_than_the_courses_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernel = dir.path().join("stage/ann/02_vector_add/vector_add.cu");
+        let cancel = AtomicBool::new(false);
+        // Started ahead on the GPU; the course's check found the simulator.
+        let (mut wrong, starts) = noted_slot(dir.path(), "worker1");
+        wrong.start_ahead(Some("gpu")).unwrap();
+        // Running (no bound on how soon) before the course's check ends it.
+        while started(&starts).is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        wrong.set_backend("sim");
+        wrong.run("02", &kernel, &cancel).unwrap();
+        let lines = started(&starts);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].contains("--backend sim"), "{lines:?}");
+        // Started ahead on the backend the course's check found: kept.
+        let (mut right, starts) = noted_slot(dir.path(), "worker2");
+        right.start_ahead(Some("gpu")).unwrap();
+        right.set_backend("gpu");
+        right.run("02", &kernel, &cancel).unwrap();
+        assert_eq!(started(&starts).len(), 1);
+        // The first worker chose its backend itself and the course's check took it: kept.
+        let (mut first, starts) = noted_slot(dir.path(), "worker0");
+        first.run("02", &kernel, &cancel).unwrap();
+        first.set_backend("gpu");
+        first.run("02", &kernel, &cancel).unwrap();
+        let lines = started(&starts);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(!lines[0].contains("--backend"), "{lines:?}");
     }
 
     #[test]
