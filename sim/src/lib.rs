@@ -14,7 +14,7 @@
 //! | parse | `parse` | PTX text -> syntax tree |
 //! | program | `ir`, `rounding`, `instructions` | flat instruction lists with register slots; exact rounding to f32/f16; instruction counts by kind |
 //! | lower | `lower` | syntax tree -> `ir`, calls inlined |
-//! | memory | `memory` | global allocations, address windows, sectors and wavefronts, the launch's traffic counts |
+//! | memory | `memory` | global allocations, where a bad address lies against them, address windows, sectors and wavefronts, the launch's traffic counts |
 //! | report | `report` | figures, diagnostics, and the time model's inputs and result ([`ModelledTime`]) |
 //! | analyse | `analyse` | race detection; where a stored value came from (`provenance`) |
 //! | execute | `exec` | warps in lockstep, divergence, barriers, warp-synchronous operations |

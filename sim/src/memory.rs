@@ -8,10 +8,11 @@
 
 pub(crate) mod figures;
 pub(crate) mod local;
+pub(crate) mod miss;
 pub(crate) mod traffic;
 
 use crate::error::SimError;
-use crate::report::{GlobalMiss, NearAllocation};
+use miss::{GlobalMiss, NearAllocation};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
