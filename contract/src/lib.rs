@@ -26,7 +26,7 @@ mod target;
 mod verdict;
 pub mod worker;
 
-pub use backend::Backend;
+pub use backend::{Backend, UnknownBackend};
 pub use finding::{Finding, Place};
 pub use mismatch::{Mismatch, WrongElement};
 pub use report::kernel::{

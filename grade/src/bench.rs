@@ -18,7 +18,7 @@ pub fn run(
     jobs: Option<usize>,
     exercises: Option<&str>,
     keep: Option<&Path>,
-    backend: &str,
+    backend: contract::Backend,
     isolation: Option<Isolation>,
     profile: bool,
 ) -> anyhow::Result<ExitCode> {
@@ -55,7 +55,7 @@ pub fn run(
         out: out.clone(),
         seed: None,
         jobs,
-        backend: Some(backend.into()),
+        backend: backend.into(),
         exercises: exercises.map(str::to_string),
         resume: false,
         grading: None,

@@ -39,7 +39,7 @@ pub struct CheckCommand {
     pub exe: PathBuf,
     pub course_root: PathBuf,
     /// None lets `runner check` pick (the GPU when one works), as the preflight does.
-    pub backend: Option<String>,
+    pub backend: runner::backend::BackendChoice,
     pub seed: Option<u64>,
     pub sizes: Vec<usize>,
     pub time_limit: Duration,
@@ -132,7 +132,7 @@ impl CheckCommand {
         report: std::fs::File,
     ) -> std::io::Result<Sandboxed> {
         let mut check: Vec<OsString> = ["check", exercise].map(OsString::from).into();
-        if let Some(backend) = &self.backend {
+        if let Some(backend) = self.backend.flag() {
             check.extend(["--backend".into(), backend.into()]);
         }
         if !self.sizes.is_empty() {

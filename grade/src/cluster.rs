@@ -115,7 +115,7 @@ pub struct SlurmPlan<'a> {
     pub formats: &'a [Format],
     pub seed: Option<u64>,
     pub jobs: Option<usize>,
-    pub backend: Option<String>,
+    pub backend: runner::backend::BackendChoice,
     pub exercises: Option<String>,
     pub grading: Option<PathBuf>,
 }
@@ -144,7 +144,7 @@ pub fn write_slurm(plan: &SlurmPlan) -> anyhow::Result<PathBuf> {
     if let Some(jobs) = plan.jobs {
         grade_args.push_str(&format!(" --jobs {jobs}"));
     }
-    if let Some(backend) = &plan.backend {
+    if let Some(backend) = plan.backend.flag() {
         grade_args.push_str(&format!(" --backend {backend}"));
     }
     if let Some(exercises) = &plan.exercises {

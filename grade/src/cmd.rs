@@ -37,7 +37,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use output::{Book, Format};
 use results::{Status, Store};
-use runner::cli::{BackendArgs, BackendChoice};
+use runner::cli::BackendArgs;
 use runner::course::Course;
 use runner::session::find_course;
 use settings::Settings;
@@ -138,9 +138,9 @@ pub enum GradeAction {
         /// Keep the synthetic class and its results in this folder (by default a temporary one).
         #[arg(long)]
         keep: Option<PathBuf>,
-        /// Where the checks run (default: the simulator).
-        #[arg(long, value_enum)]
-        backend: Option<BackendChoice>,
+        /// Where the checks run: sim (the default) or gpu.
+        #[arg(long, value_parser = runner::backend::backend_parser(), default_value = "sim")]
+        backend: contract::Backend,
         /// A process per cell, or workers that check many (default: as for `runner grade`).
         #[arg(long, value_enum)]
         isolation: Option<Isolation>,
@@ -169,13 +169,6 @@ pub enum GradeAction {
         #[arg(last = true, required = true)]
         command: Vec<OsString>,
     },
-}
-
-fn backend_name(choice: Option<BackendChoice>) -> Option<String> {
-    choice.map(|c| match c {
-        BackendChoice::Gpu => "gpu".to_string(),
-        BackendChoice::Sim => "sim".to_string(),
-    })
 }
 
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
@@ -207,18 +200,15 @@ fn run_action(action: GradeAction) -> anyhow::Result<ExitCode> {
             backend,
             isolation,
             profile,
-        } => {
-            let backend = backend_name(backend).unwrap_or_else(|| "sim".into());
-            bench::run(
-                submissions,
-                jobs,
-                exercises.as_deref(),
-                keep.as_deref(),
-                &backend,
-                isolation,
-                profile,
-            )
-        }
+        } => bench::run(
+            submissions,
+            jobs,
+            exercises.as_deref(),
+            keep.as_deref(),
+            backend,
+            isolation,
+            profile,
+        ),
         GradeAction::Sandbox {
             memory_mb,
             cpu_seconds,
@@ -298,7 +288,7 @@ fn write_slurm(
         formats: &args.format,
         seed: args.seed,
         jobs: args.jobs,
-        backend: backend_name(args.backend.backend),
+        backend: args.backend.backend,
         exercises: args.exercises.clone(),
         grading: args.grading.clone(),
     })?;
@@ -317,7 +307,7 @@ fn grade(course: &Course, args: &GradeArgs, submissions: PathBuf) -> anyhow::Res
         out: args.out.clone(),
         seed: args.seed,
         jobs: args.jobs,
-        backend: backend_name(args.backend.backend),
+        backend: args.backend.backend,
         exercises: args.exercises.clone(),
         resume: args.resume,
         grading: args.grading.clone(),
@@ -342,11 +332,7 @@ fn grade(course: &Course, args: &GradeArgs, submissions: PathBuf) -> anyhow::Res
         book.settings.exercises.len(),
         graded.graded_now,
         started.elapsed().as_secs_f64(),
-        if book.settings.backend == "sim" {
-            "in the simulator".to_string()
-        } else {
-            format!("on {}", book.settings.device)
-        }
+        book.settings.backend.where_it_ran(&book.settings.device)
     );
     summarise(&book, &args.out);
     Ok(grading_exit(&book, graded.interrupted))

@@ -231,7 +231,7 @@ pub fn preflight(
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
-) -> anyhow::Result<(String, String)> {
+) -> anyhow::Result<(contract::Backend, String)> {
     let mut found = None;
     let mut program_found = None;
     let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -264,10 +264,10 @@ pub fn preflight(
             // Every report names its backend and its device; a program's counts only where no
             // kernel is graded.
             Some(Report::Program(report)) => {
-                program_found.get_or_insert((report.backend.name().to_string(), report.device));
+                program_found.get_or_insert((report.backend, report.device));
             }
             Some(Report::Kernel(report)) if found.is_none() => {
-                found = Some((report.backend.name().to_string(), report.device));
+                found = Some((report.backend, report.device));
             }
             Some(_) => {}
             None => {

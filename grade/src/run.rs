@@ -19,6 +19,8 @@ use super::settings::{ExerciseInfo, Settings};
 use super::submissions::{Shard, Submission};
 use super::worker::{self, Isolation, Slot};
 use anyhow::{bail, Context};
+use contract::Backend;
+use runner::backend::BackendChoice;
 use runner::course::{Course, Exercise};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -34,7 +36,7 @@ pub struct Options {
     pub out: PathBuf,
     pub seed: Option<u64>,
     pub jobs: Option<usize>,
-    pub backend: Option<String>,
+    pub backend: BackendChoice,
     pub exercises: Option<String>,
     pub resume: bool,
     pub grading: Option<PathBuf>,
@@ -65,9 +67,9 @@ pub struct Graded {
 /// judged against another's. In the simulator three per core: a check spends much of its short
 /// life starting up and waiting on the kernel (loading NVRTC, page faults, writing its cache),
 /// and on 2 cores 6 jobs graded 200 x 24 in 4.2 minutes where 2 jobs needed 10.8.
-pub fn default_jobs(backend: &str) -> usize {
+pub fn default_jobs(backend: Backend) -> usize {
     match backend {
-        "gpu" => 1,
+        Backend::Gpu => 1,
         _ => 3 * std::thread::available_parallelism().map_or(1, |n| n.get()),
     }
 }
@@ -158,14 +160,14 @@ pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded>
         &class.exercises,
         work.path(),
     )?;
-    command.backend = Some(backend.clone());
+    command.backend = backend.into();
     for slot in &mut slots {
-        slot.set_backend(&backend);
+        slot.set_backend(backend);
     }
     let settings = Settings::new(
         &class.file,
         options.seed,
-        &backend,
+        backend,
         &device,
         &class.exercises,
     );
@@ -263,7 +265,7 @@ fn check_command(
     Ok(CheckCommand {
         exe,
         course_root: course.root.clone(),
-        backend: options.backend.clone(),
+        backend: options.backend,
         seed: options.seed.or(file.seed),
         sizes: file.sizes.clone(),
         time_limit: Duration::from_secs_f64(file.time_limit_s),
@@ -276,9 +278,10 @@ fn check_command(
 /// The pool the options ask for: workers on the GPUs there are (none when the simulator is
 /// asked for), else a process per cell; `--jobs` of them, or as many as the machine suits.
 fn pool_for(options: &Options) -> Pool {
-    let gpus = match options.backend.as_deref() {
-        Some("sim") => Vec::new(),
-        _ => worker::gpus(),
+    let gpus = if options.backend.may_use_gpu() {
+        worker::gpus()
+    } else {
+        Vec::new()
     };
     let isolation = options.isolation.unwrap_or(if gpus.is_empty() {
         Isolation::Cell
@@ -291,7 +294,9 @@ fn pool_for(options: &Options) -> Pool {
         (Isolation::Worker, None) if !gpus.is_empty() => {
             gpus.len() * workers_per_gpu(cores, gpus.len())
         }
-        (_, None) => default_jobs(options.backend.as_deref().unwrap_or("sim")),
+        // Checks in processes of their own on `auto` count as the simulator's: a GPU's cells
+        // are graded by workers (above) unless --isolation cell says otherwise.
+        (_, None) => default_jobs(options.backend.resolve(|| false)),
     };
     Pool {
         gpus,
@@ -351,11 +356,11 @@ fn worker_slots(options: &Options, command: &CheckCommand, pool: &Pool, work: &P
 /// The backend to start workers on before the course's check has said which it is: the one asked
 /// for, else the GPU where the pool has GPUs. A worker the check finds on another is ended
 /// (`Slot::set_backend`).
-fn ahead_backend<'c>(command: &'c CheckCommand, pool: &Pool) -> Option<&'c str> {
-    command
-        .backend
-        .as_deref()
-        .or((!pool.gpus.is_empty()).then_some("gpu"))
+fn ahead_backend(command: &CheckCommand, pool: &Pool) -> BackendChoice {
+    match command.backend {
+        BackendChoice::Auto if !pool.gpus.is_empty() => BackendChoice::Only(Backend::Gpu),
+        chosen => chosen,
+    }
 }
 
 /// The course's own files checked before any student's (`preflight`): the backend and device
@@ -370,11 +375,11 @@ fn ahead_backend<'c>(command: &'c CheckCommand, pool: &Pool) -> Option<&'c str> 
 fn check_the_course(
     slots: &mut [Slot],
     command: &CheckCommand,
-    ahead: Option<&str>,
+    ahead: BackendChoice,
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
-) -> anyhow::Result<(String, String)> {
+) -> anyhow::Result<(Backend, String)> {
     match slots.split_first_mut() {
         Some((first, others)) => {
             let mut waiting = Some(others);
@@ -739,7 +744,7 @@ mod tests {
             points: 10,
             file: "02_vector_add/vector_add.cu".into(),
         };
-        let settings = Settings::new(&GradingFile::default(), Some(7), "sim", "sim", &[]);
+        let settings = Settings::new(&GradingFile::default(), Some(7), Backend::Sim, "sim", &[]);
         let key = settings.cell_key(&info, "__global__ void add() {}");
         let submission = Submission {
             id: "ann".into(),
@@ -761,7 +766,7 @@ mod tests {
         cell.status = Status::Passed;
         assert!(kept_on_resume(&cell, &info, &key, &settings));
         // A key made without the seed.
-        let other = Settings::new(&GradingFile::default(), None, "sim", "sim", &[]);
+        let other = Settings::new(&GradingFile::default(), None, Backend::Sim, "sim", &[]);
         let guessed = other.cell_key(&info, "__global__ void add() {}");
         cell.key = guessed;
         assert!(!kept_on_resume(&cell, &info, &key, &settings));
@@ -804,7 +809,7 @@ mod tests {
         let command = CheckCommand {
             exe: logging_worker(dir.path(), &log),
             course_root: root.into(),
-            backend: None,
+            backend: BackendChoice::Auto,
             seed: None,
             sizes: Vec::new(),
             time_limit: Duration::from_secs(600),
@@ -818,7 +823,7 @@ mod tests {
                 Slot::new(&command, None, 1, &scratch, &dir.path().join("stage"), None)
             })
             .collect();
-        let ahead = Some("sim");
+        let ahead = BackendChoice::Only(Backend::Sim);
         let checked =
             check_the_course(&mut slots, &command, ahead, &course, &exercises, dir.path());
         assert!(checked.is_err(), "every exercise got an error");

@@ -20,7 +20,7 @@ pub struct ExerciseInfo {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Settings {
     pub runner_version: String,
-    pub backend: String,
+    pub backend: contract::Backend,
     /// The device in words, as the checks name it.
     pub device: String,
     pub seed: Option<u64>,
@@ -38,13 +38,13 @@ impl Settings {
     pub fn new(
         file: &GradingFile,
         seed: Option<u64>,
-        backend: &str,
+        backend: contract::Backend,
         device: &str,
         exercises: &[Exercise],
     ) -> Settings {
         Settings {
             runner_version: env!("CARGO_PKG_VERSION").into(),
-            backend: backend.into(),
+            backend,
             device: device.into(),
             seed: seed.or(file.seed),
             sizes: file.sizes.clone(),

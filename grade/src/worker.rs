@@ -39,6 +39,7 @@
 use super::cell::{exit_of, CheckCommand, Exit, Raw};
 use super::sandbox::{self, Handed, Limits};
 use contract::worker::{Message, Reply, Request};
+use runner::backend::BackendChoice;
 use runner::cmd::serve::{read_message, SUBCOMMAND};
 use runner::process::{self, Child, Group, Waited, WallClock};
 use std::ffi::OsString;
@@ -131,8 +132,8 @@ struct Worker {
     /// The file its stdout appends to: emptied before each cell, read after its reply.
     printed: File,
     checks: usize,
-    /// The backend it was started with (`--backend`); None: it chose for itself.
-    backend: Option<String>,
+    /// The backend it was started with (`--backend`); auto: it chose for itself.
+    backend: BackendChoice,
     /// When it was started; None once it said it is ready.
     starting: Option<Instant>,
 }
@@ -195,9 +196,9 @@ impl Slot {
 
     /// Sets the backend of the workers started from now on (the preflight decides it). A worker
     /// started ahead on another backend is ended: the next cell starts one on this.
-    pub fn set_backend(&mut self, backend: &str) {
-        self.command.backend = Some(backend.to_string());
-        let other = |w: &Worker| w.backend.as_deref().is_some_and(|b| b != backend);
+    pub fn set_backend(&mut self, backend: contract::Backend) {
+        self.command.backend = backend.into();
+        let other = |w: &Worker| matches!(w.backend, BackendChoice::Only(b) if b != backend);
         if self.worker.as_deref().is_some_and(other) {
             self.end_worker();
         }
@@ -207,11 +208,9 @@ impl Slot {
     /// GPU, the driver's initialisation and the context: 0.5 to 1.2 s, longer the more workers
     /// start side by side) overlaps the course's check and the staging of the class rather than
     /// delaying the first cell (issue 24). The first cell waits for it to be ready.
-    pub fn start_ahead(&mut self, backend: Option<&str>) -> std::io::Result<()> {
+    pub fn start_ahead(&mut self, backend: BackendChoice) -> std::io::Result<()> {
         if self.worker.is_none() {
-            if let Some(backend) = backend {
-                self.command.backend = Some(backend.to_string());
-            }
+            self.command.backend = backend;
             self.worker = Some(Box::new(self.start()?));
         }
         Ok(())
@@ -229,7 +228,7 @@ impl Slot {
                 .saturating_mul(CHECKS_PER_WORKER as u64),
         };
         let mut serve: Vec<OsString> = vec![SUBCOMMAND.into(), "--announce".into()];
-        if let Some(backend) = &c.backend {
+        if let Some(backend) = c.backend.flag() {
             serve.extend(["--backend".into(), backend.into()]);
         }
         let lock = self.gpu_lock();
@@ -267,7 +266,7 @@ impl Slot {
             messages,
             printed,
             checks: 0,
-            backend: c.backend.clone(),
+            backend: c.backend,
             starting: Some(Instant::now()),
         })
     }
@@ -590,6 +589,7 @@ fn read_messages(mut answers: impl BufRead, messages: mpsc::Sender<Message>) {
 mod tests {
     use super::*;
     use contract::worker::PROTOCOL;
+    use contract::Backend;
 
     /// A kernel's report that passed, as a forger would print it.
     fn passed_report() -> serde_json::Value {
@@ -605,7 +605,7 @@ mod tests {
         CheckCommand {
             exe: exe.into(),
             course_root: root.into(),
-            backend: None,
+            backend: Default::default(),
             seed: None,
             sizes: Vec::new(),
             time_limit: Duration::from_secs(1),
@@ -741,11 +741,15 @@ mod tests {
         (slot, starts)
     }
 
+    fn gpu() -> BackendChoice {
+        BackendChoice::Only(Backend::Gpu)
+    }
+
     #[test]
     fn a_worker_started_ahead_runs_before_its_first_cell_and_checks_it() {
         let dir = tempfile::tempdir().unwrap();
         let (mut slot, starts) = noted_slot(dir.path(), "worker1");
-        slot.start_ahead(Some("gpu")).unwrap();
+        slot.start_ahead(gpu()).unwrap();
         // No cell was handed out, yet the worker runs (no bound on how soon: any machine).
         while started(&starts).is_empty() {
             std::thread::sleep(Duration::from_millis(10));
@@ -765,26 +769,26 @@ mod tests {
         let cancel = AtomicBool::new(false);
         // Started ahead on the GPU; the course's check found the simulator.
         let (mut wrong, starts) = noted_slot(dir.path(), "worker1");
-        wrong.start_ahead(Some("gpu")).unwrap();
+        wrong.start_ahead(gpu()).unwrap();
         // Running (no bound on how soon) before the course's check ends it.
         while started(&starts).is_empty() {
             std::thread::sleep(Duration::from_millis(10));
         }
-        wrong.set_backend("sim");
+        wrong.set_backend(Backend::Sim);
         wrong.run("02", &kernel, &cancel).unwrap();
         let lines = started(&starts);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[1].contains("--backend sim"), "{lines:?}");
         // Started ahead on the backend the course's check found: kept.
         let (mut right, starts) = noted_slot(dir.path(), "worker2");
-        right.start_ahead(Some("gpu")).unwrap();
-        right.set_backend("gpu");
+        right.start_ahead(gpu()).unwrap();
+        right.set_backend(Backend::Gpu);
         right.run("02", &kernel, &cancel).unwrap();
         assert_eq!(started(&starts).len(), 1);
         // The first worker chose its backend itself and the course's check took it: kept.
         let (mut first, starts) = noted_slot(dir.path(), "worker0");
         first.run("02", &kernel, &cancel).unwrap();
-        first.set_backend("gpu");
+        first.set_backend(Backend::Gpu);
         first.run("02", &kernel, &cancel).unwrap();
         let lines = started(&starts);
         assert_eq!(lines.len(), 1, "{lines:?}");

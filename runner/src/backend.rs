@@ -5,7 +5,7 @@ mod choice;
 pub mod cuda;
 pub mod sim;
 
-pub use choice::{BackendArgs, BackendChoice};
+pub use choice::{backend_parser, BackendArgs, BackendChoice};
 
 use crate::compile::{Image, Target};
 use std::time::Duration;

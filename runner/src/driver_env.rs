@@ -14,15 +14,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// Where a program's driver calls go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Backend {
-    /// The simulator: no GPU needed, times modelled.
-    Sim,
-    /// NVIDIA's driver, through the same library in pass-through mode: the same record, with
-    /// times measured on the GPU.
-    Gpu,
-}
+/// Where a program's driver calls go: the simulator, or NVIDIA's driver through the same library
+/// in pass-through mode (the same record, with times measured on the GPU). Named here too for
+/// the driver's callers; it is the one backend type, `contract::Backend`.
+pub use contract::Backend;
 
 pub struct DriverEnv {
     dir: tempfile::TempDir,
@@ -83,7 +78,7 @@ impl DriverEnv {
         ]);
         if backend == Backend::Gpu {
             let real = real_driver::find(&library)?;
-            variables.push(("SIMCUDA_BACKEND", "gpu".into()));
+            variables.push(("SIMCUDA_BACKEND", backend.name().into()));
             variables.push(("SIMCUDA_REAL_LIBCUDA", real.into()));
         } else if std::env::var_os("CUPY_COMPILE_WITH_PTX").is_none() {
             // CuPy compiles its kernels to machine code for the device's architecture unless

@@ -19,7 +19,6 @@ mod technique;
 mod unified;
 mod words;
 
-use crate::backend::BackendChoice;
 use crate::course::{Course, Exercise};
 use crate::driver_env::{Backend, DriverEnv};
 use crate::report::Verdict;
@@ -52,25 +51,6 @@ impl Options {
     }
 }
 
-/// The backend for a choice on the command line: the GPU where one was asked for, or where
-/// none was named and NVIDIA's driver is installed; else the simulator.
-pub fn backend_for(choice: Option<BackendChoice>) -> Backend {
-    match choice {
-        Some(BackendChoice::Gpu) => Backend::Gpu,
-        Some(BackendChoice::Sim) => Backend::Sim,
-        None if crate::backend::cuda::CudaBackend::driver_present() => Backend::Gpu,
-        None => Backend::Sim,
-    }
-}
-
-/// What the report says the program ran on.
-fn describe(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Sim => "the simulator's CUDA driver",
-        Backend::Gpu => "the GPU, through NVIDIA's CUDA driver (times measured)",
-    }
-}
-
 /// Whether the driver's name for a launched kernel is `kernel`'s: the plain name of an
 /// `extern "C"` kernel, or a mangled one that holds it (C++'s `6smooth`, Numba's
 /// `__main__::__vectorized_scaled_hypot` for a ufunc, `_ZN8__main__6kernelB2v1...`).
@@ -88,13 +68,15 @@ pub fn check(
 ) -> anyhow::Result<HostReport> {
     let source = crate::checker::read_kernel(course, exercise, path)?;
     let untouched = original.is_some_and(|o| o == source);
-    let typed = match options.backend {
-        Backend::Sim => crate::report::Backend::Sim,
-        Backend::Gpu => crate::report::Backend::Gpu,
-    };
-    let device = describe(options.backend);
+    let device = options.backend.program_driver();
     let leaks_matter = !exercise.is_python();
-    let mut report = HostReport::new(&exercise.id, &exercise.title, typed, device, leaks_matter);
+    let mut report = HostReport::new(
+        &exercise.id,
+        &exercise.title,
+        options.backend,
+        device,
+        leaks_matter,
+    );
     let built = match build::build(course, exercise, path, &source, options.program.as_deref()) {
         Ok(built) => built,
         Err(BuildFailure::Setup(err)) => return Err(err),

@@ -12,11 +12,11 @@ use colored::Colorize;
 /// Opens the backend asked for, or by default the GPU when one works and else the simulator.
 /// The fallback is explained the first time only; every report names the backend anyway.
 pub fn open_backend(
-    choice: Option<BackendChoice>,
+    choice: BackendChoice,
     compiler: &Compiler,
     quiet: bool,
 ) -> anyhow::Result<Box<dyn Backend>> {
-    let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
+    let gpu = choice.may_use_gpu().then(|| CudaBackend::open(0));
     choose_backend(choice, gpu, compiler, quiet)
 }
 
@@ -25,7 +25,7 @@ pub fn open_backend(
 /// waits for anyway.
 pub fn compiler_and_backend(
     course: &Course,
-    choice: Option<BackendChoice>,
+    choice: BackendChoice,
     quiet: bool,
 ) -> anyhow::Result<(Compiler, Box<dyn Backend>)> {
     let (compiler, gpu) = std::thread::scope(|scope| {
@@ -36,7 +36,7 @@ pub fn compiler_and_backend(
                 crate::trace::mark("NVRTC loaded");
                 compiler
             });
-        let gpu = wants_gpu(choice).then(|| CudaBackend::open(0));
+        let gpu = choice.may_use_gpu().then(|| CudaBackend::open(0));
         let compiler = match loading {
             Ok(loading) => loading
                 .join()
@@ -51,24 +51,26 @@ pub fn compiler_and_backend(
     Ok((compiler, backend))
 }
 
-fn wants_gpu(choice: Option<BackendChoice>) -> bool {
-    !matches!(choice, Some(BackendChoice::Sim))
+/// The backend a whole program runs on for `choice`: `auto` is the GPU where NVIDIA's driver is
+/// installed (the program opens it itself, so nothing is opened here), else the simulator.
+pub fn program_backend(choice: BackendChoice) -> contract::Backend {
+    choice.resolve(CudaBackend::driver_present)
 }
 
 /// The backend for `choice`, given the outcome of opening the GPU where that was tried.
 fn choose_backend(
-    choice: Option<BackendChoice>,
+    choice: BackendChoice,
     gpu: Option<Result<CudaBackend, GpuUnavailable>>,
     compiler: &Compiler,
     quiet: bool,
 ) -> anyhow::Result<Box<dyn Backend>> {
     match (choice, gpu) {
-        (Some(BackendChoice::Gpu), Some(gpu)) => {
+        (BackendChoice::Only(contract::Backend::Gpu), Some(gpu)) => {
             let gpu = gpu.context("--backend gpu was asked for, but no GPU can be used")?;
             Ok(Box::new(gpu))
         }
-        (None, Some(Ok(gpu))) => Ok(Box::new(gpu)),
-        (None, Some(Err(why))) => {
+        (BackendChoice::Auto, Some(Ok(gpu))) => Ok(Box::new(gpu)),
+        (BackendChoice::Auto, Some(Err(why))) => {
             let key = "simulator-explained";
             if !quiet && compiler.cache.get_value(key).is_none() {
                 eprintln!(

@@ -49,11 +49,7 @@ pub fn results(book: &Book, row: &Row) -> Value {
         "{} of {} points, checked {}. {}",
         points(row.total),
         row.max,
-        if book.settings.backend == "sim" {
-            "in the simulator (no GPU)".to_string()
-        } else {
-            format!("on {}", book.settings.device)
-        },
+        book.settings.backend.where_it_ran(&book.settings.device),
         book.settings.scoring_rule
     );
     if !row.is_complete() {

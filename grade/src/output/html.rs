@@ -69,7 +69,13 @@ mod tests {
             own_lines: vec![2],
         };
         let book = Book {
-            settings: Settings::new(&GradingFile::default(), None, "sim", "simulator", &[]),
+            settings: Settings::new(
+                &GradingFile::default(),
+                None,
+                contract::Backend::Sim,
+                "simulator",
+                &[],
+            ),
             completeness: super::super::Completeness {
                 complete: true,
                 final_cells: 0,

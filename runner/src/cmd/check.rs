@@ -1,7 +1,6 @@
 //! `runner check NN`: the main verb.
 
 use crate::backend::cuda::CudaBackend;
-use crate::backend::BackendChoice;
 use crate::checker::{case_options, check_everywhere, Checker, Premade};
 use crate::course::{Course, Exercise};
 use crate::pristine;
@@ -110,7 +109,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         let options = crate::host::Options {
             seed,
-            backend: crate::host::backend_for(backend.backend),
+            backend: crate::session::program_backend(backend.backend),
             program,
         };
         let path = file
@@ -124,7 +123,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             exercise.id
         );
     }
-    let gpu_likely = backend.backend != Some(BackendChoice::Sim) && CudaBackend::driver_present();
+    let gpu_likely = backend.backend.may_use_gpu() && CudaBackend::driver_present();
     let premade = make_cases_ahead(&exercise, seed, &sizes, gpu_likely);
     // The compile children start (and load NVRTC) while the GPU is being opened: on a GPU one
     // for it and one for the simulator's re-check.

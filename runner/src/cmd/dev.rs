@@ -10,7 +10,7 @@ use similar::{ChangeTag, TextDiff};
 use std::process::ExitCode;
 
 /// Checks the exercises named by `ids` (every exercise when there is none).
-pub fn check(ids: &[String], choice: Option<BackendChoice>) -> anyhow::Result<ExitCode> {
+pub fn check(ids: &[String], choice: BackendChoice) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let chosen: Vec<&Exercise> = if ids.is_empty() {
         course.exercises.iter().collect()

@@ -6,9 +6,9 @@
 //! (`driver_env` finds it): the program runs on the GPU, and the record's times are measured.
 
 use crate::course::Course;
-pub use crate::driver_env::Backend;
 use crate::driver_env::DriverEnv;
 use anyhow::{bail, Context};
+use contract::Backend;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +26,7 @@ pub struct RunArgs {
     pub gpu_model: String,
     /// Where the program's driver calls go: `sim`, the simulator; `gpu`, NVIDIA's driver, through
     /// the same library in pass-through mode (same record, times measured on the GPU).
-    #[arg(long, value_enum, default_value_t = Backend::Sim)]
+    #[arg(long, value_parser = crate::backend::backend_parser(), default_value = "sim")]
     pub backend: Backend,
     /// The program to run and its arguments (after `--`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]

@@ -113,7 +113,7 @@ pub fn run(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
         if line.trim().is_empty() {
             continue;
         }
-        if backend.kind() == crate::report::Backend::Sim {
+        if backend.kind() == contract::Backend::Sim {
             // A simulated device afresh for every check, as `runner check` has: its memory
             // starts empty at the same addresses (they appear in the findings), and nothing an
             // earlier kernel left there can be read.
@@ -159,7 +159,7 @@ fn answer(
     kept: &mut Option<Premade>,
 ) -> Reply {
     trace::mark(format!("request: check {}", request.exercise));
-    let on_gpu = backend.kind() == crate::report::Backend::Gpu;
+    let on_gpu = backend.kind() == contract::Backend::Gpu;
     let checked = find_course().and_then(|course| {
         let exercise = course.exercise(&request.exercise)?.clone();
         let path = request

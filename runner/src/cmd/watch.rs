@@ -25,19 +25,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 use worker::{check_limit, Lost, Worker};
 
-pub fn run(
-    id: Option<String>,
-    manual: bool,
-    choice: Option<BackendChoice>,
-) -> anyhow::Result<ExitCode> {
+pub fn run(id: Option<String>, manual: bool, choice: BackendChoice) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(watch(id, manual, choice))
 }
 
-fn watch(
-    id: Option<String>,
-    manual: bool,
-    choice: Option<BackendChoice>,
-) -> anyhow::Result<ExitCode> {
+fn watch(id: Option<String>, manual: bool, choice: BackendChoice) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     pristine::snapshot_or_warn(&course);
     let named = id.is_some();
@@ -172,7 +164,7 @@ fn wait_for_save(receiver: &mpsc::Receiver<Vec<std::path::PathBuf>>, file: &Path
 /// The checks of one watch: a worker, started again whenever it has gone.
 struct Checks {
     root: std::path::PathBuf,
-    choice: Option<BackendChoice>,
+    choice: BackendChoice,
     worker: Option<Worker>,
 }
 
@@ -208,7 +200,7 @@ impl Checks {
             let path = course.exercise_path(&exercise);
             let options = crate::host::Options {
                 seed: None,
-                backend: crate::host::backend_for(self.choice),
+                backend: crate::session::program_backend(self.choice),
                 program: None,
             };
             let report = crate::cmd::check::host_report(course, &exercise, &path, &options, true)?;

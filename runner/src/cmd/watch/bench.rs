@@ -15,11 +15,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-pub fn bench(
-    id: Option<String>,
-    times: usize,
-    choice: Option<BackendChoice>,
-) -> anyhow::Result<ExitCode> {
+pub fn bench(id: Option<String>, times: usize, choice: BackendChoice) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let id = id.unwrap_or_else(|| "02".into());
     let exercise = course.exercise(&id)?.clone();
@@ -85,20 +81,15 @@ fn check_alone(
     root: &Path,
     id: &str,
     file: &Path,
-    choice: Option<BackendChoice>,
+    choice: BackendChoice,
 ) -> anyhow::Result<()> {
     let mut command = Command::new(exe);
     command
         .current_dir(root)
         .args(["check", id, "--file"])
         .arg(file);
-    if let Some(choice) = choice {
-        let name = if choice == BackendChoice::Gpu {
-            "gpu"
-        } else {
-            "sim"
-        };
-        command.args(["--backend", name]);
+    if let Some(flag) = choice.flag() {
+        command.args(["--backend", flag]);
     }
     let status = command
         .stdout(Stdio::null())

@@ -33,7 +33,7 @@ pub enum Lost {
 
 impl Worker {
     /// Starts a worker in `root`; it loads NVRTC and opens the backend while the caller goes on.
-    pub fn start(root: &Path, choice: Option<BackendChoice>) -> anyhow::Result<Worker> {
+    pub fn start(root: &Path, choice: BackendChoice) -> anyhow::Result<Worker> {
         let exe = std::env::current_exe().context("cannot find the runner's own program")?;
         let (reader, requests) = std::io::pipe().context("cannot make a pipe for the worker")?;
         let keep_open = reader
@@ -41,13 +41,8 @@ impl Worker {
             .context("cannot make a pipe for the worker")?;
         let mut command = Command::new(exe);
         command.current_dir(root).arg(SUBCOMMAND);
-        if let Some(choice) = choice {
-            let name = if choice == BackendChoice::Gpu {
-                "gpu"
-            } else {
-                "sim"
-            };
-            command.args(["--backend", name]);
+        if let Some(flag) = choice.flag() {
+            command.args(["--backend", flag]);
         }
         // The answers come on a pipe of their own: the worker's stdout is the kernels' `printf`
         // (a GPU's), passed to the terminal as it is, which no kernel can make pass for one.
