@@ -19,7 +19,7 @@ use super::submissions::{Compression, Kind};
 const BUILD_FOLDER_FACTOR: u64 = 16;
 
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_archive_bytes: u64,
     pub max_expanded_bytes: u64,
     pub max_entries: usize,
@@ -29,7 +29,7 @@ pub struct Limits {
 /// Why a whole archive is refused; the message names the archive, and the entry where one is
 /// at fault.
 #[derive(Debug, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     #[error("{archive}: the entry `{entry}` leads out of the archive's folder (`..`); archives with such paths are refused")]
     Escapes { archive: String, entry: String },
     #[error(
@@ -72,19 +72,19 @@ fn mib(bytes: u64) -> String {
 
 /// A wanted file that was not written, and why: the kernel lookup reports it by name.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     pub path: PathBuf,
     pub reason: String,
 }
 
 /// What was taken from an archive: the files grading wanted, under `root`, and those it could not take.
 #[derive(Debug)]
-pub struct Extracted {
+pub(crate) struct Extracted {
     pub skipped: Vec<Skipped>,
 }
 
 /// Extracts into `dest` (a fresh, empty folder) the regular files whose path `wanted` accepts.
-pub fn extract(
+pub(crate) fn extract(
     archive: &Path,
     kind: Kind,
     dest: &Path,

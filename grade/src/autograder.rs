@@ -6,7 +6,7 @@
 //! course's metadata, exercise files and grading file. The grader is this program as it is;
 //! `glibc` says which images it starts on.
 
-pub mod glibc;
+pub(crate) mod glibc;
 mod programs;
 
 use super::cluster::shell_quote;
@@ -167,7 +167,7 @@ fn add(
 }
 
 /// The zip written, and what it grades.
-pub struct Autograder {
+pub(crate) struct Autograder {
     pub zip: PathBuf,
     pub exercises: Vec<String>,
     /// Whether `--exercises` or the grading file named them (else: every exercise).
@@ -180,7 +180,7 @@ pub struct Autograder {
 }
 
 /// Writes `out/autograder.zip`. The exercises are `--exercises`, else the grading file's.
-pub fn write(
+pub(crate) fn write(
     course: &Course,
     out: &Path,
     grading: Option<&Path>,

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-pub fn run(
+pub(crate) fn run(
     count: usize,
     jobs: Option<usize>,
     exercises: Option<&str>,

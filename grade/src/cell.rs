@@ -35,7 +35,7 @@ const MAX_STDOUT: u64 = 16 << 20;
 const MAX_STDERR_SHOWN: usize = 2000;
 
 #[derive(Clone, Debug)]
-pub struct CheckCommand {
+pub(crate) struct CheckCommand {
     pub exe: PathBuf,
     pub course_root: PathBuf,
     /// None lets `runner check` pick (the GPU when one works), as the preflight does.
@@ -62,7 +62,7 @@ const BUILD_ALLOWANCE: Duration = Duration::from_secs(180);
 /// program: this is the backstop). Rust programs of one exercise take turns (the build folder's
 /// lock is held while the program runs, see `host::build`), so a check may first wait for the
 /// others in flight: `at_once` of them.
-pub fn program_time_limit(exercise: &Exercise, cases: usize, at_once: usize) -> Duration {
+pub(crate) fn program_time_limit(exercise: &Exercise, cases: usize, at_once: usize) -> Duration {
     let one = BUILD_ALLOWANCE + Duration::from_millis(exercise.time_limit_ms) * (cases as u32 + 1);
     if exercise.is_python() {
         one
@@ -72,7 +72,7 @@ pub fn program_time_limit(exercise: &Exercise, cases: usize, at_once: usize) -> 
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     Code(i32),
     Signal(i32),
     TimedOut,
@@ -81,7 +81,7 @@ pub enum Exit {
 
 /// How a check ended, what it printed, and the report it wrote.
 #[derive(Debug)]
-pub struct Raw {
+pub(crate) struct Raw {
     pub exit: Exit,
     /// What the kernel or program printed (a GPU's printf reaches stdout itself).
     pub stdout: String,
@@ -93,7 +93,7 @@ pub struct Raw {
 
 impl CheckCommand {
     /// Whether `exercise` is a whole program, run by the student's own code.
-    pub fn is_program(&self, exercise: &str) -> bool {
+    pub(crate) fn is_program(&self, exercise: &str) -> bool {
         self.programs.contains_key(exercise)
     }
 
@@ -101,7 +101,7 @@ impl CheckCommand {
     /// runs cargo and rustc, then the program, each a process of its own under the memory limit
     /// (it holds per process): at least what `runner check` gives a program, so that a program
     /// that passes there is not out of memory here.
-    pub fn limits(&self, exercise: &str) -> (Duration, u64) {
+    pub(crate) fn limits(&self, exercise: &str) -> (Duration, u64) {
         match self.programs.get(exercise) {
             Some(&wall) => (
                 wall.max(self.time_limit),
@@ -114,7 +114,7 @@ impl CheckCommand {
 
     /// The limits of a check of `exercise` as the sandbox sets them: CPU time twice the wall
     /// time (a check's compile children work beside it) and a margin.
-    pub fn sandbox_limits(&self, exercise: &str) -> Limits {
+    pub(crate) fn sandbox_limits(&self, exercise: &str) -> Limits {
         let (time_limit, memory_mb) = self.limits(exercise);
         Limits {
             memory_mb,
@@ -125,7 +125,7 @@ impl CheckCommand {
     /// `runner check` on `kernel` under the limits, in a sandbox of its own where the run has
     /// one (`sandbox`); the hidden seed and the file for the report are handed over on
     /// descriptors, never on the command line.
-    pub fn command(
+    pub(crate) fn command(
         &self,
         exercise: &str,
         kernel: &Path,
@@ -166,7 +166,7 @@ impl CheckCommand {
 
     /// Runs the check with its output in files under `scratch`, polling for the end so the wall
     /// limit and a cancel (Ctrl-C) are both noticed within milliseconds.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         exercise: &str,
         kernel: &Path,
@@ -323,7 +323,7 @@ fn out_of_memory(stderr: &str) -> bool {
 }
 
 /// Where a kernel was staged, and the path it has in the submission: messages name the latter.
-pub struct Naming<'a> {
+pub(crate) struct Naming<'a> {
     pub staged_file: &'a Path,
     pub staging_root: &'a Path,
     pub found_at: &'a str,
@@ -338,7 +338,12 @@ impl Naming<'_> {
 }
 
 /// Judges a finished process; paths of the staged kernel are shown as the submission's own.
-pub fn judge(raw: &Raw, naming: &Naming, time_limit: Duration, memory_limit_mb: u64) -> Judged {
+pub(crate) fn judge(
+    raw: &Raw,
+    naming: &Naming,
+    time_limit: Duration,
+    memory_limit_mb: u64,
+) -> Judged {
     let stdout = naming.apply(&raw.stdout);
     let stderr = tail(&naming.apply(&raw.stderr));
     let oom = || {

@@ -14,20 +14,20 @@ use std::path::{Path, PathBuf};
 
 /// Which slice of the class a results folder holds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct ShardRecord {
+pub(crate) struct ShardRecord {
     /// `I/N`, or None for a whole class.
     pub shard: Option<String>,
     pub submissions: Vec<String>,
 }
 
 impl ShardRecord {
-    pub fn save(&self, out: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, out: &Path) -> anyhow::Result<()> {
         let path = out.join("shard.json");
         write_atomically(&path, serde_json::to_string_pretty(self)?.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
     }
 
-    pub fn load(out: &Path) -> anyhow::Result<ShardRecord> {
+    pub(crate) fn load(out: &Path) -> anyhow::Result<ShardRecord> {
         let path = out.join("shard.json");
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -38,7 +38,7 @@ impl ShardRecord {
 /// Copies every shard's cells into `out`, checking the shards were graded alike and that no
 /// cell was graded differently twice. Returns the shared settings and the shards (`I/N`) of
 /// which no folder was given.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<(Settings, Vec<String>)> {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<(Settings, Vec<String>)> {
     let mut settings: Option<Settings> = None;
     let mut submissions = BTreeSet::new();
     let mut shards: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
@@ -98,7 +98,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<(Settings, Vec<Stri
 }
 
 /// A word for bash, quoted so that no character in it is special.
-pub fn shell_quote(text: &str) -> String {
+pub(crate) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
@@ -106,7 +106,7 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot make {} absolute", path.display()))
 }
 
-pub struct SlurmPlan<'a> {
+pub(crate) struct SlurmPlan<'a> {
     pub course: &'a Course,
     pub submissions: &'a Path,
     pub out: &'a Path,
@@ -122,7 +122,7 @@ pub struct SlurmPlan<'a> {
 
 /// Writes `slurm/grade.sbatch` (an array job, one task per shard), `slurm/merge.sbatch` and
 /// `slurm/submit.sh`, which submits both with the merge waiting for the array. Returns submit.sh.
-pub fn write_slurm(plan: &SlurmPlan) -> anyhow::Result<PathBuf> {
+pub(crate) fn write_slurm(plan: &SlurmPlan) -> anyhow::Result<PathBuf> {
     if plan.shards == 0 {
         bail!("--slurm needs at least 1 shard");
     }
@@ -224,7 +224,7 @@ pub fn write_slurm(plan: &SlurmPlan) -> anyhow::Result<PathBuf> {
     Ok(dir.join("submit.sh"))
 }
 
-pub fn set_executable(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn set_executable(path: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
         .with_context(|| format!("cannot make {} executable", path.display()))

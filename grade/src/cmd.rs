@@ -48,9 +48,12 @@ use std::time::Instant;
 
 const ALL_FORMATS: &str = "csv,json,junit,gradescope,html";
 
+/// `runner grade`'s command line (clap reads its fields' doc comments as their --help).
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct GradeArgs {
+    /// A verb other than grading a class (merge, bench, and the grader's own check and
+    /// sandbox); none grades the class in `submissions`.
     #[command(subcommand)]
     pub action: Option<GradeAction>,
     /// The submissions: a folder holding one folder or archive (.zip, .tar, .tar.gz, .tar.xz,
@@ -69,6 +72,7 @@ pub struct GradeArgs {
     /// Checks run at once; by default three per CPU core in the simulator, one worker per GPU.
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Where the checks run (--backend): the simulator, the GPU, or auto.
     #[command(flatten)]
     pub backend: BackendArgs,
     /// How cells are kept apart: `cell`, a process each under its own limits (the default in
@@ -109,6 +113,7 @@ pub struct GradeArgs {
     pub gradescope_autograder: bool,
 }
 
+/// The verbs of `runner grade` beside grading a class (clap reads their doc comments as --help).
 #[derive(Subcommand)]
 pub enum GradeAction {
     /// Join the results of shards (`runner grade --shard I/N` runs) into one grade book.
@@ -153,24 +158,31 @@ pub enum GradeAction {
     /// this program is the only one.
     #[command(hide = true, disable_help_flag = true)]
     Check {
+        /// The arguments of `runner check`, as given.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
     /// Run a runner command under the limits of one grading cell (used by `runner grade`).
     #[command(hide = true)]
     Sandbox {
+        /// The cell's memory limit, in MiB.
         #[arg(long)]
         memory_mb: u64,
+        /// The cell's CPU-time limit, in seconds.
         #[arg(long)]
         cpu_seconds: u64,
         /// What to prepare inside the sandbox first (JSON, written by the grader).
         #[arg(long)]
         setup: Option<String>,
+        /// The runner command the cell runs, after `--`.
         #[arg(last = true, required = true)]
         command: Vec<OsString>,
     },
 }
 
+/// Runs `runner grade` as its command line asks. The exit code says whether every cell was
+/// graded (a failing student's cell is a grade, not a failure): 130 when stopped (resumable),
+/// failure where cells could not be checked or a merge lacks shards.
 pub fn run(args: GradeArgs) -> anyhow::Result<ExitCode> {
     if let Some(action) = args.action {
         return run_action(action);

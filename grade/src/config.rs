@@ -5,11 +5,11 @@ use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const GRADING_FILE: &str = "grading.toml";
+pub(crate) const GRADING_FILE: &str = "grading.toml";
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct GradingFile {
+pub(crate) struct GradingFile {
     /// The exercises of the assignment, e.g. `"01-04"` or `"01,02,05"`: graded when
     /// `--exercises` is not given (and so by the Gradescope autograder); by default all.
     pub exercises: Option<String>,
@@ -72,7 +72,7 @@ impl Default for GradingFile {
 impl GradingFile {
     /// The file named by `--grading`, else `grading.toml` at the course root when there is one,
     /// else the defaults.
-    pub fn load(
+    pub(crate) fn load(
         explicit: Option<&Path>,
         course_root: &Path,
     ) -> anyhow::Result<(GradingFile, Option<PathBuf>)> {
@@ -93,7 +93,7 @@ impl GradingFile {
         Ok((file, Some(path)))
     }
 
-    pub fn parse(text: &str) -> anyhow::Result<GradingFile> {
+    pub(crate) fn parse(text: &str) -> anyhow::Result<GradingFile> {
         let file: GradingFile = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
         if !(0.0..=1.0).contains(&file.target_missed_credit) {
             bail!(
@@ -128,7 +128,7 @@ impl GradingFile {
 }
 
 /// The points a verdict earns, as the report states it.
-pub fn scoring_rule(credit: f64) -> String {
+pub(crate) fn scoring_rule(credit: f64) -> String {
     format!(
         "Each exercise gives its points (from exercises.toml) when every case is right and every target is met; \
          {:.0}% of them when every case is right but a speed or memory target is missed; nothing otherwise \

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::Instant;
 
-pub enum Display {
+pub(crate) enum Display {
     Bar {
         bar: ProgressBar,
         counts: BTreeMap<Status, usize>,
@@ -21,7 +21,7 @@ pub enum Display {
 
 impl Display {
     /// `total` cells to run; those already done (resumed) are not counted.
-    pub fn new(total: usize) -> Display {
+    pub(crate) fn new(total: usize) -> Display {
         if std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb") {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -45,7 +45,7 @@ impl Display {
         }
     }
 
-    pub fn finished(&mut self, cell: &CellResult) {
+    pub(crate) fn finished(&mut self, cell: &CellResult) {
         match self {
             Display::Bar { bar, counts } => {
                 *counts.entry(cell.status).or_default() += 1;
@@ -79,14 +79,14 @@ impl Display {
         }
     }
 
-    pub fn note(&self, line: &str) {
+    pub(crate) fn note(&self, line: &str) {
         match self {
             Display::Bar { bar, .. } => bar.println(line),
             Display::Lines { .. } => eprintln!("{line}"),
         }
     }
 
-    pub fn done(self) {
+    pub(crate) fn done(self) {
         if let Display::Bar { bar, .. } = self {
             bar.finish_and_clear();
         }

@@ -8,7 +8,7 @@ const MAX_DETAILS: usize = 6000;
 
 /// What a cell's process said, as a grade: status, one line, details, cases.
 #[derive(Debug, PartialEq)]
-pub struct Judged {
+pub(crate) struct Judged {
     pub status: Status,
     pub message: String,
     pub details: String,

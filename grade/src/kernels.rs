@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 const MAX_WALKED: usize = 100_000;
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     Found {
         found_at: String,
         staged: PathBuf,
@@ -44,7 +44,7 @@ pub enum Lookup {
 }
 
 /// Candidate files in a submission: those whose name is some exercise's kernel file name.
-pub struct Tree {
+pub(crate) struct Tree {
     root: PathBuf,
     files: Vec<PathBuf>,
     skipped: Vec<Skipped>,
@@ -56,7 +56,7 @@ pub struct Tree {
 }
 
 /// The files of `exercises` whose name another of them has too.
-pub fn sharing_a_name(exercises: &[Exercise]) -> Vec<PathBuf> {
+pub(crate) fn sharing_a_name(exercises: &[Exercise]) -> Vec<PathBuf> {
     let name = |e: &Exercise| file_name(Path::new(&e.file)).map(|n| n.to_os_string());
     exercises
         .iter()
@@ -103,7 +103,7 @@ impl Candidate<'_> {
 impl Tree {
     /// Walks `root` without following links to folders; `skipped` are files an archive held
     /// that could not be taken.
-    pub fn walk(
+    pub(crate) fn walk(
         root: &Path,
         exercises: &[Exercise],
         skipped: Vec<Skipped>,
@@ -159,14 +159,14 @@ impl Tree {
 
     /// Takes a file whose name `all` (the course's exercises, not only those graded) share only
     /// by its path: a lone `main.rs` is no exercise's while 26's is in the class.
-    pub fn sharing_names_of(mut self, all: &[Exercise]) -> Tree {
+    pub(crate) fn sharing_names_of(mut self, all: &[Exercise]) -> Tree {
         self.shared = sharing_a_name(all);
         self.names = file_names(all);
         self
     }
 
     /// Whether the submission holds no file named like an exercise's kernel.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty() && self.skipped.is_empty()
     }
 
@@ -179,7 +179,7 @@ impl Tree {
     /// output, would otherwise be graded "failed". Where the best-named file is untouched and a
     /// worse-named one (`vector_add (1).cu`, an LMS's name for a second upload) holds work, the
     /// work is graded.
-    pub fn kernel(
+    pub(crate) fn kernel(
         &self,
         exercise: &Exercise,
         staging: &Path,
@@ -525,7 +525,7 @@ impl Tree {
 /// `message` with a sentence naming the file graded where it was taken by another name than the
 /// exercise's (a renamed or lone file), and one naming the files like it that were not graded
 /// (`passed_over`): the student and the instructor see which file it was.
-pub fn naming_the_file_taken(
+pub(crate) fn naming_the_file_taken(
     mut message: String,
     renamed: bool,
     found_at: &str,
@@ -554,7 +554,7 @@ pub fn naming_the_file_taken(
 /// a path with `..`, or a name computed by a macro. NVRTC would read it and show its lines in
 /// the compile log, which the student sees. Comments are not stripped first, so the check errs
 /// towards refusing, and line splices and `%:` (the digraph of `#`) are seen through.
-pub fn forbidden_include(text: &str) -> Option<(usize, String)> {
+pub(crate) fn forbidden_include(text: &str) -> Option<(usize, String)> {
     // Join spliced lines, remembering where each character came from.
     let mut chars: Vec<(char, usize)> = Vec::with_capacity(text.len());
     let mut line = 1;
@@ -652,7 +652,7 @@ fn is_course_clone(entries: &[std::fs::DirEntry]) -> bool {
 }
 
 /// Every exercise's kernel, looked up in one submission.
-pub fn look_up_all(
+pub(crate) fn look_up_all(
     tree: &Tree,
     exercises: &[Exercise],
     staging: &Path,
@@ -705,7 +705,7 @@ fn is_candidate_name(name: &str, names: &[&str], programs: &[String]) -> bool {
 
 /// Whether `path` names a file the grader might take (see `is_candidate_name`), outside any
 /// build folder.
-pub fn is_candidate(path: &Path, exercises: &[Exercise]) -> bool {
+pub(crate) fn is_candidate(path: &Path, exercises: &[Exercise]) -> bool {
     let plain = path.components().all(|c| matches!(c, Component::Normal(_)));
     let names = file_names(exercises);
     let names: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -5,32 +5,33 @@
 //! are the parts it is made of, one concern each (its doc has the table).
 
 #![deny(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
-pub mod archive;
-pub mod autograder;
-pub mod bench;
-pub mod cell;
-pub mod cluster;
+mod archive;
+mod autograder;
+mod bench;
+mod cell;
+mod cluster;
 pub mod cmd;
-pub mod config;
-pub mod display;
-pub mod judged;
-pub mod kernels;
-pub mod names;
-pub mod output;
-pub mod policy;
-pub mod prepare;
-pub mod profile;
-pub mod program;
-pub mod queue;
-pub mod results;
-pub mod run;
+mod config;
+mod display;
+mod judged;
+mod kernels;
+mod names;
+mod output;
+mod policy;
+mod prepare;
+mod profile;
+mod program;
+mod queue;
+mod results;
+mod run;
 // A cell's process sets its own limits and hands file descriptors across exec, which takes
 // system calls with raw descriptors: the one module where unsafe code is allowed.
 #[allow(unsafe_code)]
-pub mod sandbox;
-pub mod scratch;
-pub mod settings;
-pub mod similarity;
-pub mod submissions;
-pub mod worker;
+mod sandbox;
+mod scratch;
+mod settings;
+mod similarity;
+mod submissions;
+mod worker;

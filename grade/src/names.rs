@@ -7,10 +7,11 @@ use std::path::Path;
 
 /// Folders made by building or by tools, never a student's answer: skipped when a submission is
 /// walked or an archive read, before any size or count limit is applied to what is left.
-pub const BUILD_FOLDERS: &[&str] = &["target", "__pycache__", ".git", "node_modules", "__MACOSX"];
+pub(crate) const BUILD_FOLDERS: &[&str] =
+    &["target", "__pycache__", ".git", "node_modules", "__MACOSX"];
 
 /// Whether a path inside a submission lies in a build folder.
-pub fn in_build_folder(path: &Path) -> bool {
+pub(crate) fn in_build_folder(path: &Path) -> bool {
     path.components().any(|part| {
         let part = part.as_os_str().to_string_lossy();
         BUILD_FOLDERS.contains(&part.as_ref())
@@ -19,7 +20,7 @@ pub fn in_build_folder(path: &Path) -> bool {
 
 /// How closely a file's name matches an exercise's file name; better first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Likeness {
+pub(crate) enum Likeness {
     /// The same name, letter case aside, with a copy mark: `Vector_Add (2).cu`.
     Renamed,
     /// The name after a prefix: `smith_12345_vector_add-1.cu`.
@@ -68,7 +69,7 @@ fn is_number(text: &str) -> bool {
 
 /// How `candidate` (a file name) looks like `expected` (an exercise's file name), if it does but
 /// is not the same name.
-pub fn likeness(candidate: &str, expected: &str) -> Option<Likeness> {
+pub(crate) fn likeness(candidate: &str, expected: &str) -> Option<Likeness> {
     if candidate == expected {
         return None;
     }
@@ -88,7 +89,7 @@ pub fn likeness(candidate: &str, expected: &str) -> Option<Likeness> {
 /// The one of `names` (exercises' file names) that `candidate` looks most like: the better
 /// likeness, then the longer name (`x_matmul_tiled.cu` is `matmul_tiled.cu`'s, not
 /// `matmul.cu`'s). None where two names tie, or none is alike, or `candidate` is one of them.
-pub fn owner<'a>(candidate: &str, names: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn owner<'a>(candidate: &str, names: &[&'a str]) -> Option<&'a str> {
     if names.contains(&candidate) {
         return None;
     }

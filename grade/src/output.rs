@@ -6,7 +6,7 @@
 #[path = "output/csv.rs"]
 mod csv;
 #[path = "output/gradescope.rs"]
-pub mod gradescope;
+pub(crate) mod gradescope;
 #[path = "output/html.rs"]
 mod html;
 #[path = "output/json.rs"]
@@ -38,7 +38,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub submission: String,
     /// The folder or archive name as handed in ("Zoë Smith (2)"), shown beside the id.
     pub name: String,
@@ -50,12 +50,12 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn graded(&self) -> usize {
+    pub(crate) fn graded(&self) -> usize {
         self.cells.iter().flatten().count()
     }
 
     /// Cells with their final grade: graded, and not a grader error that `--resume` retries.
-    pub fn final_cells(&self) -> usize {
+    pub(crate) fn final_cells(&self) -> usize {
         self.cells
             .iter()
             .flatten()
@@ -64,14 +64,14 @@ impl Row {
     }
 
     /// Whether every cell of the row has its final grade.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.final_cells() == self.cells.len()
     }
 }
 
 /// How much of the class has its final grade.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-pub struct Completeness {
+pub(crate) struct Completeness {
     pub complete: bool,
     /// Cells with their final grade, of `cells`.
     pub final_cells: usize,
@@ -80,7 +80,7 @@ pub struct Completeness {
 
 impl Completeness {
     /// One sentence for the top of a partial output; None for a complete class.
-    pub fn warning(&self) -> Option<String> {
+    pub(crate) fn warning(&self) -> Option<String> {
         (!self.complete).then(|| {
             format!(
                 "PARTIAL RESULTS: {} of {} cells have their final grade; the totals are not final. \
@@ -92,7 +92,7 @@ impl Completeness {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Book {
+pub(crate) struct Book {
     pub settings: Settings,
     /// Whether every cell has its final grade; the formats say so where it has not.
     pub completeness: Completeness,
@@ -102,7 +102,7 @@ pub struct Book {
 
 impl Book {
     /// The rows of `submissions` (all in the store when None), from the cells on disk.
-    pub fn from_store(
+    pub(crate) fn from_store(
         settings: Settings,
         store: &Store,
         submissions: Option<&[String]>,
@@ -161,18 +161,18 @@ impl Book {
         }
     }
 
-    pub fn missing_cells(&self) -> usize {
+    pub(crate) fn missing_cells(&self) -> usize {
         self.rows.iter().map(|r| r.cells.len() - r.graded()).sum()
     }
 }
 
 /// Rounded to hundredths; never -0 (the sum of no cells is -0.0, which would show as "-0").
-pub fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0 + 0.0
 }
 
 /// Points without a needless `.0`: 10, 7.5.
-pub fn points(x: f64) -> String {
+pub(crate) fn points(x: f64) -> String {
     let x = round2(x);
     if x.fract() == 0.0 {
         format!("{x:.0}")
@@ -182,7 +182,7 @@ pub fn points(x: f64) -> String {
 }
 
 /// Writes every asked-for format into `out`; returns the files written.
-pub fn write(out: &Path, book: &Book, formats: &[Format]) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn write(out: &Path, book: &Book, formats: &[Format]) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for format in formats {
         let files = match format {

@@ -26,7 +26,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The sandbox's program: bubblewrap, from the distribution's package `bubblewrap`.
-pub const BWRAP: &str = "bwrap";
+pub(crate) const BWRAP: &str = "bwrap";
 
 /// Where the cell's own copies are made from, inside the sandbox (read-only, out of the way).
 const STAGED_SOURCE: &str = "/run/runner/staged";
@@ -79,7 +79,7 @@ const VARIABLE_PREFIXES: &[&str] = &["RUNNER_", "SIMCUDA_", "NUMBA_"];
 /// What the sandbox's first process does inside, before it becomes the check; handed to it as
 /// JSON (`runner grade sandbox --setup`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Setup {
+pub(crate) struct Setup {
     /// The submission's staged folder (read-only, at `STAGED_SOURCE`) is copied to this path,
     /// a size-capped folder of the cell's own, where the grader staged it: messages name the
     /// same paths inside and out.
@@ -103,20 +103,20 @@ pub struct Setup {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Copy {
+pub(crate) struct Copy {
     pub from: PathBuf,
     pub to: PathBuf,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Links {
+pub(crate) struct Links {
     pub from: PathBuf,
     pub to: PathBuf,
 }
 
 /// Who a cell's code is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trust {
+pub(crate) enum Trust {
     /// The course's own files (the preflight): its builds and compiles are kept for the class.
     Course,
     /// A student's submission: nothing it writes outlives the cell.
@@ -125,7 +125,7 @@ pub enum Trust {
 
 /// What one cell gets beyond the run's policy.
 #[derive(Clone, Debug)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub trust: Trust,
     /// The folder of the kernel or program being checked, when it is a staged submission.
     pub staged: Option<PathBuf>,
@@ -143,7 +143,7 @@ pub struct Cell {
 
 /// What every cell of a run sees: decided once, from the course and the grader's environment.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Policy {
+pub(crate) struct Policy {
     pub course_root: PathBuf,
     /// Tools the check runs, read-only (folders or files).
     pub tools: Vec<PathBuf>,
@@ -206,7 +206,12 @@ fn tool_folder(path: &Path) -> Option<PathBuf> {
 impl Policy {
     /// The policy for grading `course_root` with the runner at `exe`, hiding `hidden` (the
     /// submissions, the output folder, the grading file, the scratch folder).
-    pub fn for_run(course_root: &Path, exe: &Path, hidden: Vec<PathBuf>, disk_mb: u64) -> Policy {
+    pub(crate) fn for_run(
+        course_root: &Path,
+        exe: &Path,
+        hidden: Vec<PathBuf>,
+        disk_mb: u64,
+    ) -> Policy {
         let mut tools: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
         let named = [
             "RUNNER_NVRTC",
@@ -260,7 +265,7 @@ impl Policy {
     }
 
     /// Folders that must exist before bubblewrap binds them (it binds only what is there).
-    pub fn make_folders(&self) -> std::io::Result<()> {
+    pub(crate) fn make_folders(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.cache)?;
         std::fs::create_dir_all(&self.host_target)
     }
@@ -271,7 +276,7 @@ impl Policy {
 
     /// The variables the cell's processes start with: the grader's that pass, and where the
     /// cell's home, cache and tools are.
-    pub fn environment(&self) -> Vec<(OsString, OsString)> {
+    pub(crate) fn environment(&self) -> Vec<(OsString, OsString)> {
         let mut variables = self.variables.clone();
         let mut set = |name: &str, value: OsString| {
             variables.retain(|(n, _)| n != name);
@@ -293,7 +298,7 @@ impl Policy {
 
     /// bubblewrap's arguments for `cell` (up to the command), and what the first process inside
     /// sets up.
-    pub fn arguments(&self, cell: &Cell) -> (Vec<OsString>, Setup) {
+    pub(crate) fn arguments(&self, cell: &Cell) -> (Vec<OsString>, Setup) {
         let mut a = Args::default();
         a.flags(&[
             "--unshare-all",

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Why whole programs are graded only when asked, and how to ask.
-pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code (a kernel is only \
+pub(crate) const RUN_PROGRAMS_RISK: &str =
+    "a whole program is the student's own code (a kernel is only \
      compiled and run by the simulator or the GPU): each runs in a bubblewrap sandbox of its own, \
      which keeps the network, the other students' files, the solutions and the grading file out \
      of its reach (the README says what it does not stop); pass --run-programs or set \
@@ -22,7 +23,7 @@ pub const RUN_PROGRAMS_RISK: &str = "a whole program is the student's own code (
 
 /// `01,02,5-7` as exercise ids of the course, in course order. Whole programs (host and Python
 /// exercises) only with `run_programs`: by default they are left out, and naming one says why.
-pub fn select_exercises(
+pub(crate) fn select_exercises(
     course: &Course,
     spec: Option<&str>,
     run_programs: bool,
@@ -78,7 +79,7 @@ pub fn select_exercises(
         .collect())
 }
 
-pub fn limits_of(file: &GradingFile) -> Limits {
+pub(crate) fn limits_of(file: &GradingFile) -> Limits {
     Limits {
         max_archive_bytes: file.max_archive_mb << 20,
         max_expanded_bytes: file.max_expanded_mb << 20,
@@ -91,7 +92,7 @@ pub fn limits_of(file: &GradingFile) -> Limits {
 /// `all` are the course's exercises, graded or not: a file name several share (`main.rs`) is
 /// taken only by its path. `originals` are the exercises' files as handed out (`originals`): a
 /// file with that text is untouched.
-pub fn stage(
+pub(crate) fn stage(
     submission: &Submission,
     exercises: &[Exercise],
     all: &[Exercise],
@@ -138,7 +139,7 @@ pub fn stage(
 
 /// The exercises' files as handed out, by id: the runner's embedded copies (see
 /// `pristine::handed_out`), never an instructor's solved working copy.
-pub fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, String> {
+pub(crate) fn originals(course: &Course, exercises: &[Exercise]) -> BTreeMap<String, String> {
     exercises
         .iter()
         .filter_map(|e| Some((e.id.clone(), runner::pristine::handed_out(course, e)?.0)))
@@ -226,7 +227,7 @@ fn extract(
 /// Checks each exercise's own (pristine) file once: the course, the compiler and the backend
 /// must work before a class is graded, or every student would get the same error. Returns the
 /// backend and device the checks ran on.
-pub fn preflight(
+pub(crate) fn preflight(
     run: &mut dyn FnMut(&str, &Path, &Path) -> std::io::Result<Raw>,
     course: &Course,
     exercises: &[Exercise],

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// One phase's total over every worker.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Phase {
+pub(crate) struct Phase {
     /// The phase's name, with what varies from one check to another (case names, counts) left
     /// out, and the thread it ran on where that was not the worker's main thread.
     pub name: String,
@@ -24,7 +24,7 @@ pub struct Phase {
 }
 
 /// Sums the phases of every `*.log` in `dir`, largest total first.
-pub fn read_dir(dir: &Path) -> std::io::Result<Vec<Phase>> {
+pub(crate) fn read_dir(dir: &Path) -> std::io::Result<Vec<Phase>> {
     let mut totals = Totals::default();
     let mut logs: Vec<_> = std::fs::read_dir(dir)?
         .filter_map(Result::ok)
@@ -134,7 +134,7 @@ fn shown_name(name: &str) -> &str {
 
 /// The table `runner grade bench --profile` prints: each phase's share of the workers' time
 /// (their main threads'; a named thread runs beside the main one) and its mean per check.
-pub fn render(phases: &[Phase], checks: usize) -> String {
+pub(crate) fn render(phases: &[Phase], checks: usize) -> String {
     let main_total: f64 = phases
         .iter()
         .filter(|p| !p.name.starts_with('('))

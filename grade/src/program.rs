@@ -8,7 +8,7 @@ use super::results::Status;
 use contract::{HostReport, Verdict};
 
 /// A whole program's report as a grade.
-pub fn judge_program(report: &HostReport) -> Judged {
+pub(crate) fn judge_program(report: &HostReport) -> Judged {
     let cases = case_lines(report.cases.iter().map(|c| (c.name.as_str(), c.passed)));
     let mut details = details_of(report);
     let failing = report.cases.iter().find(|c| !c.passed);

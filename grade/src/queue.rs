@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Mutex;
 
 /// Cells by exercise, each numbered in the order they were queued.
-pub struct Queue<T> {
+pub(crate) struct Queue<T> {
     state: Mutex<State<T>>,
 }
 
@@ -23,7 +23,7 @@ struct State<T> {
 
 impl<T> Queue<T> {
     /// A queue of `cells`, each with its exercise's id.
-    pub fn new(cells: impl IntoIterator<Item = (String, T)>) -> Queue<T> {
+    pub(crate) fn new(cells: impl IntoIterator<Item = (String, T)>) -> Queue<T> {
         let mut waiting: BTreeMap<String, VecDeque<(usize, T)>> = BTreeMap::new();
         for (number, (exercise, cell)) in cells.into_iter().enumerate() {
             waiting
@@ -41,7 +41,7 @@ impl<T> Queue<T> {
 
     /// The next cell for a checker that was on exercise `was_on` (None: it has just started),
     /// with its number; None when no cell is left.
-    pub fn next(&self, was_on: Option<&str>) -> Option<(usize, T)> {
+    pub(crate) fn next(&self, was_on: Option<&str>) -> Option<(usize, T)> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(exercise) = was_on {
             if let Some(on) = state.checkers_on.get_mut(exercise) {

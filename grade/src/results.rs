@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     Passed,
     /// Every case right, a speed or memory target missed: partial credit.
     TargetMissed,
@@ -31,7 +31,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Passed => "passed",
             Status::TargetMissed => "target_missed",
@@ -48,12 +48,12 @@ impl Status {
     }
 
     /// Whether the cell has its grade; only grader errors are tried again on `--resume`.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         self != Status::Error
     }
 
     /// The points the status earns out of `max`; see `config::scoring_rule`.
-    pub fn points(self, max: u32, target_missed_credit: f64) -> f64 {
+    pub(crate) fn points(self, max: u32, target_missed_credit: f64) -> f64 {
         match self {
             Status::Passed => max as f64,
             Status::TargetMissed => (max as f64 * target_missed_credit * 100.0).round() / 100.0,
@@ -63,13 +63,13 @@ impl Status {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct CaseLine {
+pub(crate) struct CaseLine {
     pub name: String,
     pub passed: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct CellResult {
+pub(crate) struct CellResult {
     pub submission: String,
     /// The submission's folder or archive name as it is on disk (`submission` is it made safe
     /// for file names and unique); cells graded before it was kept have none.
@@ -95,12 +95,12 @@ pub struct CellResult {
 
 /// The cells of a run on disk: `cells/<submission>/<exercise>.json`, and the kernel graded
 /// beside it as `<exercise>.cu` (for the similarity report and for the instructor).
-pub struct Store {
+pub(crate) struct Store {
     pub dir: PathBuf,
 }
 
 impl Store {
-    pub fn new(out: &Path) -> Store {
+    pub(crate) fn new(out: &Path) -> Store {
         Store {
             dir: out.join("cells"),
         }
@@ -110,12 +110,12 @@ impl Store {
         self.dir.join(submission).join(format!("{exercise}.json"))
     }
 
-    pub fn kernel_path(&self, submission: &str, exercise: &str) -> PathBuf {
+    pub(crate) fn kernel_path(&self, submission: &str, exercise: &str) -> PathBuf {
         self.dir.join(submission).join(format!("{exercise}.cu"))
     }
 
     /// Writes the kernel first and the result last, so a result on disk always has its kernel.
-    pub fn save(&self, cell: &CellResult, kernel: Option<&str>) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, cell: &CellResult, kernel: Option<&str>) -> anyhow::Result<()> {
         if let Some(text) = kernel {
             let path = self.kernel_path(&cell.submission, &cell.exercise);
             write_atomically(&path, text.as_bytes())
@@ -128,17 +128,17 @@ impl Store {
     }
 
     /// The cell when it is on disk, readable and final; a damaged file counts as not there.
-    pub fn load(&self, submission: &str, exercise: &str) -> Option<CellResult> {
+    pub(crate) fn load(&self, submission: &str, exercise: &str) -> Option<CellResult> {
         let text = std::fs::read_to_string(self.json_path(submission, exercise)).ok()?;
         serde_json::from_str::<CellResult>(&text).ok()
     }
 
-    pub fn kernel(&self, submission: &str, exercise: &str) -> Option<String> {
+    pub(crate) fn kernel(&self, submission: &str, exercise: &str) -> Option<String> {
         std::fs::read_to_string(self.kernel_path(submission, exercise)).ok()
     }
 
     /// Every readable cell in the folder, sorted by submission and exercise.
-    pub fn all(&self) -> Vec<CellResult> {
+    pub(crate) fn all(&self) -> Vec<CellResult> {
         let mut cells = Vec::new();
         for dir in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             for file in std::fs::read_dir(dir.path())
@@ -163,7 +163,7 @@ impl Store {
         cells
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         std::fs::read_dir(&self.dir).map_or(true, |mut d| d.next().is_none())
     }
 }
@@ -172,7 +172,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    pub fn cell(submission: &str, exercise: &str, status: Status) -> CellResult {
+    pub(crate) fn cell(submission: &str, exercise: &str, status: Status) -> CellResult {
         CellResult {
             submission: submission.into(),
             name: submission.into(),

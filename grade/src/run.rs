@@ -31,7 +31,7 @@ use std::time::Duration;
 /// Set by Ctrl-C: workers stop their checks and take no more.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-pub struct Options {
+pub(crate) struct Options {
     pub submissions: PathBuf,
     pub out: PathBuf,
     pub seed: Option<u64>,
@@ -53,7 +53,7 @@ pub struct Options {
 }
 
 /// What a run leaves for the outputs: its settings and the cells it was asked for.
-pub struct Graded {
+pub(crate) struct Graded {
     pub settings: Settings,
     pub submissions: Vec<String>,
     pub interrupted: bool,
@@ -67,7 +67,7 @@ pub struct Graded {
 /// judged against another's. In the simulator three per core: a check spends much of its short
 /// life starting up and waiting on the kernel (loading NVRTC, page faults, writing its cache),
 /// and on 2 cores 6 jobs graded 200 x 24 in 4.2 minutes where 2 jobs needed 10.8.
-pub fn default_jobs(backend: Backend) -> usize {
+pub(crate) fn default_jobs(backend: Backend) -> usize {
     match backend {
         Backend::Gpu => 1,
         _ => 3 * std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -139,7 +139,7 @@ struct Pool {
     cores: usize,
 }
 
-pub fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
+pub(crate) fn grade_class(options: &Options, course: &Course) -> anyhow::Result<Graded> {
     // Ctrl-C, SIGTERM (Slurm's time limit, scancel) and SIGHUP (a closed terminal) all stop the
     // run the same way: checks ended, nothing half done saved, the scratch folder removed when
     // `work` drops, and the run resumable.

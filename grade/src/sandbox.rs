@@ -10,7 +10,7 @@
 
 mod inside;
 
-pub use inside::run;
+pub(crate) use inside::run;
 
 use super::policy::{Cell, Policy, Setup, Trust};
 use runner::course::{Course, Exercise, Language};
@@ -29,12 +29,12 @@ const FIRST_HANDED_FD: RawFd = 100;
 
 /// The exit code of a check that ran out of room in the cell's folders: only the cell's own
 /// programs fill them, so the cell is graded (crashed), not left for `--resume` as an error.
-pub const DISK_FULL_EXIT: u8 = 3;
+pub(crate) const DISK_FULL_EXIT: u8 = 3;
 
 /// The flag an instructor passes to grade whole programs where no sandbox can be made.
-pub const NO_SANDBOX_FLAG: &str = "--no-sandbox-i-trust-these-programs";
+pub(crate) const NO_SANDBOX_FLAG: &str = "--no-sandbox-i-trust-these-programs";
 
-pub struct Limits {
+pub(crate) struct Limits {
     /// Data memory (heap and private writable mappings), not address space: a CUDA context and
     /// each thread's malloc arena reserve far more address space than they use.
     pub memory_mb: u64,
@@ -43,7 +43,7 @@ pub struct Limits {
 
 /// Why no sandbox can be made on this machine, as the instructor reads it.
 #[derive(Debug, thiserror::Error)]
-pub enum Unavailable {
+pub(crate) enum Unavailable {
     #[error(
         "bubblewrap (`{}`) is not installed, so students' programs cannot be run in a sandbox: \
          install it (Debian and Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)",
@@ -60,7 +60,7 @@ pub enum Unavailable {
 
 /// Sandboxes for the cells of one run.
 #[derive(Clone, Debug)]
-pub struct Sandbox {
+pub(crate) struct Sandbox {
     pub policy: Policy,
     /// Each exercise's reference solutions (the solution, a tuned one), by id.
     pub solutions: BTreeMap<String, Vec<PathBuf>>,
@@ -70,7 +70,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// A sandbox of this policy, after trying one: bubblewrap is there and may make namespaces.
-    pub fn try_new(
+    pub(crate) fn try_new(
         policy: Policy,
         solutions: BTreeMap<String, Vec<PathBuf>>,
         rust_programs: Vec<String>,
@@ -101,7 +101,7 @@ impl Sandbox {
 
     /// The cell for a check of `exercise` on `kernel`: a student's unless it is the course's
     /// own file (the preflight, which builds and compiles for the class).
-    pub fn cell(&self, exercise: &str, kernel: &Path) -> Cell {
+    pub(crate) fn cell(&self, exercise: &str, kernel: &Path) -> Cell {
         let course = kernel.starts_with(self.policy.course_root.join("exercises"));
         Cell {
             trust: if course {
@@ -121,7 +121,7 @@ impl Sandbox {
     /// The reference solutions of `exercise` (all of them where it is None: a worker checks
     /// every exercise), to be handed in by descriptor. Each file once: exercises share a tuned
     /// one (16 and 18 share transpose.cu), and bubblewrap refuses to place a path twice.
-    pub fn solutions_of(&self, exercise: &str) -> Vec<(PathBuf, RawFd)> {
+    pub(crate) fn solutions_of(&self, exercise: &str) -> Vec<(PathBuf, RawFd)> {
         let paths: std::collections::BTreeSet<&PathBuf> = self
             .solutions
             .iter()
@@ -136,7 +136,7 @@ impl Sandbox {
 /// grading file, scratch). Where none can be made, whole programs are refused unless the
 /// instructor opted out by name; kernels (compiled and run by the simulator or the GPU, never
 /// as the student's own process) are checked as before, with a note.
-pub fn for_class(
+pub(crate) fn for_class(
     course: &Course,
     exercises: &[Exercise],
     exe: &Path,
@@ -184,7 +184,7 @@ pub fn for_class(
 /// What the grader hands a cell's first process on descriptors, never on a command line nor
 /// at a path the cell's programs can open.
 #[derive(Default)]
-pub struct Handed {
+pub(crate) struct Handed {
     /// The hidden seed.
     pub seed: Option<u64>,
     /// The file a check writes its report to (`runner check`'s `json_file`), apart from what
@@ -237,7 +237,7 @@ fn try_sandbox(trial: &mut Command, limit: Duration, clock: &dyn Clock) -> Resul
 /// seed and the report's file handed over on descriptors (`Handed`). The command's own
 /// variables are set on the returned command as on any other; its descriptors live as long as
 /// it does.
-pub fn command(
+pub(crate) fn command(
     exe: &Path,
     limits: &Limits,
     sandbox: Option<(&Sandbox, Cell)>,
@@ -317,7 +317,7 @@ pub fn command(
 
 /// A command to start in a sandbox, with the descriptors it is handed: keep the whole value
 /// until the command has been spawned (dropping it closes them, and the spawn then fails).
-pub struct Sandboxed {
+pub(crate) struct Sandboxed {
     pub command: Command,
     _handed: Vec<OwnedFd>,
 }
@@ -335,7 +335,7 @@ fn hand(fd: OwnedFd) -> std::io::Result<OwnedFd> {
 
 /// The folder a staged kernel or program is checked from: its own folder (a Rust program's
 /// `src/`, with the modules beside `main.rs`).
-pub fn staged_folder(kernel: &Path) -> Option<PathBuf> {
+pub(crate) fn staged_folder(kernel: &Path) -> Option<PathBuf> {
     kernel.parent().map(Path::to_path_buf)
 }
 

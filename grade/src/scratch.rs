@@ -12,7 +12,7 @@ const PREFIX: &str = "runner-grade-";
 const OWNER: &str = "grader";
 
 /// A fresh scratch folder, after removing those that killed graders left behind.
-pub fn make() -> anyhow::Result<TempDir> {
+pub(crate) fn make() -> anyhow::Result<TempDir> {
     let temp = std::env::temp_dir();
     for left in stale(&temp) {
         // Another grader may remove it at the same moment; what is gone is gone.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct ExerciseInfo {
+pub(crate) struct ExerciseInfo {
     pub id: String,
     pub title: String,
     pub points: u32,
@@ -18,7 +18,7 @@ pub struct ExerciseInfo {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub runner_version: String,
     pub backend: contract::Backend,
     /// The device in words, as the checks name it.
@@ -35,7 +35,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn new(
+    pub(crate) fn new(
         file: &GradingFile,
         seed: Option<u64>,
         backend: contract::Backend,
@@ -67,7 +67,7 @@ impl Settings {
     }
 
     /// The hash that ties a cell's result to its kernel and to everything that decides its grade.
-    pub fn cell_key(&self, exercise: &ExerciseInfo, kernel: &str) -> String {
+    pub(crate) fn cell_key(&self, exercise: &ExerciseInfo, kernel: &str) -> String {
         let grading = format!(
             "{}|{}|{:?}|{:?}|{}|{}|{}",
             self.runner_version,
@@ -81,17 +81,17 @@ impl Settings {
         Cache::key(&[&grading, &exercise.id, &exercise.points.to_string(), kernel])
     }
 
-    pub fn max_total(&self) -> u32 {
+    pub(crate) fn max_total(&self) -> u32 {
         self.exercises.iter().map(|e| e.points).sum()
     }
 
-    pub fn save(&self, out: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, out: &Path) -> anyhow::Result<()> {
         let path = out.join("run.json");
         write_atomically(&path, serde_json::to_string_pretty(self)?.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
     }
 
-    pub fn load(out: &Path) -> anyhow::Result<Settings> {
+    pub(crate) fn load(out: &Path) -> anyhow::Result<Settings> {
         let path = out.join("run.json");
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!(
@@ -104,7 +104,7 @@ impl Settings {
 
     /// Whether results graded with `other` can stand beside these in one grade book: the
     /// same inputs, limits, rule and exercises (the device may differ between machines).
-    pub fn same_grading(&self, other: &Settings, other_name: &str) -> anyhow::Result<()> {
+    pub(crate) fn same_grading(&self, other: &Settings, other_name: &str) -> anyhow::Result<()> {
         let strip = |s: &Settings| Settings {
             device: String::new(),
             ..s.clone()

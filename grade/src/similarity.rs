@@ -24,11 +24,11 @@ use std::collections::{HashMap, HashSet};
 const PRIOR_STUDENTS: f64 = 8.0;
 
 /// The fewest bits of unlikeliness a pair must reach to be shown: about a dozen rare phrases.
-pub const MIN_RARITY_BITS: f64 = 50.0;
+pub(crate) const MIN_RARITY_BITS: f64 = 50.0;
 
 /// Two kernels of a group that are alike.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub a: String,
     pub b: String,
     /// 0 to 1: twice the matching tokens over all tokens of both.
@@ -45,7 +45,7 @@ pub struct Pair {
 
 /// A member's kernel as graded, for reading the pairs side by side.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     pub submission: String,
     pub text: String,
     /// Lines (from 1) the student wrote: those not in the exercise's file.
@@ -54,7 +54,7 @@ pub struct Kernel {
 
 /// Submissions joined by alike pairs on one exercise (a ring of three copies is one group).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     pub exercise: String,
     /// Sorted; a pair's a and b are among them.
     pub members: Vec<String>,
@@ -72,14 +72,14 @@ pub struct Group {
 /// ships it, never an instructor's solved copy), the model answer, from which the expected
 /// answer is known, and the hints, which students paste.
 #[derive(Clone, Debug, Default)]
-pub struct Handout {
+pub(crate) struct Handout {
     pub exercise: String,
     pub solution: Option<String>,
     pub hints: Vec<String>,
 }
 
 /// Every exercise's handout, by id.
-pub fn handouts(course: &runner::course::Course) -> HashMap<String, Handout> {
+pub(crate) fn handouts(course: &runner::course::Course) -> HashMap<String, Handout> {
     course
         .exercises
         .iter()
@@ -122,7 +122,7 @@ fn counts(tokens: &[String]) -> HashMap<&str, usize> {
 /// out where either kernel is as close to the solution as to the other (two students who each
 /// wrote the model answer, slips and all, did not copy each other). `only` limits the
 /// comparison to those submissions.
-pub fn report(
+pub(crate) fn report(
     settings: &Settings,
     store: &Store,
     handouts: &HashMap<String, Handout>,

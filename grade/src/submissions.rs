@@ -5,7 +5,7 @@
 //! program file (`ann_vector_add.cu`, as some learning platforms export one upload each), and so
 //! are a flat export's uploads, one submission per student (`flat_export`).
 
-pub mod flat_export;
+pub(crate) mod flat_export;
 
 use anyhow::Context;
 use std::collections::BTreeMap;
@@ -88,7 +88,7 @@ const ARCHIVES: &[(&str, Kind)] = &[
 ];
 
 /// Why an archive the grader cannot read is refused, and what to hand in instead.
-pub fn unreadable_reason(name: &str, format: &str) -> String {
+pub(crate) fn unreadable_reason(name: &str, format: &str) -> String {
     format!(
         "{name} is a {format} archive, which the grader does not read: hand in a .zip, .tar.gz, \
          .tar.xz, .tar.bz2 or .7z (or the folder)"
@@ -181,12 +181,12 @@ fn gather_flat_export(
 }
 
 /// What the folder holds: the submissions, sorted by id, and the entries that are none.
-pub struct Class {
+pub(crate) struct Class {
     pub submissions: Vec<Submission>,
     pub ignored: Vec<String>,
 }
 
-pub fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
+pub(crate) fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
     if is_dir {
         return Some((Kind::Folder, name));
     }
@@ -201,7 +201,7 @@ pub fn kind_and_stem(name: &str, is_dir: bool) -> Option<(Kind, &str)> {
 
 /// Letters and digits of any script and `._-@+` are kept; anything else becomes `_`, so an id
 /// is a file name in every output and a name in every format.
-pub fn safe_id(name: &str) -> String {
+pub(crate) fn safe_id(name: &str) -> String {
     let id: String = name
         .chars()
         .map(|c| {
@@ -243,7 +243,7 @@ fn unique_ids(entries: &[(&str, &str)]) -> Vec<String> {
         .collect()
 }
 
-pub fn discover(dir: &Path) -> anyhow::Result<Class> {
+pub(crate) fn discover(dir: &Path) -> anyhow::Result<Class> {
     let entries = std::fs::read_dir(dir).with_context(|| {
         format!("cannot read the submissions folder {}: give a folder with one folder or archive per student", dir.display())
     })?;

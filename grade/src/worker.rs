@@ -85,7 +85,7 @@ enum Answer {
 
 /// The GPUs to put a worker on: CUDA_VISIBLE_DEVICES where it is set (each worker then sees one
 /// of them), else every device the driver counts; none where there is no GPU.
-pub fn gpus() -> Vec<String> {
+pub(crate) fn gpus() -> Vec<String> {
     if let Ok(visible) = std::env::var("CUDA_VISIBLE_DEVICES") {
         return visible
             .split(',')
@@ -100,7 +100,7 @@ pub fn gpus() -> Vec<String> {
 }
 
 /// One place in the pool: the worker it has now (if any) and how to start the next.
-pub struct Slot {
+pub(crate) struct Slot {
     command: CheckCommand,
     /// The CUDA device this slot's workers see (CUDA_VISIBLE_DEVICES), where there are GPUs.
     device: Option<String>,
@@ -139,7 +139,7 @@ struct Worker {
 }
 
 impl Slot {
-    pub fn new(
+    pub(crate) fn new(
         command: &CheckCommand,
         device: Option<String>,
         sim_threads: usize,
@@ -196,7 +196,7 @@ impl Slot {
 
     /// Sets the backend of the workers started from now on (the preflight decides it). A worker
     /// started ahead on another backend is ended: the next cell starts one on this.
-    pub fn set_backend(&mut self, backend: contract::Backend) {
+    pub(crate) fn set_backend(&mut self, backend: contract::Backend) {
         self.command.backend = backend.into();
         let other = |w: &Worker| matches!(w.backend, BackendChoice::Only(b) if b != backend);
         if self.worker.as_deref().is_some_and(other) {
@@ -208,7 +208,7 @@ impl Slot {
     /// GPU, the driver's initialisation and the context: 0.5 to 1.2 s, longer the more workers
     /// start side by side) overlaps the course's check and the staging of the class rather than
     /// delaying the first cell (issue 24). The first cell waits for it to be ready.
-    pub fn start_ahead(&mut self, backend: BackendChoice) -> std::io::Result<()> {
+    pub(crate) fn start_ahead(&mut self, backend: BackendChoice) -> std::io::Result<()> {
         if self.worker.is_none() {
             self.command.backend = backend;
             self.worker = Some(Box::new(self.start()?));
@@ -386,7 +386,7 @@ impl Slot {
 
     /// Checks one cell as `CheckCommand::run` does, on this slot's worker (started first where
     /// there is none): the same raw result, so `cell::judge` judges both alike.
-    pub fn run(
+    pub(crate) fn run(
         &mut self,
         exercise: &str,
         kernel: &Path,

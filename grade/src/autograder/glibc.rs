@@ -14,7 +14,7 @@ use object::Endianness;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version {
+pub(crate) struct Version {
     pub major: u32,
     pub minor: u32,
 }
@@ -37,7 +37,7 @@ fn parse(name: &[u8]) -> Option<Version> {
 
 /// The highest glibc version a 64-bit ELF program needs; None for one that needs none (a
 /// static program).
-pub fn needed(program: &[u8]) -> anyhow::Result<Option<Version>> {
+pub(crate) fn needed(program: &[u8]) -> anyhow::Result<Option<Version>> {
     let header = FileHeader64::<Endianness>::parse(program).context("not a 64-bit ELF program")?;
     let endian = header.endian()?;
     let sections = header.sections(endian, program)?;
@@ -58,7 +58,7 @@ pub fn needed(program: &[u8]) -> anyhow::Result<Option<Version>> {
 /// newer. Each LTS release's glibc, as its libc6 package gives it (packages.ubuntu.com):
 /// xenial 2.23-0ubuntu3, bionic 2.27-3ubuntu1, focal 2.31-0ubuntu9, jammy 2.35-0ubuntu3, noble
 /// 2.39-0ubuntu8.
-pub fn first_ubuntu(version: Version) -> Option<&'static str> {
+pub(crate) fn first_ubuntu(version: Version) -> Option<&'static str> {
     const RELEASES: [(u32, &str); 5] = [
         (23, "16.04"),
         (27, "18.04"),

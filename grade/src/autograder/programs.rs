@@ -10,7 +10,7 @@ use runner::course::{Course, Exercise, Language};
 use std::path::Path;
 
 /// The whole programs of an assignment, by language.
-pub struct Programs {
+pub(super) struct Programs {
     /// The ids of the Rust ones (the first is built in `setup.sh`, to compile cudarc once).
     pub rust: Vec<String>,
     pub python: bool,
@@ -19,7 +19,7 @@ pub struct Programs {
 }
 
 impl Programs {
-    pub fn of(chosen: &[Exercise]) -> Programs {
+    pub(super) fn of(chosen: &[Exercise]) -> Programs {
         let language = |e: &Exercise| e.host.as_ref().map(|h| h.language);
         Programs {
             rust: chosen
@@ -32,12 +32,12 @@ impl Programs {
         }
     }
 
-    pub fn any(&self) -> bool {
+    pub(super) fn any(&self) -> bool {
         !self.rust.is_empty() || self.python || self.cpp
     }
 
     /// The files the zip needs for them, as (name in the zip, bytes, mode).
-    pub fn files(&self, course: &Course) -> anyhow::Result<Vec<(String, Vec<u8>, u32)>> {
+    pub(super) fn files(&self, course: &Course) -> anyhow::Result<Vec<(String, Vec<u8>, u32)>> {
         let mut files = Vec::new();
         if !self.any() {
             return Ok(files);
@@ -76,7 +76,7 @@ impl Programs {
     }
 
     /// The lines of `setup.sh` that make the image ready for them (after NVRTC is installed).
-    pub fn setup_lines(&self) -> String {
+    pub(super) fn setup_lines(&self) -> String {
         let mut lines = String::new();
         if self.python {
             lines.push_str(
@@ -117,7 +117,7 @@ impl Programs {
     }
 
     /// The lines of `run_autograder` before grading: cargo on the path.
-    pub fn run_lines(&self) -> &'static str {
+    pub(super) fn run_lines(&self) -> &'static str {
         if self.rust.is_empty() {
             ""
         } else {

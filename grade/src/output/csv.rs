@@ -43,7 +43,7 @@ fn table(
     writer.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     let grades = table(
         book,
         |row, i| {

@@ -8,7 +8,7 @@ use runner::compile::cache::write_atomically;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-pub fn results(book: &Book, row: &Row) -> Value {
+pub(crate) fn results(book: &Book, row: &Row) -> Value {
     let tests: Vec<Value> = book
         .settings
         .exercises
@@ -77,7 +77,7 @@ pub fn results(book: &Book, row: &Row) -> Value {
     })
 }
 
-pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for row in &book.rows {
         let path = out

@@ -21,7 +21,7 @@ fn embeddable(json: &str) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
-pub fn render(book: &Book) -> anyhow::Result<String> {
+pub(super) fn render(book: &Book) -> anyhow::Result<String> {
     let data = embeddable(&serde_json::to_string(book)?);
     // In the page itself, not built by the script: a partial report says so even without it.
     let partial = book
@@ -46,7 +46,7 @@ pub fn render(book: &Book) -> anyhow::Result<String> {
     ))
 }
 
-pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     let path = out.join("report.html");
     write_atomically(&path, render(book)?.as_bytes())?;
     Ok(vec![path])

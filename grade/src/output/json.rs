@@ -6,7 +6,7 @@ use runner::compile::cache::write_atomically;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for row in &book.rows {
         let value = json!({

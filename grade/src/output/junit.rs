@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Text as XML 1.0 character data or attribute value: escaped, and without the control
 /// characters XML cannot hold (a kernel's printf may have any).
-pub fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -27,7 +27,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-pub fn render(book: &Book) -> String {
+pub(super) fn render(book: &Book) -> String {
     let mut suites = String::new();
     let (mut tests, mut failures, mut errors, mut time) = (0, 0, 0, 0.0);
     for row in &book.rows {
@@ -101,7 +101,7 @@ pub fn render(book: &Book) -> String {
     )
 }
 
-pub fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn write(out: &Path, book: &Book) -> anyhow::Result<Vec<PathBuf>> {
     let path = out.join("junit.xml");
     write_atomically(&path, render(book).as_bytes())?;
     Ok(vec![path])

@@ -162,7 +162,7 @@ fn prepare(setup: &Setup) -> anyhow::Result<()> {
 
 /// The sandbox's first process: prepares the cell, then runs `command` (a runner command line)
 /// in this same process under the limits.
-pub fn run(
+pub(crate) fn run(
     limits: &Limits,
     setup: Option<&str>,
     command: &[OsString],

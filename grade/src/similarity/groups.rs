@@ -14,7 +14,7 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 
 /// The groups that `pairs` (indices below `n`) join `0..n` into, each sorted, groups of one
 /// left out, in order of their smallest member.
-pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
+pub(super) fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
     let mut parent: Vec<usize> = (0..n).collect();
     for &(a, b) in pairs {
         let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
@@ -31,7 +31,7 @@ pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
 
 /// Of `pairs` (in order of preference), the indices of those that join a new member to a
 /// group: Kruskal's spanning forest, so each group keeps one pair fewer than it has members.
-pub fn spanning(n: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
+pub(super) fn spanning(n: usize, pairs: &[(usize, usize)]) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..n).collect();
     let mut kept = Vec::new();
     for (k, &(a, b)) in pairs.iter().enumerate() {

@@ -155,7 +155,7 @@ fn tokens(source: &str) -> Vec<(String, usize)> {
 
 /// The student's own part of a kernel, as the similarity compares it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Normalised {
+pub(super) struct Normalised {
     /// Tokens of the lines not in the exercise's file, names renamed.
     pub tokens: Vec<String>,
     /// For each token, the kernel's line (from 1) it is on.
@@ -166,7 +166,7 @@ pub struct Normalised {
 
 /// Tokens in a row that make a shingle: long enough that a shared shingle is a shared phrase
 /// (`i < n ) c [`), short enough for a one-line hint to hold several.
-pub const SHINGLE: usize = 5;
+pub(super) const SHINGLE: usize = 5;
 
 /// A token with every name made the same (`v`): what two texts share whatever their names.
 fn shape(token: &str) -> &str {
@@ -182,12 +182,12 @@ fn shape(token: &str) -> &str {
 /// of its tokens' shapes: a student's line made only of such shingles is the course's text,
 /// pasted from a hint or written as everyone writes it, and does not count as the student's.
 #[derive(Clone, Debug, Default)]
-pub struct Given {
+pub(super) struct Given {
     shingles: HashSet<Vec<String>>,
 }
 
 impl Given {
-    pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> Given {
+    pub(super) fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> Given {
         let mut shingles = HashSet::new();
         for text in texts {
             let shapes: Vec<String> = tokens(text)
@@ -212,7 +212,7 @@ impl Given {
 }
 
 /// The shingles of a normalised kernel's tokens, names made the same (see `shape`).
-pub fn shingles(kernel: &Normalised) -> HashSet<Vec<String>> {
+pub(super) fn shingles(kernel: &Normalised) -> HashSet<Vec<String>> {
     let shapes: Vec<String> = kernel.tokens.iter().map(|t| shape(t).to_string()).collect();
     shapes.windows(SHINGLE).map(<[String]>::to_vec).collect()
 }
@@ -220,7 +220,7 @@ pub fn shingles(kernel: &Normalised) -> HashSet<Vec<String>> {
 /// The student's own part of `kernel`: the lines not in the exercise's file nor made only of
 /// `given` text, without comments, identifiers renamed `v0, v1, ...` in order of first
 /// appearance.
-pub fn normalise(kernel: &str, exercise: &str, given: &Given) -> Normalised {
+pub(super) fn normalise(kernel: &str, exercise: &str, given: &Given) -> Normalised {
     let diff = TextDiff::from_lines(exercise, kernel);
     let mut own = String::new();
     // The kernel's line (from 1) of each line of `own`.
@@ -284,7 +284,7 @@ fn diff(a: &[String], b: &[String]) -> Vec<DiffOp> {
 
 /// Diff ratio of two token sequences: twice the matching tokens over all tokens of both (of the
 /// parts compared).
-pub fn ratio(a: &[String], b: &[String]) -> f64 {
+pub(super) fn ratio(a: &[String], b: &[String]) -> f64 {
     if a == b {
         return 1.0;
     }
@@ -294,7 +294,7 @@ pub fn ratio(a: &[String], b: &[String]) -> f64 {
 
 /// The lines of each kernel whose every token matches the other's (its lines without tokens,
 /// blank or comment, are in neither).
-pub fn shared_lines(a: &Normalised, b: &Normalised) -> (Vec<usize>, Vec<usize>) {
+pub(super) fn shared_lines(a: &Normalised, b: &Normalised) -> (Vec<usize>, Vec<usize>) {
     let mut matched_a = vec![false; a.tokens.len()];
     let mut matched_b = vec![false; b.tokens.len()];
     for op in diff(&a.tokens, &b.tokens) {

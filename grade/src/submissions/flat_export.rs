@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// What a flat export's file name says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Upload<'a> {
+pub(crate) struct Upload<'a> {
     /// The student as the platform writes them (`lastname_firstname`, `smithjohn`).
     pub student: &'a str,
     pub user_id: &'a str,
@@ -19,14 +19,14 @@ pub struct Upload<'a> {
 impl Upload<'_> {
     /// The submission's name in every output: the student and their user id, which tells two
     /// students of one name apart.
-    pub fn submission_name(&self) -> String {
+    pub(crate) fn submission_name(&self) -> String {
         format!("{}_{}", self.student, self.user_id)
     }
 }
 
 /// Reads `name` as a flat export's file name: the first two all-digit fields with a student's
 /// name before them and a file name after.
-pub fn parse(name: &str) -> Option<Upload<'_>> {
+pub(crate) fn parse(name: &str) -> Option<Upload<'_>> {
     let fields: Vec<(usize, &str)> = name
         .match_indices('_')
         .map(|(at, _)| at)
@@ -56,7 +56,7 @@ pub fn parse(name: &str) -> Option<Upload<'_>> {
 /// The files of the flat export in `first`'s folder that are the same student's as `first`,
 /// sorted by name; `is_upload` says which names are uploads the grader reads (kernels and
 /// programs, not the student's archives or notes).
-pub fn members(first: &Path, is_upload: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+pub(crate) fn members(first: &Path, is_upload: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let Some(wanted) = first
         .file_name()
         .and_then(|n| n.to_str())
