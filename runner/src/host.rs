@@ -19,6 +19,7 @@ mod technique;
 mod unified;
 mod words;
 
+use crate::checker::verdict::{self, Stages};
 use crate::course::{Course, Exercise};
 use crate::driver_env::{Backend, DriverEnv};
 use crate::report::Verdict;
@@ -35,6 +36,7 @@ pub use execute::MEMORY_LIMIT_BYTES as PROGRAM_MEMORY_LIMIT_BYTES;
 pub struct Options {
     /// The seed of the cases' random inputs.
     pub seed: Option<u64>,
+    /// Where the program runs: the simulator's driver or the GPU's, in pass-through.
     pub backend: Backend,
     /// A program already built from the file, run instead of building it.
     pub program: Option<PathBuf>,
@@ -82,9 +84,12 @@ pub fn check(
         Err(BuildFailure::Setup(err)) => return Err(err),
         Err(BuildFailure::Errors(errors)) => {
             report.build_errors = Some(errors);
-            report.verdict = Verdict::CompileError;
-            report.summary =
-                "The program does not compile: the compiler's errors are above.".into();
+            report.verdict = verdict::conclude(&Stages {
+                compile_failed: true,
+                untouched,
+                ..Stages::default()
+            });
+            report.summary = summary(&report);
             return Ok(report);
         }
     };
@@ -98,12 +103,17 @@ pub fn check(
     let limit = Duration::from_millis(exercise.time_limit_ms);
     let driver = DriverEnv::prepare(Some(course), options.backend, "h100", limit.as_secs_f64())?;
     let mut runs = Vec::new();
+    let mut stages = Stages {
+        untouched,
+        ..Stages::default()
+    };
     for case in &cases {
         let run = execute::run_case(&built, case, &driver, limit)?;
         let (verdict, result) = judge::judge_case(exercise, case, &run);
         report.cases.push(result);
-        if report.verdict == Verdict::Passed && verdict != Verdict::Passed {
-            report.verdict = verdict;
+        // The first failing case's verdict: its message is the one the student reads first.
+        if stages.cases == Verdict::Passed {
+            stages.cases = verdict;
         }
         report.record = run.record.clone().or(report.record.take());
         runs.push(run);
@@ -114,13 +124,11 @@ pub fn check(
         .then(|| crate::driver_env::course_python(Some(course)))
         .flatten();
     let program = python.as_deref().map(|python| (python, path));
-    judge_program(exercise, &runs, &mut report, program)?;
+    judge_program(exercise, &runs, &mut report, &mut stages, program)?;
+    report.verdict = verdict::conclude(&stages);
     if let (true, Some(largest)) = (resim::wanted(options.backend, &report), cases.last()) {
         let rerun = resim::rerun(course, exercise, &built, largest, limit)?;
-        resim::join(&mut report, rerun);
-    }
-    if untouched && !report.passed() {
-        report.verdict = Verdict::NotDone;
+        resim::join(&mut report, &mut stages, rerun);
     }
     if report.summary.is_empty() || report.verdict == Verdict::NotDone {
         report.summary = summary(&report);
@@ -130,11 +138,12 @@ pub fn check(
 
 /// The record-based findings: named mistakes and targets, over the runs whose outputs were right;
 /// and the technique's targets, on the largest right run and the `program`'s source (with the
-/// Python that reads it).
+/// Python that reads it). What they come to is noted in `stages`.
 fn judge_program(
     exercise: &Exercise,
     runs: &[execute::Run],
     report: &mut HostReport,
+    stages: &mut Stages,
     program: Option<(&Path, &Path)>,
 ) -> anyhow::Result<()> {
     let right: Vec<&execute::Run> = runs
@@ -159,14 +168,8 @@ fn judge_program(
         last,
         program,
     )?);
-    let missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
-    if report.verdict == Verdict::Passed && missed {
-        report.verdict = if !judge::unlaunched_kernels(exercise, &right).is_empty() {
-            Verdict::MissingKernel
-        } else {
-            Verdict::TargetsMissed
-        };
-    }
+    stages.technique_missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
+    stages.kernel_never_launched = !judge::unlaunched_kernels(exercise, &right).is_empty();
     Ok(())
 }
 
@@ -176,6 +179,7 @@ fn summary(report: &HostReport) -> String {
     match report.verdict {
         Verdict::Passed => format!("Every case right ({passed}/{total}), and the program uses the driver as the exercise asks."),
         Verdict::NotDone => "The program is as it was handed out: its TODOs are still to do.".into(),
+        Verdict::CompileError => "The program does not compile: the compiler's errors are above.".into(),
         Verdict::TargetsMissed | Verdict::MissingKernel => format!(
             "Every case right ({passed}/{total}), but the program does not yet do it the way the exercise teaches: see the mistakes and targets above."
         ),

@@ -8,6 +8,7 @@
 use super::build::Built;
 use super::execute::{self, Run};
 use super::{judge, targets, technique};
+use crate::checker::verdict::{conclude, worse, Stages};
 use crate::course::{Course, Exercise};
 use crate::driver_env::{Backend, DriverEnv};
 use checks::HostCase;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 /// What the simulator's run of the largest case found: its case's outcome, whether the
 /// simulator ran the exercise's kernels at all, and the targets measured on its record.
-pub struct Rerun {
+pub(super) struct Rerun {
     verdict: Verdict,
     case: CaseResult,
     /// False where the program's kernels never reached the simulator: numba-cuda on a machine
@@ -31,7 +32,7 @@ pub struct Rerun {
 /// Whether `report`, of a program that ran on `backend`, wants the simulator's run: on a GPU,
 /// with every case right (a wrong one fails the check whatever the figures), and a target whose
 /// figure the GPU's run did not measure.
-pub fn wanted(backend: Backend, report: &HostReport) -> bool {
+pub(super) fn wanted(backend: Backend, report: &HostReport) -> bool {
     backend == Backend::Gpu
         && !report.cases.is_empty()
         && report.cases.iter().all(|c| c.passed)
@@ -44,7 +45,7 @@ fn unmeasured(target: &Target) -> bool {
 }
 
 /// Runs `case` (the largest) with `built` on the simulator's driver, and judges it.
-pub fn rerun(
+pub(super) fn rerun(
     course: &Course,
     exercise: &Exercise,
     built: &Built,
@@ -88,8 +89,9 @@ fn measure(exercise: &Exercise, run: &Run) -> Vec<Target> {
 
 /// Joins the simulator's run into the GPU's `report`: a failure there fails the check, with the
 /// run shown as a case of its own; else each target the GPU left unmeasured takes the
-/// simulator's figure, and one missed makes the verdict `targets_missed`.
-pub fn join(report: &mut HostReport, rerun: Rerun) {
+/// simulator's figure, and one missed makes the verdict `targets_missed`. What it finds is noted
+/// in `stages`, from which the report's verdict is concluded again.
+pub(super) fn join(report: &mut HostReport, stages: &mut Stages, rerun: Rerun) {
     let Rerun {
         verdict,
         mut case,
@@ -119,7 +121,8 @@ pub fn join(report: &mut HostReport, rerun: Rerun) {
         case.name = format!("{} (again, in the simulator)", case.name);
         let problem = case.problem.clone().unwrap_or_default();
         report.cases.push(case);
-        report.verdict = verdict;
+        stages.cases = worse(stages.cases, verdict);
+        report.verdict = conclude(stages);
         report.summary = format!(
             "Every case came out right on the GPU, but the simulator, running the largest case \
              again, says: {problem}"
@@ -140,9 +143,8 @@ pub fn join(report: &mut HostReport, rerun: Rerun) {
             };
         }
     }
-    if report.verdict == Verdict::Passed && report.targets.iter().any(|t| t.missed()) {
-        report.verdict = Verdict::TargetsMissed;
-    }
+    stages.technique_missed |= report.targets.iter().any(|t| t.missed());
+    report.verdict = conclude(stages);
 }
 
 #[cfg(test)]
@@ -226,6 +228,7 @@ mod tests {
         let mut report = gpu_report();
         join(
             &mut report,
+            &mut Stages::default(),
             Rerun {
                 verdict: Verdict::Passed,
                 case: case("n = 1000000", true),
@@ -258,7 +261,7 @@ mod tests {
             ran_kernels: true,
             targets: met,
         };
-        join(&mut report, rerun);
+        join(&mut report, &mut Stages::default(), rerun);
         assert_eq!(report.verdict, Verdict::Passed);
         assert_eq!(report.targets[0].actual, Some(1.0));
     }
@@ -272,7 +275,7 @@ mod tests {
             ran_kernels: true,
             targets: Vec::new(),
         };
-        join(&mut report, rerun);
+        join(&mut report, &mut Stages::default(), rerun);
         assert_eq!(report.verdict, Verdict::Race);
         assert_eq!(report.cases.len(), 3);
         assert_eq!(
@@ -309,7 +312,7 @@ mod tests {
             ran_kernels: false,
             targets: Vec::new(),
         };
-        join(&mut report, rerun);
+        join(&mut report, &mut Stages::default(), rerun);
         assert_eq!(report.verdict, Verdict::Passed);
         assert_eq!(report.cases.len(), 2);
         assert_eq!(report.targets[0].actual, None);
