@@ -10,24 +10,34 @@ pub use choice::{backend_parser, BackendArgs, BackendChoice};
 use crate::compile::{Image, Target};
 use std::time::Duration;
 
+/// A device address, as the backend hands it out (a GPU's pointer, or the simulator's).
 pub type DevicePtr = u64;
+/// A loaded module, numbered by the backend that loaded it.
 pub type ModuleId = usize;
 
 /// One launch of a kernel: name, shape, raw parameter bytes in parameter order.
 pub struct KernelLaunch<'a> {
+    /// The kernel's name, as the module declares it.
     pub kernel: &'a str,
+    /// Grid and block shape, and dynamic shared memory.
     pub launch: checks::Launch,
+    /// Each parameter's bytes, as the kernel's parameter list lays them out.
     pub params: &'a [Vec<u8>],
+    /// The exercise's limit for one launch: past it the kernel is stopped as a hang.
     pub time_limit: Duration,
 }
 
 /// What the simulator learnt during a launch; a GPU has nothing to add here.
 pub type LaunchDetails = Option<::sim::LaunchReport>;
 
+/// Why a backend could not do what a check asked; the checker turns each into a case's verdict
+/// and sentence (checker::verdict).
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
+    /// The module has no kernel of that name.
     #[error("the module has no kernel called `{0}`")]
     MissingKernel(String),
+    /// A GPU's guard zones found a write past a buffer (the simulator reports `Diagnosed`).
     #[error("{0}")]
     OutOfBounds(String),
     #[error(
@@ -36,8 +46,11 @@ pub enum BackendError {
         describe_limit(*.limit),
         .detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
     )]
+    /// The kernel ran past its time limit and was stopped.
     Timeout {
+        /// The limit it ran past.
         limit: Duration,
+        /// What the simulator saw of where it spun, where it can say.
         detail: Option<String>,
     },
     /// The simulator stopped the kernel at a bug: its diagnostic, whose facts (the array an
@@ -48,16 +61,21 @@ pub enum BackendError {
     /// misaligned address). The checker gives it its verdict.
     #[error("{text}")]
     Stopped {
+        /// The kind of bug the GPU's fault equals.
         kind: ::sim::DiagnosticKind,
+        /// The fault in words, for the failing case.
         text: String,
     },
     /// The launch's shape is one no GPU takes (block too large, too much shared memory).
     #[error("{0}")]
     InvalidLaunch(String),
+    /// The kernel failed in a way no rule names (a trap, an unknown fault): the backend's words.
     #[error("{0}")]
     Fault(String),
+    /// The module could not be loaded (the backend's words).
     #[error("{0}")]
     Load(String),
+    /// The device itself failed (no memory, a lost context): the backend's words.
     #[error("{0}")]
     Device(String),
 }
@@ -66,6 +84,8 @@ fn describe_limit(limit: Duration) -> String {
     format!("{:.1} s", limit.as_secs_f64())
 }
 
+/// What a check needs from a device: modules, memory, launches. Implemented by a GPU
+/// (`cuda`) and by the simulator (`sim`).
 pub trait Backend {
     /// "gpu" or "sim", as in `--backend`.
     fn kind(&self) -> contract::Backend;
@@ -76,20 +96,27 @@ pub trait Backend {
     /// Whether buffers need guard zones to catch out-of-bounds writes; the simulator checks every
     /// access itself.
     fn needs_guard_zones(&self) -> bool;
+    /// Loads a compiled module (PTX or cubin) for launches.
     fn load(&mut self, image: &Image) -> Result<ModuleId, BackendError>;
+    /// Whether the module has a kernel called `name`.
     fn has_kernel(&mut self, module: ModuleId, name: &str) -> bool;
     /// The value of a module-level `extern "C" __constant__ int`, or None when there is none.
     fn read_declared_int(&mut self, module: ModuleId, name: &str) -> Option<i32>;
+    /// Allocates `bytes` of device memory.
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, BackendError>;
+    /// Copies `bytes` to the device at `ptr`.
     fn write(&mut self, ptr: DevicePtr, bytes: &[u8]) -> Result<(), BackendError>;
     /// Copies `out.len()` bytes from the device at `ptr` into `out`.
     fn read_into(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), BackendError>;
+    /// Copies `len` bytes from the device at `ptr`.
     fn read(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, BackendError> {
         let mut bytes = vec![0u8; len];
         self.read_into(ptr, &mut bytes)?;
         Ok(bytes)
     }
+    /// Frees an allocation made by `alloc`.
     fn free(&mut self, ptr: DevicePtr);
+    /// Runs one launch to its end; the simulator hands back what it learnt.
     fn launch(
         &mut self,
         module: ModuleId,

@@ -16,10 +16,12 @@ pub use crate::cmd::{Command, DevCommand};
     version,
     about = "Check, time and explain the course's CUDA exercises, on a GPU or in the simulator"
 )]
+/// `runner`'s command line.
 pub struct Cli {
     /// Colour the output: auto (when a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, global = true, value_enum, default_value_t)]
     pub color: ColorChoice,
+    /// The verb.
     #[command(subcommand)]
     pub command: Command,
 }

@@ -19,6 +19,7 @@ use check::CheckArgs;
 use clap::Subcommand;
 use std::process::ExitCode;
 
+/// `runner`'s verbs (clap reads their doc comments as --help).
 #[derive(Subcommand)]
 pub enum Command {
     /// List the exercises, which are done, and your progress.
@@ -30,9 +31,15 @@ pub enum Command {
     /// Compile, run, verify and time an exercise, and explain what went wrong.
     Check(CheckArgs),
     /// Show the next hint for an exercise; each call shows one more.
-    Hint { id: String },
+    Hint {
+        /// The exercise, by id (02, py01).
+        id: String,
+    },
     /// Restore an exercise's original file; your version is kept as a backup beside it.
-    Reset { id: String },
+    Reset {
+        /// The exercise, by id (02, py01).
+        id: String,
+    },
     /// Ask a chapter's Check yourself questions one at a time, show the book's answer after each,
     /// and keep your score with your progress; without a chapter, list the chapters and scores.
     Quiz {
@@ -50,6 +57,7 @@ pub enum Command {
         /// process of its own and through the worker, on a copy of the exercise's solution.
         #[arg(long, hide = true, value_name = "N")]
         bench: Option<usize>,
+        /// Where the checks run (--backend).
         #[command(flatten)]
         backend: BackendArgs,
     },
@@ -75,6 +83,7 @@ pub enum Command {
     Dev(DevCommand),
 }
 
+/// The course authors' verbs (`runner dev ...`).
 #[derive(Subcommand)]
 pub enum DevCommand {
     /// Check every exercise (or those named): metadata, hints, a check, a passing solution, a
@@ -82,6 +91,7 @@ pub enum DevCommand {
     Check {
         /// Exercises to check (ids such as 02 or py01); all of them when none is named.
         ids: Vec<String>,
+        /// Where the checks run (--backend).
         #[command(flatten)]
         backend: BackendArgs,
     },

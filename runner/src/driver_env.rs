@@ -19,12 +19,17 @@ use std::process::Command;
 /// the driver's callers; it is the one backend type, `contract::Backend`.
 pub use contract::Backend;
 
+/// What a whole program needs to run on the course's driver: a folder where libcuda.so links to
+/// the driver chosen (the simulator's, or NVIDIA's in pass-through), and the variables that point
+/// the program there. The folder lives as long as this value.
 pub struct DriverEnv {
     dir: tempfile::TempDir,
     variables: Vec<(&'static str, OsString)>,
 }
 
 impl DriverEnv {
+    /// Makes the folder and variables for `backend` (a simulated `gpu_model`, and each launch's
+    /// `time_limit_s`); fails, saying what to build or install, where the driver is missing.
     pub fn prepare(
         course: Option<&Course>,
         backend: Backend,

@@ -13,6 +13,7 @@
 //! | `process`, `os` | the runner's child processes, and its system calls (unsafe code is denied everywhere but in `os`, `backend::cuda` and `compile::nvrtc`) |
 
 #![deny(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
 // The modules name themselves `runner::...` in places (they were the binary's, using this library).
 extern crate self as runner;

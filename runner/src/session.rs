@@ -86,11 +86,14 @@ fn choose_backend(
     }
 }
 
+/// The course the current folder is in (or below), for a verb that works on it.
 pub fn find_course() -> anyhow::Result<Course> {
     let here = std::env::current_dir().context("cannot read the current folder")?;
     Course::find(&here)
 }
 
+/// NVRTC for `course`'s kernels, with the course's compile cache; fails saying how to install
+/// NVRTC where none is found.
 pub fn compiler(course: &Course) -> anyhow::Result<Compiler> {
     Ok(Compiler::new(Some(&course.root))?)
 }

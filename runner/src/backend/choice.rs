@@ -66,7 +66,7 @@ impl FromStr for BackendChoice {
 }
 
 /// The words `--backend` takes, for clap's help and its error on any other word.
-pub fn choice_parser() -> impl TypedValueParser<Value = BackendChoice> {
+pub(super) fn choice_parser() -> impl TypedValueParser<Value = BackendChoice> {
     let words = ["auto"].into_iter().chain(Backend::ALL.map(Backend::name));
     PossibleValuesParser::new(words).try_map(|word| word.parse::<BackendChoice>())
 }

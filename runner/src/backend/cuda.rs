@@ -16,8 +16,10 @@ mod kept;
 /// Why no GPU could be used, said so a student knows what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuUnavailable {
+    /// libcuda.so is not installed.
     #[error("no NVIDIA driver: libcuda.so was not found. On a machine without an NVIDIA GPU the simulator runs every exercise (`--backend sim`).")]
     NoDriver,
+    /// The driver is there but gave no device (its error in words).
     #[error("the NVIDIA driver found no usable GPU ({0}). Check `nvidia-smi`; without a GPU, use the simulator (`--backend sim`).")]
     NoDevice(String),
 }
@@ -25,10 +27,13 @@ pub enum GpuUnavailable {
 /// Larger than the L2 cache of any current GPU (50 MB on an H100, 60 MB on a B200).
 const L2_FLUSH_BYTES: usize = 256 << 20;
 
+/// A real GPU through NVIDIA's driver (cudarc): one context, its modules, and the buffers a
+/// check keeps between cases.
 pub struct CudaBackend {
     context: sys::CUcontext,
     name: String,
     compute_capability: (i32, i32),
+    /// The driver's CUDA version, as cuDriverGetVersion gives it (13000 for 13.0).
     pub driver_version: i32,
     modules: Vec<sys::CUmodule>,
     /// Set after a launch error that leaves the context unusable (an illegal address, a kernel
@@ -110,6 +115,7 @@ impl CudaBackend {
         })
     }
 
+    /// The device's compute capability as one number (90 for sm_90).
     pub fn architecture(&self) -> u32 {
         (self.compute_capability.0 * 10 + self.compute_capability.1) as u32
     }

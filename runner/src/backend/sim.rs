@@ -22,6 +22,8 @@ pub const SIM_TARGET: Target = Target::Ptx {
 /// and at exactly the same point on every machine.
 pub const WARP_INSTRUCTIONS_PER_SECOND: u64 = 10_000_000;
 
+/// The PTX simulator as a check's device: its machine (memory, figures) and the modules loaded
+/// with their PTX text.
 #[derive(Default)]
 pub struct SimBackend {
     machine: Machine,
@@ -29,6 +31,7 @@ pub struct SimBackend {
 }
 
 impl SimBackend {
+    /// A simulated device with empty memory.
     pub fn new() -> SimBackend {
         SimBackend {
             machine: Machine::new(),

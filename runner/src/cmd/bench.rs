@@ -32,6 +32,7 @@ use table::table;
 /// partial wave stop mattering (scripts/gpu/results/size_sweep.md).
 const BENCH_TIMING_SCALE: usize = 8;
 
+/// `runner bench`'s arguments.
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Exercises to time; all of them by default.
@@ -116,6 +117,7 @@ struct Bench {
     rows: Vec<Row>,
 }
 
+/// Runs `runner bench`: times the reference solutions (or a file) on the GPU against its ceilings.
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if args.file.is_some() && args.ids.len() != 1 {
         bail!("--file needs exactly one exercise id: the exercise your file solves");

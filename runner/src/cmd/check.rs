@@ -46,6 +46,7 @@ pub struct CheckArgs {
     /// building it (on a machine without Rust, such as a GPU server).
     #[arg(long)]
     pub program: Option<PathBuf>,
+    /// Where the check runs (--backend).
     #[command(flatten)]
     pub backend: crate::backend::BackendArgs,
 }
@@ -78,6 +79,8 @@ fn make_cases_ahead(
         .ok()
 }
 
+/// Runs `runner check`: checks one exercise and prints (or writes) its report; the exit code says
+/// whether it passed.
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let CheckArgs {
         id,

@@ -84,6 +84,7 @@ fn nvcc(course: Option<&crate::course::Course>) {
     }
 }
 
+/// Runs `runner doctor`: what this machine has (GPU, driver, NVRTC) and whether they work together.
 pub fn run() -> anyhow::Result<ExitCode> {
     println!("{}", "runner doctor".bold());
     let course = match find_course() {

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 /// The grader's program name.
 pub const GRADER: &str = "runner-grade";
 
+/// `runner grade`'s arguments, handed whole to `runner-grade`.
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
 pub struct GradeArgs {

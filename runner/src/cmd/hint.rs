@@ -7,6 +7,7 @@ use colored::Colorize;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Runs `runner hint ID`: shows the exercise's next hint and counts it as seen.
 pub fn run(id: &str) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(hint(id))
 }

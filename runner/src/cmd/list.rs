@@ -25,6 +25,7 @@ struct Row<'a> {
     done: bool,
 }
 
+/// Runs `runner list`: the exercises track by track with the student's progress (or as JSON).
 pub fn run(json: bool) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(list(json))
 }

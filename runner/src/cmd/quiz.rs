@@ -17,6 +17,7 @@ use std::process::ExitCode;
 /// Questions and answers are wrapped to this many columns.
 const WIDTH: usize = 100;
 
+/// Runs `runner quiz`: a chapter's questions one at a time, or the chapters and scores.
 pub fn run(chapter: Option<&str>) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(quiz(chapter))
 }

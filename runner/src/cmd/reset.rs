@@ -13,6 +13,7 @@ use colored::Colorize;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Runs `runner reset ID`: restores the exercise's original file, keeping the student's as a backup.
 pub fn run(id: &str) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(reset(id))
 }

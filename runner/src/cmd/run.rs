@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `runner run`'s arguments.
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// Print the driver's whole record as JSON instead of the summary.
@@ -33,6 +34,7 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
+/// Runs `runner run`: the program on the course's driver, then its summary; exits as the program did.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if !matches!(args.gpu_model.as_str(), "h100" | "h200") {
         bail!("--gpu-model {}: expected h100 or h200", args.gpu_model);

@@ -38,6 +38,7 @@ pub const REPLY_FD_FLAG: &str = "--reply-fd";
 /// `runner __serve`'s arguments.
 #[derive(clap::Args)]
 pub struct ServeArgs {
+    /// The backend the worker opens once and checks every request on.
     #[command(flatten)]
     pub backend: BackendArgs,
     /// Say `ready` once the backend is open (`runner grade` asks).
@@ -89,6 +90,7 @@ fn send(replies: &mut impl Write, message: &Message) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs the worker (`runner __serve`): answers check requests until its input ends.
 pub fn run(mut args: ServeArgs) -> anyhow::Result<ExitCode> {
     // First, before anything this process opens could take the descriptor's number.
     let mut replies = replies_of(&mut args)?;

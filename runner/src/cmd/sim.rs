@@ -179,6 +179,7 @@ fn plan_of(args: &SimArgs) -> anyhow::Result<plan::Plan> {
     Ok(plan)
 }
 
+/// Runs `runner sim`: any kernel file in the simulator, with its memory figures.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let settings = settings(&args)?;
     let plan = plan_of(&args)?;

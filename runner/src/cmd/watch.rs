@@ -25,6 +25,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 use worker::{check_limit, Lost, Worker};
 
+/// Runs `runner watch`: checks the exercise again on every save (or Enter, with `manual`).
 pub fn run(id: Option<String>, manual: bool, choice: BackendChoice) -> anyhow::Result<ExitCode> {
     output::quiet_when_closed(watch(id, manual, choice))
 }

@@ -18,7 +18,7 @@ const USUAL_FOLDERS: &[&str] = &[
 
 /// The real `libcuda.so.1`: `RUNNER_REAL_LIBCUDA` if set, else the first that the loader's cache
 /// (`ldconfig -p`) or the usual folders have and that is not the simulator's `own` library.
-pub fn find(own: &Path) -> anyhow::Result<PathBuf> {
+pub(super) fn find(own: &Path) -> anyhow::Result<PathBuf> {
     if let Some(path) = std::env::var_os("RUNNER_REAL_LIBCUDA") {
         return Ok(PathBuf::from(path));
     }

@@ -13,7 +13,7 @@ use std::process::Command;
 
 /// A program ready to run: the command that starts it, and the folder that holds its own copy
 /// of a program built here (so another check of the same exercise may build while it runs).
-pub struct Built {
+pub(super) struct Built {
     /// The program and its arguments.
     pub command: Vec<OsString>,
     /// Variables it needs beside the driver's (Python's module path).
@@ -24,7 +24,7 @@ pub struct Built {
 }
 
 /// Why the program was not built.
-pub enum BuildFailure {
+pub(super) enum BuildFailure {
     /// The compiler's errors, as it printed them, paths named as the student's.
     Errors(String),
     /// Something other than the student's code (no cargo, an unwritable folder).
@@ -34,7 +34,7 @@ pub enum BuildFailure {
 /// Makes `main` (the student's program, or a submission's) ready to run as `exercise`'s: a Rust
 /// crate built with cargo (unless `prebuilt` names the program already built from it), a
 /// Python script compiled to check its syntax.
-pub fn build(
+pub(super) fn build(
     course: &Course,
     exercise: &Exercise,
     main: &Path,
@@ -182,7 +182,7 @@ fn manifest(package: &str, course: &Course) -> String {
 }
 
 /// The package (and program) name of an exercise's crate: `ex25_first_program`.
-pub fn package_name(exercise: &Exercise) -> String {
+pub(super) fn package_name(exercise: &Exercise) -> String {
     format!("ex{}_{}", exercise.id, exercise.name)
 }
 

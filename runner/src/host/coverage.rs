@@ -8,7 +8,7 @@ use checks::{HostData, Tolerance};
 
 /// Where every launch ran fewer threads than `name` has elements, the first of them (as many as
 /// the largest launch's threads) are right, and the next is wrong: the sentence that says so.
-pub fn past_the_last_thread(
+pub(super) fn past_the_last_thread(
     record: &Record,
     name: &str,
     want: &HostData,

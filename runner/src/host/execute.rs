@@ -22,7 +22,7 @@ const MAX_OUTPUT: u64 = 16 << 10;
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Exit {
+pub(super) enum Exit {
     Code(i32),
     Signal(i32),
     /// Still running at the wall-clock backstop (a program that waits, or sleeps, for ever).
@@ -36,7 +36,7 @@ pub enum Exit {
 const WALL_BACKSTOP_FACTOR: u32 = 4;
 
 /// One run of the program on one case.
-pub struct Run {
+pub(super) struct Run {
     pub exit: Exit,
     pub seconds: f64,
     /// The end of what the program printed, stdout then stderr.
@@ -51,7 +51,7 @@ pub struct Run {
     pub read_in_flight: Vec<(&'static str, u64)>,
 }
 
-pub fn run_case(
+pub(super) fn run_case(
     built: &Built,
     case: &HostCase,
     driver: &DriverEnv,
@@ -67,7 +67,10 @@ pub fn run_case(
     for (name, value) in &built.variables {
         command.env(name, value);
     }
+    // A check fails any access past a buffer, even one a GPU's allocation granule would hide:
+    // said explicitly, so a `run` policy left in the student's shell cannot relax it.
     command
+        .env("SIMCUDA_FAULT_POLICY", "check")
         .env(hostkit::CASE_VARIABLE, dir.path())
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path)?)

@@ -12,7 +12,7 @@ use crate::kernel_name::short_name;
 use crate::report::Verdict;
 use checks::{HostCase, HostData, Tolerance};
 
-pub use contract::report::program::CaseResult;
+pub(super) use contract::report::program::CaseResult;
 
 /// What a run failed on before its outputs could count, with the verdict it gives.
 fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
@@ -181,7 +181,7 @@ fn language(exercise: &Exercise) -> Language {
 }
 
 /// Judges one case's run: its outputs, once the run itself went well.
-pub fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
+pub(super) fn judge_case(exercise: &Exercise, case: &HostCase, run: &Run) -> (Verdict, CaseResult) {
     let verdict_and_problem =
         run_failure(run, exercise.is_python()).or_else(|| wrong_output(exercise, case, run));
     let (verdict, problem) = match verdict_and_problem {
@@ -346,7 +346,7 @@ fn mismatch(name: &str, want: &HostData, got: &HostData, tolerance: Tolerance) -
 /// The exercise's kernels that some run never launched: its results came from elsewhere (the
 /// CPU, or a library). A run that left no record never called the driver at all (a Numba ufunc
 /// without `target='cuda'` is compiled for the CPU), so it launched nothing.
-pub fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> Vec<&'e str> {
+pub(super) fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> Vec<&'e str> {
     let launched = |run: &&Run, kernel: &str| {
         run.record
             .as_ref()
@@ -362,7 +362,7 @@ pub fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> Vec<&'e 
 
 /// The mistakes the driver's records show in runs whose outputs were right, each named with
 /// what to do instead. The lesson of a host exercise is in these.
-pub fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
+pub(super) fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     let mut found = Vec::new();
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {

@@ -18,7 +18,11 @@ use crate::checker::verdict::named_element;
 /// kernel's global array is "one of the kernel's arrays" where the source cannot say: the
 /// simulator's parameter number counts Numba's fields, not the Python function's parameters.
 /// None keeps the simulator's own words.
-pub fn race_array_words(launch: &Launch, d: &sim::Diagnostic, python: bool) -> Option<String> {
+pub(super) fn race_array_words(
+    launch: &Launch,
+    d: &sim::Diagnostic,
+    python: bool,
+) -> Option<String> {
     let location = d.location.as_ref();
     let source = || location.and_then(|l| std::fs::read_to_string(&l.file).ok());
     match &d.race.as_deref()?.place {
@@ -89,7 +93,12 @@ fn numba_shared_array_at(source: &str, line: u32) -> Option<String> {
 /// The name the source gives the parameter that PTX numbers `argument` (0-based) of `kernel`
 /// (its mangled name), reading the kernel's definition in `source`. None where the source or
 /// the name cannot be read with certainty: the caller then keeps its unnamed wording.
-pub fn parameter_name(kernel: &str, source: &str, argument: u32, python: bool) -> Option<String> {
+pub(super) fn parameter_name(
+    kernel: &str,
+    source: &str,
+    argument: u32,
+    python: bool,
+) -> Option<String> {
     let name = crate::kernel_name::short_name(kernel);
     let name = name.rsplit("::").next().unwrap_or(&name);
     let (names, widths) = if python {

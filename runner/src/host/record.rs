@@ -9,6 +9,7 @@ use serde::Deserialize;
 /// Why a record could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The record's JSON is broken or of another shape.
     #[error("the driver's record is not a record: {0}")]
     Malformed(#[from] serde_json::Error),
     #[error(
@@ -16,7 +17,11 @@ pub enum ReadError {
          {DRIVER_RECORD_VERSION}: libsimcuda.so comes from another build of the course; rebuild \
          both with `cargo build --release -p runner -p simdriver`"
     )]
-    OtherVersion { found: u32 },
+    /// The record is of another version than this runner reads.
+    OtherVersion {
+        /// The version the record says it is.
+        found: u32,
+    },
 }
 
 /// The version alone, read first: a record of another shape still says which it is.

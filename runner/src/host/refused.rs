@@ -7,7 +7,7 @@ use super::record::Record;
 use contract::RefusedLaunch;
 
 /// The first refused launch of `record`, in words, with its cause where the shape shows one.
-pub fn first(record: &Record) -> Option<String> {
+pub(super) fn first(record: &Record) -> Option<String> {
     record.refused_launches.first().map(describe)
 }
 

@@ -34,7 +34,7 @@ pub(super) const SKIPPED_ON_GPU: &str =
 
 /// The exercise's targets on the runs' records; copy overlap on the last (largest) case only,
 /// the simulator's figures over every launch of the exercise's kernels (`entries`).
-pub fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Target> {
+pub(super) fn targets(targets: &HostSpec, entries: &[String], runs: &[&Run]) -> Vec<Target> {
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     let mut results = figure_targets(targets, entries, &records);
     let most = |f: fn(&Record) -> u64| records.iter().map(|r| f(r)).max().unwrap_or(0);

@@ -14,7 +14,7 @@ use std::process::Command;
 
 /// The exercise's technique targets: the figures on the largest case's run (`last`), the device
 /// functions from `program`'s source, read by `python`.
-pub fn targets(
+pub(super) fn targets(
     technique: &Technique,
     entries: &[String],
     last: Option<&Record>,

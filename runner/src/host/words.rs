@@ -4,7 +4,7 @@
 use crate::course::Language;
 
 /// What a failed call the program went on after means, and how to stop at it.
-pub fn went_on(language: Language) -> &'static str {
+pub(super) fn went_on(language: Language) -> &'static str {
     match language {
         Language::Cpp => {
             "and the program went on as if it had worked: check the cudaError_t of every call \
@@ -20,7 +20,7 @@ pub fn went_on(language: Language) -> &'static str {
 
 /// What a failed call's error means, where its name alone does not say what to do: the
 /// refusals of stream capture, which come from where the call was made, not from its arguments.
-pub fn error_advice(error: u32) -> Option<&'static str> {
+pub(super) fn error_advice(error: u32) -> Option<&'static str> {
     use cudarc::driver::sys::CUresult as R;
     let is = |code: R| error == code as u32;
     if is(R::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) {
@@ -50,7 +50,7 @@ pub fn error_advice(error: u32) -> Option<&'static str> {
 }
 
 /// How the language frees device memory.
-pub fn free_advice(language: Language) -> &'static str {
+pub(super) fn free_advice(language: Language) -> &'static str {
     match language {
         Language::Cpp => "every cudaMalloc or cudaMallocManaged needs its cudaFree",
         _ => "cudarc frees a CudaSlice when it is dropped; a raw cuMemAlloc needs its cuMemFree",
@@ -58,7 +58,7 @@ pub fn free_advice(language: Language) -> &'static str {
 }
 
 /// What pageable host memory is in the language, and how to get pinned memory instead.
-pub fn pinned_advice(language: Language) -> (&'static str, &'static str) {
+pub(super) fn pinned_advice(language: Language) -> (&'static str, &'static str) {
     match language {
         Language::Cpp => ("malloc, new or a std::vector", "cudaMallocHost"),
         Language::Python => ("a NumPy array", "cuda.pinned_array"),
@@ -67,7 +67,7 @@ pub fn pinned_advice(language: Language) -> (&'static str, &'static str) {
 }
 
 /// The hostkit call that hands back output `name`.
-pub fn write_call(language: Language, name: &str) -> String {
+pub(super) fn write_call(language: Language, name: &str) -> String {
     match language {
         Language::Cpp => format!("task.write(\"{name}\", ...)"),
         Language::Python => format!("task.write(\"{name}\", ...)"),

@@ -11,10 +11,10 @@ use crate::backend::DevicePtr;
 use std::collections::HashMap;
 
 /// At most this many bytes are kept free: beyond, a freed buffer is really freed.
-pub const KEPT_BYTES: usize = 1 << 30;
+pub(super) const KEPT_BYTES: usize = 1 << 30;
 
 #[derive(Default)]
-pub struct Kept {
+pub(super) struct Kept {
     /// The size of every allocation this process made and has not really freed.
     sizes: HashMap<DevicePtr, usize>,
     /// Freed buffers, by size.
@@ -24,12 +24,12 @@ pub struct Kept {
 
 impl Kept {
     /// Notes a new allocation of `bytes`.
-    pub fn allocated(&mut self, ptr: DevicePtr, bytes: usize) {
+    pub(super) fn allocated(&mut self, ptr: DevicePtr, bytes: usize) {
         self.sizes.insert(ptr, bytes);
     }
 
     /// A freed buffer of exactly `bytes`, if one is kept.
-    pub fn take(&mut self, bytes: usize) -> Option<DevicePtr> {
+    pub(super) fn take(&mut self, bytes: usize) -> Option<DevicePtr> {
         let ptr = self.free.get_mut(&bytes)?.pop()?;
         self.free_bytes -= bytes;
         Some(ptr)
@@ -37,7 +37,7 @@ impl Kept {
 
     /// Keeps a buffer its user has freed; returns it where it must really be freed instead (an
     /// unknown pointer, or too much kept already).
-    pub fn keep(&mut self, ptr: DevicePtr) -> Option<DevicePtr> {
+    pub(super) fn keep(&mut self, ptr: DevicePtr) -> Option<DevicePtr> {
         let Some(&bytes) = self.sizes.get(&ptr) else {
             return Some(ptr);
         };
@@ -52,7 +52,7 @@ impl Kept {
 
     /// Every kept buffer, forgotten here, for the caller to really free (when memory runs out,
     /// or at the end).
-    pub fn drain(&mut self) -> Vec<DevicePtr> {
+    pub(super) fn drain(&mut self) -> Vec<DevicePtr> {
         let ptrs: Vec<DevicePtr> = self.free.drain().flat_map(|(_, ptrs)| ptrs).collect();
         for ptr in &ptrs {
             self.sizes.remove(ptr);

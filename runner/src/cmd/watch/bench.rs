@@ -15,6 +15,8 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+/// `runner watch --bench N`: times the first check and `times` checks after a save, in a process
+/// each and through the worker, on a copy of the exercise's solution.
 pub fn bench(id: Option<String>, times: usize, choice: BackendChoice) -> anyhow::Result<ExitCode> {
     let course = find_course()?;
     let id = id.unwrap_or_else(|| "02".into());

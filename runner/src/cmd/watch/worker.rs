@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// A running worker.
-pub struct Worker {
+pub(super) struct Worker {
     child: Child,
     requests: PipeWriter,
     /// A reader of the request pipe kept here, so that writing to a worker that has died fills
@@ -24,7 +24,7 @@ pub struct Worker {
 }
 
 /// Why a check came back without a reply.
-pub enum Lost {
+pub(super) enum Lost {
     /// The worker ended (it crashed, or was killed) in the middle of the check.
     Ended(String),
     /// The check ran past the limit; the worker was stopped.
@@ -33,7 +33,7 @@ pub enum Lost {
 
 impl Worker {
     /// Starts a worker in `root`; it loads NVRTC and opens the backend while the caller goes on.
-    pub fn start(root: &Path, choice: BackendChoice) -> anyhow::Result<Worker> {
+    pub(super) fn start(root: &Path, choice: BackendChoice) -> anyhow::Result<Worker> {
         let exe = std::env::current_exe().context("cannot find the runner's own program")?;
         let (reader, requests) = std::io::pipe().context("cannot make a pipe for the worker")?;
         let keep_open = reader
@@ -72,13 +72,13 @@ impl Worker {
     }
 
     /// Whether the worker is still running.
-    pub fn alive(&mut self) -> bool {
+    pub(super) fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Asks for a check of `exercise` (of `file` instead of its own file, where given) and waits
     /// for the reply at most `limit`.
-    pub fn check(
+    pub(super) fn check(
         &mut self,
         exercise: &str,
         file: Option<PathBuf>,
@@ -111,7 +111,7 @@ impl Worker {
     }
 
     /// Ends the worker and waits for it.
-    pub fn stop(&mut self) {
+    pub(super) fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -154,7 +154,7 @@ fn pass_on(mut answers: impl BufRead, replies: mpsc::Sender<Reply>) {
 
 /// How long a check may take before the worker is stopped: a backstop only, since the compiler
 /// and the backends stop what runs too long themselves. RUNNER_WATCH_LIMIT_S sets it (tests do).
-pub fn check_limit(exercise: &Exercise) -> Duration {
+pub(super) fn check_limit(exercise: &Exercise) -> Duration {
     if let Some(seconds) = std::env::var("RUNNER_WATCH_LIMIT_S")
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
