@@ -1,8 +1,9 @@
 //! Every rule that decides a verdict, for kernels and whole programs alike, on the GPU and in the
-//! simulator alike: which verdict a diagnostic, a backend error or a GPU's fault code gives, which
-//! of two verdicts wins, the findings of the simulator's diagnostics, and the advice that ends a
-//! failed check, and (in [`conclusion`]) how the stages of a check come to its one verdict. Other
-//! modules gather the facts and call these; none decides a verdict of its own.
+//! simulator alike: which verdict a diagnostic, a backend error, a GPU's fault code or the way a
+//! program stopped gives, which of two verdicts wins, the findings of the simulator's diagnostics,
+//! and the advice that ends a failed check, and (in [`conclusion`]) how the stages of a check come
+//! to its one verdict. Other modules gather the facts and call these; none decides a verdict of
+//! its own.
 
 use super::defined_kernels;
 use crate::backend::BackendError;
@@ -48,6 +49,41 @@ pub fn of_fault(code: u32) -> Option<Verdict> {
     .into_iter()
     .find(|(error, _)| *error as u32 == code)
     .map(|(_, verdict)| verdict)
+}
+
+/// How a whole program's run stopped before its outputs could count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramStop {
+    /// It called a driver function the simulator's driver does not implement.
+    Unsupported,
+    /// A kernel was stopped, with the verdict its diagnostic gives ([`of_diagnostic`]).
+    Kernel(Verdict),
+    /// A kernel was stopped, and no diagnostic says why.
+    KernelStopped,
+    /// It ran past its time or CPU-time limit.
+    OutOfTime,
+    /// It ended on its own terms: a signal, running out of memory, a non-zero exit with no
+    /// failed driver call.
+    Ended,
+    /// It exited after driver calls failed: their CUDA error codes, in order.
+    DriverError(Vec<u32>),
+}
+
+/// The verdict a program's stop gives. A kernel's fault that reached the program only as an
+/// error code (on a GPU, in pass-through) gives the verdict the simulator gives the same bug
+/// (an illegal address is `out_of_bounds`), so a program is judged alike on both.
+pub fn of_program_stop(stop: &ProgramStop) -> Verdict {
+    match stop {
+        ProgramStop::Kernel(verdict) => *verdict,
+        ProgramStop::OutOfTime => Verdict::Hang,
+        ProgramStop::DriverError(codes) => codes
+            .iter()
+            .find_map(|code| of_fault(*code))
+            .unwrap_or(Verdict::Crashed),
+        ProgramStop::Unsupported | ProgramStop::KernelStopped | ProgramStop::Ended => {
+            Verdict::Crashed
+        }
+    }
 }
 
 /// A bug the kernel has whatever its outputs say; among several, the first in this order is
@@ -318,6 +354,19 @@ pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_program_out_of_time_hangs_and_a_driver_error_takes_the_first_fault_it_names() {
+        assert_eq!(of_program_stop(&ProgramStop::OutOfTime), Verdict::Hang);
+        assert_eq!(of_program_stop(&ProgramStop::Ended), Verdict::Crashed);
+        // 1 (invalid value) names no fault; 716 (misaligned address) does.
+        let errors = ProgramStop::DriverError(vec![1, 716, 700]);
+        assert_eq!(of_program_stop(&errors), Verdict::Misaligned);
+        assert_eq!(
+            of_program_stop(&ProgramStop::DriverError(vec![1])),
+            Verdict::Crashed
+        );
+    }
     use contract::Target;
 
     fn report(verdict: Verdict) -> CheckReport {

@@ -6,7 +6,7 @@ use super::execute::{Exit, Run};
 use super::record::{Direction, Launch, Record};
 use super::words;
 use crate::backend::sim::relative_to_current_dir;
-use crate::checker::verdict::{of_diagnostic, sentence};
+use crate::checker::verdict::{of_diagnostic, of_program_stop, sentence, ProgramStop};
 use crate::course::{Exercise, Language};
 use crate::kernel_name::short_name;
 use crate::report::Verdict;
@@ -16,11 +16,17 @@ pub(super) use contract::report::program::CaseResult;
 
 /// What a run failed on before its outputs could count, with the verdict it gives.
 fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
+    let (stop, said) = run_stop(run, python)?;
+    Some((of_program_stop(&stop), said))
+}
+
+/// How a run stopped before its outputs could count, and the words for it.
+fn run_stop(run: &Run, python: bool) -> Option<(ProgramStop, String)> {
     let failures = run.record.as_ref().map(failed_calls).unwrap_or_default();
     let unsupported: Vec<&String> = run.record.iter().flat_map(Record::unsupported).collect();
     if let Some(name) = unsupported.first() {
         return Some((
-            Verdict::Crashed,
+            ProgramStop::Unsupported,
             format!(
                 "the program called {name}, which the simulator's CUDA driver does not implement"
             ),
@@ -32,26 +38,27 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
         .flat_map(|r| &r.launches)
         .find(|l| l.aborted || !l.diagnostics.is_empty())
     {
-        return Some(kernel_failure(launch, python));
+        let (verdict, said) = kernel_failure(launch, python);
+        return Some((ProgramStop::Kernel(verdict), said));
     }
     match run.exit {
         Exit::Code(0) => None,
         Exit::TimedOut => Some((
-            Verdict::Hang,
+            ProgramStop::OutOfTime,
             format!(
                 "the program was still running after {:.0} s and was stopped",
                 run.seconds
             ),
         )),
         Exit::OutOfCpu(seconds) => Some((
-            Verdict::Hang,
+            ProgramStop::OutOfTime,
             format!(
                 "the program used {seconds} s of CPU time without finishing and was stopped: \
                  does a loop never end?"
             ),
         )),
         _ if out_of_memory(&run.output) => Some((
-            Verdict::Crashed,
+            ProgramStop::Ended,
             format!(
                 "the program ran out of memory: a whole program may take {} GiB here; does it \
                  allocate more than its data needs, or in a loop?",
@@ -59,15 +66,15 @@ fn run_failure(run: &Run, python: bool) -> Option<(Verdict, String)> {
             ),
         )),
         Exit::Signal(signal) => Some((
-            Verdict::Crashed,
+            ProgramStop::Ended,
             format!("the program was ended by signal {signal}"),
         )),
         Exit::Code(code) if failures.is_empty() => Some((
-            Verdict::Crashed,
+            ProgramStop::Ended,
             format!("the program stopped with exit code {code}"),
         )),
         Exit::Code(_) => Some((
-            fault_verdict(run).unwrap_or(Verdict::Crashed),
+            ProgramStop::DriverError(failed_codes(run)),
             format!(
                 "the program stopped on an error from the driver: {}{}",
                 failures.join(", "),
@@ -93,14 +100,10 @@ fn refused_launch(run: &Run) -> Option<String> {
     super::refused::first(run.record.as_ref()?)
 }
 
-/// On a GPU (pass-through) a kernel's fault reaches the program only as an error code: the
-/// verdict it gives is the one the simulator gives the same bug (an illegal address is
-/// `out_of_bounds`), so a program is judged alike on both.
-fn fault_verdict(run: &Run) -> Option<Verdict> {
-    let record = run.record.as_ref()?;
-    record
-        .program_failures()
-        .find_map(|f| crate::checker::verdict::of_fault(f.error))
+/// The CUDA error codes of the program's failed calls, in order.
+fn failed_codes(run: &Run) -> Vec<u32> {
+    let failures = run.record.iter().flat_map(|r| r.program_failures());
+    failures.map(|f| f.error).collect()
 }
 
 /// The verdict a launch's diagnostics give, as a kernel exercise's check gives it (a race is
@@ -114,7 +117,10 @@ fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
         .find(|d| d.kind.is_fatal())
         .or(launch.diagnostics.first());
     let Some(diagnostic) = deciding else {
-        return (Verdict::Crashed, format!("kernel {kernel} was stopped"));
+        return (
+            of_program_stop(&ProgramStop::KernelStopped),
+            format!("kernel {kernel} was stopped"),
+        );
     };
     let array = super::params::race_array_words(launch, diagnostic, python);
     // Numba's line information names the script by its absolute path.
