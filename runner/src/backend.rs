@@ -37,7 +37,8 @@ pub enum BackendError {
     /// The module has no kernel of that name.
     #[error("the module has no kernel called `{0}`")]
     MissingKernel(String),
-    /// A GPU's guard zones found a write past a buffer (the simulator reports `Diagnosed`).
+    /// On a GPU: an illegal-address fault, or the guard zones around a buffer found a write past
+    /// it (the simulator reports `Diagnosed` instead).
     #[error("{0}")]
     OutOfBounds(String),
     #[error(
@@ -75,7 +76,8 @@ pub enum BackendError {
     /// The module could not be loaded (the backend's words).
     #[error("{0}")]
     Load(String),
-    /// The device itself failed (no memory, a lost context): the backend's words.
+    /// The device refused an allocation or a copy, or failed itself (no memory, a lost context):
+    /// the backend's words.
     #[error("{0}")]
     Device(String),
 }
