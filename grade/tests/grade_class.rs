@@ -577,6 +577,10 @@ fn the_python_track_pins_for_each_images_python_what_that_python_can_install() {
                 "--dry-run",
                 "--quiet",
                 "--ignore-installed",
+                "--no-deps",
+                "--ignore-requires-python",
+                "--report",
+                "-",
             ])
             .args([
                 "--only-binary=:all:",
@@ -593,7 +597,47 @@ fn the_python_track_pins_for_each_images_python_what_that_python_can_install() {
             "Python {python}: {}",
             String::from_utf8_lossy(&resolved.stderr)
         );
+        let problems = problems_on_python(python, &resolved.stdout);
+        assert!(problems.is_empty(), "Python {python}: {problems}");
     }
+}
+
+/// What is wrong with the packages of a `pip install --report` on Python `python`: a package
+/// that does not support that Python, or a dependency the list lacks (the installer pins with
+/// --no-deps). Empty when nothing is. pip's `--python-version` picks wheels for that Python but
+/// checks `Requires-Python` and evaluates markers such as `python_version < "3.11"` for the
+/// Python it runs on, so both are evaluated here, with pip's own `packaging`, for the image's.
+fn problems_on_python(python: &str, report: &[u8]) -> String {
+    const CHECK: &str = r#"
+import json, sys
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.specifiers import SpecifierSet
+from pip._vendor.packaging.utils import canonicalize_name
+version = sys.argv[1]
+env = {"python_version": version, "python_full_version": version + ".0", "extra": ""}
+installs = json.load(sys.stdin)["install"]
+pinned = {canonicalize_name(i["metadata"]["name"]) for i in installs}
+problems = set()
+for item in installs:
+    meta = item["metadata"]
+    if version + ".0" not in SpecifierSet(meta.get("requires_python") or ""):
+        problems.add(f"{meta['name']} {meta['version']} needs Python {meta['requires_python']}")
+    for line in meta.get("requires_dist") or []:
+        req = Requirement(line)
+        if (req.marker is None or req.marker.evaluate(env)) and canonicalize_name(req.name) not in pinned:
+            problems.add(f"{meta['name']} needs {req.name}, which is not pinned")
+print("; ".join(sorted(problems)))
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", CHECK, python])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), report).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the marker check failed");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]
