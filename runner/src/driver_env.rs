@@ -56,6 +56,7 @@ impl DriverEnv {
             );
             if front.is_some() {
                 variables.push(("SIMNVRTC_REAL", nvrtc.clone().into_os_string()));
+                variables.extend(header_folders(course, &nvrtc));
             }
             if let Some(folder) = nvrtc.parent() {
                 search.push(":");
@@ -142,6 +143,21 @@ fn nvrtc_front(driver: &std::path::Path) -> Option<PathBuf> {
     .into_iter()
     .flatten()
     .find(|p| p.is_file())
+}
+
+/// The CUDA headers that go with `nvrtc` (what kernel exercises compile with), for the course's
+/// NVRTC to add after a program's own include folders: a program that includes `cuda_fp16.h`
+/// finds it as it would beside a toolkit's NVRTC. None where there are none.
+fn header_folders(
+    course: Option<&Course>,
+    nvrtc: &std::path::Path,
+) -> Option<(&'static str, OsString)> {
+    let headers = crate::compile::headers::CudaHeaders::find(
+        nvrtc.to_str()?,
+        course.map(|c| c.root.as_path()),
+    )?;
+    let list = std::env::join_paths(&headers.dirs).ok()?;
+    Some(("SIMNVRTC_INCLUDE", list))
 }
 
 /// The NVRTC the runner itself would use (the course's `.nvrtc/`, `RUNNER_NVRTC`, a toolkit's), as

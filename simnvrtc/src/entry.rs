@@ -1,6 +1,7 @@
 //! The C entry points: all 26 of NVRTC 12.9's, each forwarded to NVIDIA's. Two change what
 //! they pass on: `nvrtcCreateProgram` names a source found in the program's files
-//! ([`crate::placed`]), `nvrtcCompileProgram` adds `-lineinfo` ([`crate::lines`]).
+//! ([`crate::placed`]), `nvrtcCompileProgram` adds `-lineinfo` ([`crate::lines`]) and the
+//! course's CUDA headers ([`crate::headers`]).
 
 #![allow(non_snake_case)]
 
@@ -160,7 +161,8 @@ pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut Program) -> Status {
     status
 }
 
-/// `nvrtcCompileProgram`, with `-lineinfo` added where the options ask for no line information.
+/// `nvrtcCompileProgram`, with the course's CUDA header folders after the program's options, and
+/// `-lineinfo` where they ask for no line information.
 ///
 /// # Safety
 /// As NVIDIA's.
@@ -188,13 +190,20 @@ pub unsafe extern "C" fn nvrtcCompileProgram(
         // SAFETY: each option is a NUL-terminated string.
         .map(|&p| unsafe { CStr::from_ptr(p) })
         .collect();
-    if crate::lines::asks_for_lines(&texts) || texts.len() != given.len() {
+    if texts.len() != given.len() {
         // SAFETY: the program's arguments, unchanged.
         return unsafe { real(prog, num_options, options) };
     }
-    let added = crate::lines::line_option();
+    let mut added = crate::headers::include_options();
+    if !crate::lines::asks_for_lines(&texts) {
+        added.push(crate::lines::line_option());
+    }
+    if added.is_empty() {
+        // SAFETY: the program's arguments, unchanged.
+        return unsafe { real(prog, num_options, options) };
+    }
     let mut all = given;
-    all.push(added.as_ptr());
+    all.extend(added.iter().map(|option| option.as_ptr()));
     let Ok(n) = c_int::try_from(all.len()) else {
         // SAFETY: as above.
         return unsafe { real(prog, num_options, options) };

@@ -1,10 +1,12 @@
 //! The course's NVRTC: `libsimnvrtc.so`, which the runner puts on a program's library path as
 //! `libnvrtc.so`, in front of NVIDIA's (`SIMNVRTC_REAL`, an absolute path). Every entry point
 //! forwards to NVIDIA's, with two changes that give a program's kernels the source lines a
-//! kernel exercise's have, without the student asking:
+//! kernel exercise's have, without the student asking, and one that gives them the CUDA headers
+//! a kernel exercise's have:
 //!
 //! | module | owns |
 //! | --- | --- |
+//! | `headers` | the course's CUDA header folders (`SIMNVRTC_INCLUDE`) added after a compile's own options |
 //! | `lines` | `-lineinfo` added to a compile that asks for no line information |
 //! | `placed` | a source found in one of the program's files (`SIMNVRTC_SOURCES`) named by that file and line (`#line`) |
 //! | `real` | NVIDIA's library, loaded once, and its entry points by name |
@@ -18,6 +20,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod entry;
+pub mod headers;
 pub mod lines;
 pub mod placed;
 mod real;
