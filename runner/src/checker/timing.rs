@@ -13,6 +13,19 @@ use std::time::Duration;
 /// Timed launches per kernel on a GPU; the median is reported.
 const TIMED_REPEATS: usize = 20;
 
+/// How far past its time target a kernel may be and still be timed again: a ratio of up to
+/// `limit * NEAR_MISS` to the reference's time.
+const NEAR_MISS: f64 = 1.2;
+
+/// Rounds of timing the kernel, then the reference, after a near miss.
+const CONFIRM_ROUNDS: usize = 3;
+
+/// Whether `kernel` misses the target of `limit` times `reference` by no more than [`NEAR_MISS`].
+fn near_miss(kernel: Duration, reference: Duration, limit: f64) -> bool {
+    let ratio = kernel.as_secs_f64() / reference.as_secs_f64().max(f64::MIN_POSITIVE);
+    ratio > limit && ratio <= limit * NEAR_MISS
+}
+
 /// Host-side times of the run that verified the timing case.
 pub(super) struct Measured {
     pub cpu_reference: Duration,
@@ -41,6 +54,8 @@ impl Checker<'_> {
         };
         trace::mark("kernel timed");
         let reference = self.reference_time(exercise, &launch, time_limit)?;
+        let (kernel, reference) =
+            self.confirm_near_miss(module, exercise, &launch, time_limit, kernel, reference)?;
         let gb_s = |t: Duration| case.bytes_moved as f64 / t.as_secs_f64() / 1e9;
         let gflop_s =
             |t: Duration| (case.flops > 0).then(|| case.flops as f64 / t.as_secs_f64() / 1e9);
@@ -57,6 +72,50 @@ impl Checker<'_> {
             host_to_device_ms: ms(measured.copy_in),
             device_to_host_ms: ms(measured.copy_out),
         }))
+    }
+
+    /// Where the kernel misses its time target by a little (within [`NEAR_MISS`] of it), the
+    /// kernel and the reference solution are timed again, in turn, [`CONFIRM_ROUNDS`] times, and
+    /// each keeps its fastest median. A GPU's clocks and its other work move a median by several
+    /// per cent from one measurement to the next, so one measurement near the line passed a cell
+    /// in one grading and failed it in the next (760-767 of the same 960 cells passed on an H200);
+    /// in turn, both meet the same conditions. A clear pass or a clear miss is not re-timed.
+    fn confirm_near_miss(
+        &mut self,
+        module: ModuleId,
+        exercise: &Exercise,
+        launch: &KernelLaunch,
+        time_limit: Duration,
+        kernel: Duration,
+        reference: Option<Duration>,
+    ) -> anyhow::Result<(Duration, Option<Duration>)> {
+        let (Some(limit), Some(first_reference)) =
+            (exercise.targets.max_time_vs_reference, reference)
+        else {
+            return Ok((kernel, reference));
+        };
+        if !near_miss(kernel, first_reference, limit) {
+            return Ok((kernel, reference));
+        }
+        let Some(reference_module) = self.reference_module(exercise) else {
+            return Ok((kernel, reference));
+        };
+        let (mut best_kernel, mut best_reference) = (kernel, first_reference);
+        for _ in 0..CONFIRM_ROUNDS {
+            if let Some(t) = self.backend.time(module, launch, TIMED_REPEATS)? {
+                best_kernel = best_kernel.min(t);
+            }
+            let again = if exercise.declared.is_empty() {
+                self.backend.time(reference_module, launch, TIMED_REPEATS)?
+            } else {
+                self.time_with_own_launch(reference_module, exercise, time_limit)?
+            };
+            if let Some(t) = again {
+                best_reference = best_reference.min(t);
+            }
+        }
+        trace::mark("near miss of the time target timed again");
+        Ok((best_kernel, Some(best_reference)))
     }
 
     /// The reference solution's time on the timing case: measured once per text of the solution
@@ -160,4 +219,21 @@ impl Checker<'_> {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_miss_by_a_little_is_timed_again() {
+        let ms = Duration::from_millis;
+        // Target 1.3x the reference's 100 ms: 130 ms meets it, up to 156 ms is near.
+        assert!(!near_miss(ms(120), ms(100), 1.3));
+        assert!(!near_miss(ms(130), ms(100), 1.3));
+        assert!(near_miss(ms(131), ms(100), 1.3));
+        assert!(near_miss(ms(156), ms(100), 1.3));
+        assert!(!near_miss(ms(157), ms(100), 1.3));
+        assert!(!near_miss(ms(1000), ms(100), 1.3));
+    }
 }
