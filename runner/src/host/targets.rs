@@ -143,13 +143,32 @@ fn load_sectors_target(max: u64, entries: &[String], last: Option<&Record>) -> O
             |c| format!("{c} sectors"),
         )
     };
-    Some(target(
+    let mut result = target(
         LOAD_SECTORS_TARGET,
         wanted,
         (format!("{got}{line}"), Some(got as f64)),
         got <= max,
-    ))
+    );
+    if scattered_loads(&figures.lines) {
+        result.explanation = SCATTERED_LOADS_WHY.into();
+    }
+    Some(result)
 }
+
+/// Whether the line that loads the most sectors takes more than half a warp's worth per request
+/// (a coalesced warp needs 4 of 4-byte and 8 of 8-byte elements, a scattered one 32): too many
+/// sectors then come from loads spread over memory, not from loads repeated.
+fn scattered_loads(lines: &[sim::LineFigures]) -> bool {
+    lines
+        .iter()
+        .max_by_key(|l| l.figures.global_load_sectors)
+        .is_some_and(|l| l.figures.load_sectors_per_request() > 16.0)
+}
+
+const SCATTERED_LOADS_WHY: &str =
+    "a warp whose threads read addresses far apart, a sector each: in a[row, col] the last \
+     index is the one whose neighbours sit side by side, so give it to neighbouring threads \
+     (col from cuda.grid's x, threadIdx.x) and size the grid's x from the columns";
 
 /// The simulator's figures of the launches of `entries`' kernels, added up, and per source line.
 pub(super) struct KernelFigures {
@@ -462,6 +481,21 @@ mod tests {
         assert!(skipped.met && skipped.got.starts_with("skipped"));
         assert_eq!(skipped.actual, None, "a figure not measured has no number");
         assert!(load_sectors_target(40, &entries, None).is_none());
+    }
+
+    #[test]
+    fn load_sectors_spread_a_sector_a_thread_are_named_as_scattered_not_reloaded() {
+        let scattered = sim::Figures {
+            global_load_requests: 10,
+            global_load_sectors: 320,
+            ..Default::default()
+        };
+        let entries = ["smooth".to_string()];
+        let run = record(vec![launch("smooth", Some(scattered))]);
+        let missed = load_sectors_target(100, &entries, Some(&run)).unwrap();
+        assert!(!missed.met);
+        assert!(missed.explanation.contains("far apart"), "{missed:?}");
+        assert!(!missed.explanation.contains("cuda.const"), "{missed:?}");
     }
 
     #[test]
