@@ -1,0 +1,54 @@
+// Hits summed in shared memory per block, then one atomicAdd per block.
+struct Pcg32 {
+    unsigned long long state;
+    unsigned long long increment;
+};
+
+__device__ unsigned int pcg32_next(Pcg32* rng)
+{
+    unsigned long long old = rng->state;
+    rng->state = old * 6364136223846793005ULL + rng->increment;
+    unsigned int xorshifted = (unsigned int)(((old >> 18) ^ old) >> 27);
+    unsigned int rotation = (unsigned int)(old >> 59);
+    return (xorshifted >> rotation) | (xorshifted << ((32 - rotation) & 31));
+}
+
+__device__ Pcg32 pcg32_init(unsigned long long seed, unsigned long long stream)
+{
+    Pcg32 rng;
+    rng.state = 0;
+    rng.increment = (stream << 1) | 1;
+    pcg32_next(&rng);
+    rng.state += seed;
+    pcg32_next(&rng);
+    return rng;
+}
+
+__device__ float uniform_coordinate(Pcg32* rng)
+{
+    unsigned int cell = pcg32_next(rng) >> 21;
+    return (2 * cell + 1) * (1.0f / 4096.0f);
+}
+
+extern "C" __global__ void estimate_pi(unsigned int* hits, unsigned int* total_hits,
+                                       unsigned long long seed, int samples_per_thread,
+                                       int threads)
+{
+    __shared__ unsigned int block_hits;
+    if (threadIdx.x == 0) block_hits = 0;
+    __syncthreads();
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < threads) {
+        Pcg32 rng = pcg32_init(seed, t);
+        unsigned int count = 0;
+        for (int s = 0; s < samples_per_thread; s++) {
+            float x = uniform_coordinate(&rng);
+            float y = uniform_coordinate(&rng);
+            if (x * x + y * y < 1.0f) count++;
+        }
+        hits[t] = count;
+        atomicAdd(&block_hits, count);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(total_hits, block_hits);
+}
