@@ -6,6 +6,12 @@ of the student's own file, as they do for a CUDA C kernel. ``lineinfo`` adds lin
 PTX and leaves the code as it was; a kernel that asks for ``debug=True`` keeps it (the two
 exclude each other). Numba is patched as it is imported, so a program that never imports it pays
 nothing.
+
+cuda.core's Linker, on the driver's cuLink* (its only linker where nvJitLink is not installed, as
+in the course's environment, which Numba uses for every kernel it loads), hands the driver two
+log buffers of 4 MiB per link and decodes and strips both whole afterwards: 0.2-0.26 s a link,
+more than the simulator spends on a small kernel and a fifth of a Python check. The buffers are
+64 KiB here, far more than any log the course's driver writes (and a GPU's for one module).
 """
 
 import functools
@@ -15,6 +21,10 @@ import sys
 
 # The module that defines `numba.cuda.jit`, under either name numba-cuda installs it.
 _DECORATORS = ("numba.cuda.decorators", "numba_cuda.numba.cuda.decorators")
+# The module that defines cuda.core's LinkerOptions, in its current and its earlier place.
+_LINKERS = ("cuda.core._linker", "cuda.core.experimental._linker")
+# The size of each log buffer a link through the driver's cuLink* is given.
+LINK_LOG_BYTES = 64 << 10
 
 
 def _with_line_info(jit):
@@ -27,37 +37,74 @@ def _with_line_info(jit):
     return jit_with_line_info
 
 
-class _LineInfoFinder(importlib.abc.MetaPathFinder):
-    """Finds the decorators module as the other finders do, then patches `jit` once it has run
-    (before `numba.cuda` binds it as `cuda.jit`)."""
+def _with_small_link_logs(prepare):
+    """LinkerOptions._prepare_driver_options with each log buffer LINK_LOG_BYTES long; the options
+    are matched by name, so a cuda.core that lays them out otherwise keeps its own."""
+
+    @functools.wraps(prepare)
+    def prepare_with_small_logs(self):
+        values, keys = prepare(self)
+        for place, key in enumerate(keys):
+            name = getattr(key, "name", "")
+            if name in ("CU_JIT_INFO_LOG_BUFFER", "CU_JIT_ERROR_LOG_BUFFER"):
+                values[place] = bytearray(LINK_LOG_BYTES)
+            elif name.endswith("_LOG_BUFFER_SIZE_BYTES"):
+                values[place] = LINK_LOG_BYTES
+        return values, keys
+
+    return prepare_with_small_logs
+
+
+def _patch_decorators(module):
+    if hasattr(module, "jit"):
+        module.jit = _with_line_info(module.jit)
+
+
+def _patch_linker(module):
+    options = getattr(module, "LinkerOptions", None)
+    if hasattr(options, "_prepare_driver_options"):
+        options._prepare_driver_options = _with_small_link_logs(options._prepare_driver_options)
+
+
+# What to do to each module once it has run, by name.
+_PATCHES = {
+    **{name: _patch_decorators for name in _DECORATORS},
+    **{name: _patch_linker for name in _LINKERS},
+}
+
+
+class _PatchingFinder(importlib.abc.MetaPathFinder):
+    """Finds a module of _PATCHES as the other finders do, then patches it once it has run
+    (Numba's decorators before `numba.cuda` binds `jit` as `cuda.jit`)."""
 
     def find_spec(self, name, path, target=None):
-        if name not in _DECORATORS:
+        patch = _PATCHES.get(name)
+        if patch is None:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None and spec.loader is not None:
-                spec.loader = _PatchingLoader(spec.loader)
+                spec.loader = _PatchingLoader(spec.loader, patch)
                 return spec
         return None
 
 
 class _PatchingLoader(importlib.abc.Loader):
-    def __init__(self, loader):
+    def __init__(self, loader, patch):
         self._loader = loader
+        self._patch = patch
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        if hasattr(module, "jit"):
-            module.jit = _with_line_info(module.jit)
+        self._patch(module)
 
 
-sys.meta_path.insert(0, _LineInfoFinder())
+sys.meta_path.insert(0, _PatchingFinder())
 
 
 # What a program that stops on an exception leaves at the end of its output, which is what a
