@@ -7,7 +7,7 @@
 //! that thread's calls with `CUDA_ERROR_CONTEXT_IS_DESTROYED`.
 
 use crate::state::{call, handle, index, put, Driver, Result};
-use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUresult};
+use cudarc::driver::sys::{cudaError_enum as E, CUcontext, CUctxCreateParams, CUresult};
 use std::ffi::{c_int, c_uint};
 
 fn context_index(d: &Driver, ctx: CUcontext) -> Result<usize> {
@@ -99,15 +99,50 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
 ) -> CUresult {
     pass_through!(cuCtxCreate_v2(pctx, flags, dev));
     call("cuCtxCreate_v2", |d| {
-        if dev != 0 {
-            return Err(E::CUDA_ERROR_INVALID_DEVICE);
-        }
-        d.contexts.push(true);
-        let i = d.contexts.len() - 1;
-        d.context_stack(|s| s.push(i));
         // SAFETY: the caller's contract.
-        unsafe { put(pctx, handle(i)) }
+        unsafe { create(d, pctx, dev) }
     })
+}
+
+/// `cuCtxCreate` as CUDA 13's cuda.h names it (`#define cuCtxCreate cuCtxCreate_v4`): a program
+/// built against it links this name. Parameters that ask for execution affinity or a CIG context
+/// (shared with a graphics API) are refused; none (null, or empty) is a plain context.
+///
+/// # Safety
+/// `pctx` is null or valid for a write; `params` is null or points to a `CUctxCreateParams`.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxCreate_v4(
+    pctx: *mut CUcontext,
+    params: *mut CUctxCreateParams,
+    flags: c_uint,
+    dev: c_int,
+) -> CUresult {
+    pass_through!(cuCtxCreate_v4(pctx, params, flags, dev));
+    call("cuCtxCreate_v4", |d| {
+        // SAFETY: the caller's contract.
+        if let Some(p) = unsafe { params.as_ref() } {
+            if p.numExecAffinityParams > 0 || !p.cigParams.is_null() {
+                return Err(E::CUDA_ERROR_NOT_SUPPORTED);
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { create(d, pctx, dev) }
+    })
+}
+
+/// A new context on device `dev`, pushed on the calling thread's stack and written to `pctx`.
+///
+/// # Safety
+/// `pctx` is null or valid for a write.
+unsafe fn create(d: &mut Driver, pctx: *mut CUcontext, dev: c_int) -> Result<()> {
+    if dev != 0 {
+        return Err(E::CUDA_ERROR_INVALID_DEVICE);
+    }
+    d.contexts.push(true);
+    let i = d.contexts.len() - 1;
+    d.context_stack(|s| s.push(i));
+    // SAFETY: the caller's contract.
+    unsafe { put(pctx, handle(i)) }
 }
 
 #[no_mangle]

@@ -10,6 +10,14 @@ use std::ffi::{c_char, c_void};
 
 type Ptr = *mut c_void;
 
+/// `CUctxCreateParams`: execution affinity and CIG (a context shared with a graphics API).
+#[repr(C)]
+struct CtxCreateParams {
+    exec_affinity_params: Ptr,
+    num_exec_affinity_params: i32,
+    cig_params: Ptr,
+}
+
 /// The entry points these tests call, each with its driver API signature, from one fresh copy of
 /// the library.
 macro_rules! api {
@@ -36,6 +44,7 @@ api! {
     cuCtxSetCurrent: fn(Ptr);
     cuCtxGetCurrent: fn(*mut Ptr);
     cuCtxCreate_v2: fn(*mut Ptr, u32, i32);
+    cuCtxCreate_v4: fn(*mut Ptr, *mut CtxCreateParams, u32, i32);
     cuCtxDestroy_v2: fn(Ptr);
     cuCtxPushCurrent_v2: fn(Ptr);
     cuCtxPopCurrent_v2: fn(*mut Ptr);
@@ -262,6 +271,46 @@ fn contexts_form_a_stack_and_destroying_the_current_one_brings_back_the_one_befo
         assert_eq!((api.cuCtxPushCurrent_v2)(second), E::CUDA_SUCCESS);
         assert_eq!((api.cuCtxDestroy_v2)(first), E::CUDA_SUCCESS);
         assert_eq!((api.cuCtxPopCurrent_v2)(&mut popped), E::CUDA_SUCCESS);
+        assert_eq!(api.current(), primary);
+    }
+}
+
+#[test]
+fn cuda_13s_cu_ctx_create_makes_a_context_and_refuses_affinity_it_cannot_give() {
+    // CUDA 13's cuda.h defines cuCtxCreate as cuCtxCreate_v4: every program built against it
+    // (cuda-samples' driver-API samples) links that name.
+    let (api, primary) = Api::with_context();
+    let mut ctx = std::ptr::null_mut();
+    let mut affinity = 0u64;
+    // SAFETY: driver API calls with valid pointers.
+    unsafe {
+        let mut none = CtxCreateParams {
+            exec_affinity_params: std::ptr::null_mut(),
+            num_exec_affinity_params: 0,
+            cig_params: std::ptr::null_mut(),
+        };
+        for params in [std::ptr::null_mut(), &mut none as *mut CtxCreateParams] {
+            assert_eq!(
+                (api.cuCtxCreate_v4)(&mut ctx, params, 0, 0),
+                E::CUDA_SUCCESS
+            );
+            assert!(!ctx.is_null() && ctx != primary);
+            assert_eq!(api.current(), ctx, "the new context is current");
+            assert_eq!((api.cuCtxDestroy_v2)(ctx), E::CUDA_SUCCESS);
+        }
+        assert_eq!(
+            (api.cuCtxCreate_v4)(&mut ctx, std::ptr::null_mut(), 0, 1),
+            E::CUDA_ERROR_INVALID_DEVICE
+        );
+        let mut some = CtxCreateParams {
+            exec_affinity_params: (&mut affinity as *mut u64).cast(),
+            num_exec_affinity_params: 1,
+            cig_params: std::ptr::null_mut(),
+        };
+        assert_eq!(
+            (api.cuCtxCreate_v4)(&mut ctx, &mut some, 0, 0),
+            E::CUDA_ERROR_NOT_SUPPORTED
+        );
         assert_eq!(api.current(), primary);
     }
 }
