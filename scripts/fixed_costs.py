@@ -1,6 +1,6 @@
 """What a program pays the CUDA driver apart from its kernels' work, for scripts/bench-fixed-costs:
-many launches of a tiny kernel (through the driver API directly, and through Numba) and many
-loads of one module. Run it under `runner run`; it prints one `BENCH {json}` line per figure.
+many launches of a tiny kernel (through the driver API directly, and through Numba), many
+loads of one module and links of it through cuda.core (as Numba links each kernel). Run it under `runner run`; it prints one `BENCH {json}` line per figure.
 
 Usage: python scripts/fixed_costs.py [LAUNCHES [LOADS]]   (defaults 1000 and 100)
 """
@@ -104,6 +104,20 @@ def numba_launches(n=256):
     return cuda, index
 
 
+def links(ptx):
+    """Links of one module through cuda.core's Linker on the driver's cuLink*, as Numba links
+    every kernel it loads (the log buffers are the course's site's where it is on PYTHONPATH)."""
+    from cuda.core import Device, Linker, LinkerOptions, ObjectCode
+
+    Device().set_current()
+    code = ObjectCode.from_ptx(ptx)
+    count = max(1, LOADS // 10)
+    began = time.perf_counter()
+    for _ in range(count):
+        Linker(code, options=LinkerOptions(arch="sm_90")).link("cubin")
+    bench("link (cuda.core's Linker, once per Numba kernel)", count, time.perf_counter() - began)
+
+
 def numba_module_loads(cuda, index):
     """Loads of a module as Numba writes one (its PTX for `index`, with line info)."""
     ptx, _ = cuda.compile_ptx(index.py_func, "void(int32[:])", lineinfo=True)
@@ -126,6 +140,7 @@ def main():
     module_loads(TINY)
     cuda, index = numba_launches()
     numba_module_loads(cuda, index)
+    links(TINY)
 
 
 main()
