@@ -45,12 +45,15 @@ fn a_host_program_runs_on_the_simulators_driver_and_its_copies_and_launch_are_su
     ] {
         assert!(run.stdout.contains(part), "{part}: {}", run.stdout);
     }
+    // Standard output is the record alone; the program's own output goes to standard error.
     let json = course.run(&["run", "--json", "--", &example, &ptx()]);
-    let start = json
-        .stdout
-        .find("{\n")
-        .expect("the record after the program's output");
-    let record: serde_json::Value = serde_json::from_str(&json.stdout[start..]).unwrap();
+    let record: serde_json::Value = serde_json::from_str(&json.stdout)
+        .unwrap_or_else(|e| panic!("--json's output is not JSON alone ({e}):\n{}", json.stdout));
+    assert!(
+        json.stderr.contains("0 of 1000 elements wrong"),
+        "the program's output: {}",
+        json.stderr
+    );
     assert_eq!(record["launches"][0]["kernel"], "vector_add");
     assert_eq!(record["leaked_bytes"], 0);
 }

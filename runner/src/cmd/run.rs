@@ -67,6 +67,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // does not fault on a GPU: a whole program runs on past it, with a warning naming the line,
     // where the course's checks (the driver's default policy) stop the kernel.
     command.env("SIMCUDA_FAULT_POLICY", "run");
+    if args.json {
+        // Standard output carries the record alone, so that it parses as JSON: what the program
+        // prints goes to standard error, still on the terminal.
+        command.stdout(std::io::stderr());
+    }
     let status = command
         .status()
         .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
