@@ -74,6 +74,11 @@ pub struct Technique {
     /// program, as Python's parser reads its source (Python exercises).
     #[serde(default)]
     pub kernel_calls_device_function: bool,
+    /// The exercise's kernels hold a for or while loop over elements (themselves or in a device
+    /// function they call), as Python's parser reads the source (Python exercises): a grid-stride
+    /// exercise's fixed grid needs one.
+    #[serde(default)]
+    pub kernel_loops: bool,
 }
 
 impl Exercise {

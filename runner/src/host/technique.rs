@@ -21,10 +21,14 @@ pub(super) fn targets(
     program: Option<(&Path, &Path)>,
 ) -> anyhow::Result<Vec<Target>> {
     let mut results = figure_targets(technique, entries, last);
-    if technique.kernel_calls_device_function {
-        if let Some((python, program)) = program {
+    if let Some((python, program)) = program {
+        if technique.kernel_calls_device_function {
             let called = device_functions_called(python, program, entries)?;
             results.push(device_function_target(&called));
+        }
+        if technique.kernel_loops {
+            let loops = read_program(python, KERNEL_LOOPS_PY, program, entries, "its loops")?;
+            results.push(kernel_loops_target(&loops));
         }
     }
     Ok(results)
@@ -119,24 +123,38 @@ fn device_functions_called(
     program: &Path,
     entries: &[String],
 ) -> anyhow::Result<DeviceCalls> {
+    read_program(
+        python,
+        DEVICE_CALLS_PY,
+        program,
+        entries,
+        "its device functions",
+    )
+}
+
+/// Runs `script` with `python` on `program` and the kernels `entries`, and reads the JSON it
+/// prints; `what` names what it looks for, in the messages.
+fn read_program<T: serde::de::DeserializeOwned>(
+    python: &Path,
+    script: &str,
+    program: &Path,
+    entries: &[String],
+    what: &str,
+) -> anyhow::Result<T> {
     let output = Command::new(python)
-        .args(["-c", DEVICE_CALLS_PY])
+        .args(["-c", script])
         .arg(program)
         .args(entries)
         .output()
         .with_context(|| format!("cannot run {}", python.display()))?;
     anyhow::ensure!(
         output.status.success(),
-        "reading {} for its device functions failed: {}",
+        "reading {} for {what} failed: {}",
         program.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "reading {} for its device functions gave no answer",
-            program.display()
-        )
-    })
+    serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("reading {} for {what} gave no answer", program.display()))
 }
 
 const DEVICE_CALLS_PY: &str = include_str!("technique/device_calls.py");
@@ -174,6 +192,37 @@ fn device_function_target(called: &DeviceCalls) -> Target {
     }
 }
 
+const KERNEL_LOOPS_PY: &str = include_str!("technique/kernel_loops.py");
+
+/// Whether each kernel of the exercise loops (kernel_loops.py); none for one not defined.
+type KernelLoops = BTreeMap<String, Option<bool>>;
+
+/// Met where every kernel the program defines loops over elements; a kernel the program does
+/// not define is another finding's (`never launched`), not this one's.
+fn kernel_loops_target(loops: &KernelLoops) -> Target {
+    let without: Vec<&str> = loops
+        .iter()
+        .filter(|(_, l)| **l == Some(false))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let got = if without.is_empty() {
+        "yes".to_string()
+    } else {
+        format!("no: {} holds no for or while loop", without.join(", "))
+    };
+    Target {
+        name: LOOPS_TARGET.into(),
+        wanted: "yes".into(),
+        got,
+        limit: 1.0,
+        actual: Some(if without.is_empty() { 1.0 } else { 0.0 }),
+        met: without.is_empty(),
+        decides: true,
+        explanation: explain_missed(LOOPS_TARGET).into(),
+    }
+}
+
+const LOOPS_TARGET: &str = "a loop in the kernel over the elements (grid-stride)";
 const ATOMICS_TARGET: &str = "global atomics per block (simulator)";
 const REQUESTS_TARGET: &str = "memory requests of the kernels, largest case (simulator)";
 const DEVICE_CALLS_TARGET: &str = "device functions the kernel calls";
@@ -188,6 +237,10 @@ fn explain_missed(name: &str) -> &'static str {
         "a loop in which one thread walks the elements one after another, a warp instruction for \
          each with the warp's other lanes idle: let every thread of the block take part in each \
          step (a scan in log2(BLOCK) steps, each thread adding the value `offset` places before)"
+    } else if name == LOOPS_TARGET {
+        "one thread for each element, the grid sized to the array: the exercise's grid is fixed, \
+         so each thread loops, from cuda.grid(1) to the end in steps of cuda.gridsize(1) \
+         (range(start, n, stride)), whatever the array's size"
     } else {
         "the kernel does the work itself: the exercise is to write it as device functions, \
          @cuda.jit(device=True), and call them from the kernel (a function defined but never \
@@ -321,5 +374,54 @@ def kernel(x):
         // A plain function, without device=True, is not a device function either.
         let plain = CALLED.replace("@cuda.jit(device=True)", "");
         assert!(!device_function_target(&read(&plain, &["kernel"])).met);
+    }
+
+    fn loops(source: &str, entries: &[&str]) -> KernelLoops {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("program.py");
+        std::fs::write(&program, source).unwrap();
+        let entries: Vec<String> = entries.iter().map(|e| e.to_string()).collect();
+        let python = Path::new("python3");
+        read_program(python, KERNEL_LOOPS_PY, &program, &entries, "loops").unwrap()
+    }
+
+    #[test]
+    fn a_kernel_without_a_loop_misses_the_loop_target_and_one_with_a_loop_meets_it() {
+        let striding = "
+from numba import cuda
+
+@cuda.jit
+def kernel(x):
+    # for i in a comment does not count
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        x[i] = 0
+";
+        let found = loops(striding, &["kernel", "missing"]);
+        assert_eq!(found["kernel"], Some(true));
+        assert_eq!(found["missing"], None);
+        assert!(kernel_loops_target(&found).met);
+        let once = striding.replace(
+            "for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):",
+            "i = cuda.grid(1)\n    if i < x.size:",
+        );
+        let result = kernel_loops_target(&loops(&once, &["kernel"]));
+        assert!(!result.met, "{result:?}");
+        assert_eq!(result.got, "no: kernel holds no for or while loop");
+        // A loop in a device function the kernel calls is the kernel's loop.
+        let helper = "
+from numba import cuda
+
+@cuda.jit(device=True)
+def fill(x):
+    i = cuda.grid(1)
+    while i < x.size:
+        x[i] = 0
+        i += cuda.gridsize(1)
+
+@cuda.jit
+def kernel(x):
+    fill(x)
+";
+        assert!(kernel_loops_target(&loops(helper, &["kernel"])).met);
     }
 }
