@@ -331,7 +331,8 @@ fn explain_missed(name: &str) -> &'static str {
     } else if name == CONFLICTS_TARGET {
         "a warp reading down a column of a shared array whose rows are a multiple of 32 words \
          long, so the whole column is in one bank: pad each row by one element \
-         (`__shared__ float tile[TILE][TILE + 1]`; in Numba a (TILE, TILE + 1) shape)"
+         (`__shared__ float tile[TILE][TILE + 1]`; in Numba a (TILE, PADDED) shape with \
+         PADDED = TILE + 1 at module level: Numba takes a constant there, not an expression)"
     } else if name == LOAD_SECTORS_TARGET {
         "the same input elements read again from global memory: load each once and keep it on \
          the chip, in a shared tile with its halo, a cuda.local array of the thread's own, or \
