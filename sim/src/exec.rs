@@ -10,6 +10,7 @@ pub(crate) mod clock;
 mod collective;
 pub(crate) mod float;
 mod floats;
+pub(crate) mod grid;
 pub(crate) mod halves;
 pub(crate) mod heap;
 mod integer;

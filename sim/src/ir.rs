@@ -318,6 +318,9 @@ pub(crate) enum BarKind {
     RedPopc,
     RedAnd,
     RedOr,
+    /// A barrier of every thread of the grid (the device runtime's `cudaCGSynchronize`, what
+    /// `grid.sync()` calls): the block waits there until every block of the launch has arrived.
+    Grid,
 }
 
 #[derive(Clone, Debug)]

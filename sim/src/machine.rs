@@ -5,6 +5,7 @@ use crate::analyse::provenance::thread::ThreadTrace;
 use crate::analyse::provenance::{ElementStores, Watch, WatchCx, Watched};
 use crate::error::SimError;
 use crate::exec::block::{LaunchCx, Worker, WorkerOut};
+use crate::exec::grid::GridBarrier;
 use crate::exec::heap::{DeviceHeap, HEAP_BYTES};
 use crate::instructions::{Class, InstructionCounts};
 use crate::ir::{ConstVal, Op, Program};
@@ -13,7 +14,9 @@ use crate::memory::GlobalMemory;
 use crate::model::issue::PipeCycles;
 use crate::model::GpuModel;
 use crate::module::Module;
-use crate::report::{Figures, KernelShape, Launch, LaunchReport, LineFigures, Traffic};
+use crate::report::{
+    DiagKey, Diagnostic, Figures, KernelShape, Launch, LaunchReport, LineFigures, Traffic,
+};
 use crate::source::SourceLocation;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -254,6 +257,7 @@ impl Machine {
             watch: watching.as_ref(),
             heap: self.heap.as_ref(),
             past_the_end: launch.limits.past_the_end,
+            grid_barrier: GridBarrier::of(prog),
         };
         let has_printf = prog.code.iter().any(|i| matches!(i.op, Op::Printf { .. }));
         // Blocks at once whose threads could fill all their local memory within the bound.
@@ -273,32 +277,21 @@ impl Machine {
         .min(total_blocks.min(usize::MAX as u64) as usize)
         .min(local_workers)
         .max(1);
-        let mut outs: Vec<WorkerOut> = if workers == 1 {
-            let mut w = Worker::new(&l);
-            w.run(&l);
-            vec![w.out]
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|_| {
-                        s.spawn(|| {
-                            let mut w = Worker::new(&l);
-                            w.run(&l);
-                            w.out
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a simulator worker thread panicked"))
-                    .collect()
-            })
-        };
-        let ranges = outs
-            .iter_mut()
-            .flat_map(|o| std::mem::take(&mut o.global.ranges))
-            .collect();
-        let races = crate::analyse::global::cross_block(&l.view(), ranges);
+        let mut outs = run_workers(&l, workers);
+        let mut races = cross_block_races(&l, &mut outs);
+        // Blocks parked at a grid barrier go on once every block has reached it or ended.
+        while let Some(grid) = l.grid_barrier.as_ref().filter(|g| g.waiting() > 0) {
+            if l.fatal_block.load(Ordering::Relaxed) != u64::MAX {
+                break;
+            }
+            if let Err(stuck) = grid.release(&l) {
+                outs[0].fatal = Some(stuck);
+                break;
+            }
+            let mut more = run_workers(&l, workers);
+            races.extend(cross_block_races(&l, &mut more));
+            outs.extend(more);
+        }
         if let Some(first) = outs.first_mut() {
             first.diags.extend(races);
         }
@@ -353,6 +346,39 @@ impl Machine {
             },
         ))
     }
+}
+
+/// Runs blocks from the launch's queues on `workers` CPU threads until none are left.
+fn run_workers(l: &LaunchCx, workers: usize) -> Vec<WorkerOut> {
+    if workers == 1 {
+        let mut w = Worker::new(l);
+        w.run(l);
+        return vec![w.out];
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut w = Worker::new(l);
+                    w.run(l);
+                    w.out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a simulator worker thread panicked"))
+            .collect()
+    })
+}
+
+/// Overlaps between blocks' global accesses of what `outs` ran (the ranges they kept are taken).
+fn cross_block_races(l: &LaunchCx, outs: &mut [WorkerOut]) -> Vec<(u64, DiagKey, Diagnostic)> {
+    let ranges = outs
+        .iter_mut()
+        .flat_map(|o| std::mem::take(&mut o.global.ranges))
+        .collect();
+    crate::analyse::global::cross_block(&l.view(), ranges)
 }
 
 fn param_buffer(prog: &Program, launch: &Launch) -> Result<Vec<u8>, SimError> {

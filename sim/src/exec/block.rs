@@ -63,6 +63,8 @@ pub(crate) struct LaunchCx<'a> {
     pub heap: Option<&'a crate::exec::heap::DeviceHeap>,
     /// What an access past an allocation's end inside its granule does (`Limits::past_the_end`).
     pub past_the_end: crate::report::PastTheEnd,
+    /// The grid barrier, where the kernel calls `grid.sync()`.
+    pub grid_barrier: Option<super::grid::GridBarrier>,
 }
 
 impl LaunchCx<'_> {
@@ -353,17 +355,28 @@ impl Worker {
         }
     }
 
-    /// Runs blocks taken from the launch's queue until none are left.
+    /// Runs blocks taken from the launch's queue (first those released from a grid barrier)
+    /// until none are left.
     pub(crate) fn run(&mut self, l: &LaunchCx) {
         loop {
-            let b = l.next_block.fetch_add(1, Ordering::Relaxed);
+            let resumed = l.grid_barrier.as_ref().and_then(|g| g.next_resumed());
+            let b = match &resumed {
+                Some(p) => p.lin,
+                None => l.next_block.fetch_add(1, Ordering::Relaxed),
+            };
             if b >= l.total_blocks || b > l.fatal_block.load(Ordering::Relaxed) {
+                if resumed.is_some() {
+                    continue;
+                }
                 break;
             }
-            if let Err(d) = self
-                .charge_block_start(l, b)
-                .and_then(|()| self.run_block(l, b))
-            {
+            let result = match resumed {
+                Some(p) => self.resume_block(l, p),
+                None => self
+                    .charge_block_start(l, b)
+                    .and_then(|()| self.run_block(l, b)),
+            };
+            if let Err(d) = result {
                 l.fatal_block.fetch_min(b, Ordering::Relaxed);
                 if self.out.fatal.as_ref().is_none_or(|(fb, _)| b < *fb) {
                     self.out.fatal = Some((b, *d));
@@ -403,6 +416,25 @@ impl Worker {
             let n = threads.saturating_sub(first).min(32);
             w.reset(i as u32, if n == 32 { FULL } else { (1u32 << n) - 1 });
         }
+        self.go(l, lin, false)
+    }
+
+    /// Goes on with a block released from a grid barrier, in a barrier interval of its own.
+    fn resume_block(
+        &mut self,
+        l: &LaunchCx,
+        p: super::grid::Parked,
+    ) -> Result<(), Box<Diagnostic>> {
+        self.epoch += 1;
+        self.warps = p.warps;
+        self.shared = p.shared;
+        self.out.shared_written = p.shared_written;
+        self.go(l, p.lin, true)
+    }
+
+    /// Runs block `lin`'s warps (past the barrier they wait at, where `released`) to the end or
+    /// to a grid barrier, where the block is parked with its warps and shared memory.
+    fn go(&mut self, l: &LaunchCx, lin: u64, released: bool) -> Result<(), Box<Diagnostic>> {
         self.global_shadow.begin_block(self.epoch);
         let Worker {
             warps,
@@ -427,8 +459,29 @@ impl Worker {
             budget,
             exited_in_epoch: 0,
         };
+        if released {
+            release_barrier(warps, &mut cx);
+        }
         let result = run_block_warps(warps, &mut cx);
         *epoch = cx.epoch;
+        if let (Ok(BlockStop::AtGridBarrier), Some(grid)) = (&result, &l.grid_barrier) {
+            // What the block touched before the barrier is ordered before what any block
+            // touches after it: its ranges go to this phase's cross-block pass.
+            self.global_shadow.finish_block(lin, &mut self.out.global);
+            let fresh = (0..l.warps_per_block)
+                .map(|_| Warp::new(l.prog, &l.consts))
+                .collect();
+            grid.park(super::grid::Parked {
+                lin,
+                warps: std::mem::replace(&mut self.warps, fresh),
+                shared: std::mem::replace(&mut self.shared, vec![0; l.shared_size as usize]),
+                shared_written: std::mem::take(&mut self.out.shared_written),
+            });
+            return Ok(());
+        }
+        if let (Ok(_), Some(grid)) = (&result, &l.grid_barrier) {
+            grid.block_ended();
+        }
         let executed: u64 = warps.iter().map(|w| w.icount).sum();
         self.out.instructions += executed;
         self.out.traffic.block_warps(warps.iter().map(|w| w.icount));
@@ -436,11 +489,19 @@ impl Worker {
         self.out.traffic.longest_clock_wait = self.out.traffic.longest_clock_wait.max(waited);
         self.global_shadow.finish_block(lin, &mut self.out.global);
         self.out.traffic.end_block();
-        result
+        result.map(|_| ())
     }
 }
 
-fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagnostic>> {
+/// Where a block's warps stopped.
+enum BlockStop {
+    /// Every thread exited.
+    Ended,
+    /// Every live thread waits at a grid barrier (`grid.sync()`).
+    AtGridBarrier,
+}
+
+fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<BlockStop, Box<Diagnostic>> {
     loop {
         for w in warps.iter_mut() {
             if w.runnable() {
@@ -448,7 +509,7 @@ fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagn
             }
         }
         if warps.iter().all(|w| w.finished()) {
-            return Ok(());
+            return Ok(BlockStop::Ended);
         }
         if let Some(w) = warps.iter().find(|w| w.sync_wait != 0) {
             let lane = w.sync_wait.trailing_zeros() as usize;
@@ -467,13 +528,17 @@ fn run_block_warps(warps: &mut [Warp], cx: &mut BlockCx) -> Result<(), Box<Diagn
                 msg,
             )));
         }
-        resolve_barrier(warps, cx);
+        check_barrier(warps, cx);
+        if cx.l.grid_barrier.is_some() && super::grid::waits_at_grid(warps) {
+            return Ok(BlockStop::AtGridBarrier);
+        }
+        release_barrier(warps, cx);
     }
 }
 
 /// All live threads wait at barriers: check they are the same barrier and that no thread left
-/// without reaching it, compute `bar.red` results, and release them.
-fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
+/// without reaching it.
+fn check_barrier(warps: &[Warp], cx: &mut BlockCx) {
     let waiting: Vec<usize> = (0..warps.len())
         .filter(|&i| warps[i].bar_wait != 0)
         .collect();
@@ -527,6 +592,17 @@ fn resolve_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
             );
         }
     }
+}
+
+/// Releases the threads waiting at a barrier, with `bar.red`'s results.
+fn release_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
+    let waiting: Vec<usize> = (0..warps.len())
+        .filter(|&i| warps[i].bar_wait != 0)
+        .collect();
+    let arrived: u32 = waiting
+        .iter()
+        .map(|&i| warps[i].bar_wait.count_ones())
+        .sum();
     // bar.red: the reduction over every arriving thread.
     let pred_true: u32 = waiting
         .iter()

@@ -1,9 +1,10 @@
-//! Calls the simulator does not inline as written: the device heap's `malloc` and `free`, and
+//! Calls the simulator does not inline as written: the device heap's `malloc` and `free`, the
+//! device runtime's grid synchronisation (`cudaCGSynchronize`), and
 //! calls through a function pointer (`call %rd, (args), prototype;`), which become a comparison
 //! of the pointer with each function whose address the module takes, and that function inlined.
 
 use super::operands::Scopes;
-use super::{Builder, Name, VarLoc, FUNCTION_ADDRESS_BASE};
+use super::{Builder, Name, VarLoc, FUNCTION_ADDRESS_BASE, PRED_TRUE};
 use crate::error::SimError;
 use crate::ir::*;
 use crate::parse::{Ast, Function, InitVal, Operand, Stmt};
@@ -83,6 +84,26 @@ impl Builder<'_> {
             ("free", [ptr]) => {
                 let ptr = self.scratch_load(scopes, ptr, Ty::U64)?;
                 self.emit(Op::Free { ptr }, guard);
+            }
+            // The device runtime's cooperative groups (libcudadevrt, which Numba links for
+            // `cg.this_grid()`): its machine code cannot run here, so the simulator is the
+            // runtime. A handle names its scope (1: the grid); it is only ever passed back.
+            ("cudaCGGetIntrinsicHandle", [scope]) => {
+                let scope = self.scratch_load(scopes, scope, Ty::U32)?;
+                self.store_return(scopes, rets, scope, Ty::U64, guard)?;
+            }
+            // `grid.sync()`: a barrier of every thread of the grid, which answers cudaSuccess.
+            ("cudaCGSynchronize", [_handle, _flags]) => {
+                let bar = Op::Bar {
+                    kind: BarKind::Grid,
+                    d: NONE,
+                    p: PRED_TRUE,
+                    np: false,
+                    dp: NONE,
+                };
+                self.emit(bar, guard);
+                let success = self.const_slot(0);
+                self.store_return(scopes, rets, success, Ty::U32, guard)?;
             }
             _ => return Ok(false),
         }

@@ -11,6 +11,7 @@ mod cooperative_groups;
 mod diagnostics;
 mod figures;
 mod fuzz;
+mod grid_sync;
 mod halves;
 mod hostile;
 mod kernels;
