@@ -1,7 +1,8 @@
 //! The driver's linker (`cuLinkCreate` ... `cuLinkComplete`), as Numba and cuda.core use it to
 //! turn their PTX into a loadable image. The simulator loads PTX, so the image is PTX: one input
 //! as it is, several made into one module (`merge`), the PTX of a fat binary taken out of it.
-//! Machine code and archives (`libcudadevrt.a`) are refused with the reason.
+//! Machine code is refused with the reason; the device runtime's archive (`libcudadevrt.a`) is
+//! taken, since the simulator provides what kernels call of it.
 
 use crate::state::{call, handle, index, put, Driver, Link, Result};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
@@ -9,9 +10,12 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 mod merge;
 
-/// `CU_JIT_INPUT_PTX` and `CU_JIT_INPUT_FATBINARY`.
+/// `CU_JIT_INPUT_PTX`, `CU_JIT_INPUT_FATBINARY` and `CU_JIT_INPUT_LIBRARY`.
 const INPUT_PTX: c_int = 1;
 const INPUT_FATBINARY: c_int = 3;
+const INPUT_LIBRARY: c_int = 4;
+/// The first bytes of an `ar` archive, what a library input is.
+const ARCHIVE_MAGIC: &[u8] = b"!<arch>\n";
 
 fn link_mut(d: &mut Driver, state: *mut c_void) -> Result<&mut Link> {
     let i = index(state)?;
@@ -25,6 +29,9 @@ fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str
         link.inputs.push(ptx.into_bytes());
         return Ok(());
     }
+    if kind == INPUT_LIBRARY {
+        return library(bytes, name);
+    }
     if kind != INPUT_PTX {
         eprintln!(
             "simcuda: cuLinkAdd was given {name} as machine code or an archive (input type {kind}); \
@@ -35,6 +42,22 @@ fn add(d: &mut Driver, state: *mut c_void, kind: c_int, bytes: &[u8], name: &str
     // PTX may come with or without its terminating NUL.
     let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
     link.inputs.push(text.to_vec());
+    Ok(())
+}
+
+/// A library input: an archive of host objects whose device code is machine code, such as
+/// `libcudadevrt.a`, which Numba links for `grid.sync()`. The simulator cannot run that code and
+/// needs none of it: the device runtime's functions that kernels call (`cudaCGSynchronize`) are
+/// the simulator's own (sim's lowering of calls). So the archive adds nothing to the image, and
+/// a call to any other function of it stays unresolved and is named when the module loads.
+fn library(bytes: &[u8], name: &str) -> Result {
+    if !bytes.starts_with(ARCHIVE_MAGIC) {
+        eprintln!(
+            "simcuda: cuLinkAdd was given {name} as a library (input type {INPUT_LIBRARY}), but it \
+             is not an archive (it does not start with `!<arch>`): pass a .a file"
+        );
+        return Err(E::CUDA_ERROR_INVALID_IMAGE);
+    }
     Ok(())
 }
 
@@ -188,4 +211,18 @@ pub extern "C" fn cuLinkDestroy(state: *mut c_void) -> CUresult {
         d.links.remove(index(state)?);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_is_taken_where_it_is_an_archive_and_refused_otherwise() {
+        assert_eq!(library(b"!<arch>\n/ 0 0 0 0 0\n", "libcudadevrt.a"), Ok(()));
+        assert_eq!(
+            library(b".version 8.8\n", "kernel.ptx"),
+            Err(E::CUDA_ERROR_INVALID_IMAGE)
+        );
+    }
 }
