@@ -162,9 +162,11 @@ fn result_gap(record: &Record) -> Option<String> {
             ManagedStep::Prefetched {
                 block, bytes, to, ..
             } => since_launch[*block] = Some((*to, *bytes)),
-            ManagedStep::ResultRead { block, .. } => {
+            ManagedStep::ResultRead { block, bytes, .. } => {
                 reads += 1;
-                let size = managed.blocks[*block];
+                // A result may be part of a block (x and y in one allocation): the prefetch
+                // must cover what was read, not the whole block.
+                let size = managed.blocks[*block].min(*bytes);
                 match since_launch[*block] {
                     Some((Destination::Host, bytes)) if bytes >= size => {}
                     Some((Destination::Host, bytes)) => {
@@ -186,6 +188,20 @@ fn result_gap(record: &Record) -> Option<String> {
             }
             ManagedStep::Allocated { .. } | ManagedStep::Freed { .. } => {}
         }
+    }
+    // A result the host copied out of managed memory itself (into a std::vector, say) is not
+    // seen by the driver: where nothing was copied back over the bus and a managed buffer was
+    // prefetched back whole after the last launch, the program did what the exercise asks.
+    let copied_back = record
+        .transfers
+        .iter()
+        .any(|t| t.direction == contract::Direction::DeviceToHost);
+    let prefetched_back = since_launch
+        .iter()
+        .zip(&managed.blocks)
+        .any(|(p, size)| matches!(p, Some((Destination::Host, bytes)) if bytes >= size));
+    if reads == 0 && !copied_back && prefetched_back {
+        return None;
     }
     (reads == 0 && !managed.blocks.is_empty()).then(|| {
         "no result was handed back from managed memory: hand back the managed buffer itself \
@@ -324,5 +340,57 @@ mod tests {
         assert!(result_gap(&none)
             .unwrap()
             .contains("no result was handed back"));
+    }
+
+    #[test]
+    fn a_result_that_is_part_of_a_block_needs_only_its_part_prefetched() {
+        // x and y in one block of 8000 bytes, y its second half: y prefetched back and read.
+        let mut r = record(vec![
+            ManagedStep::Allocated { block: 0 },
+            prefetch(0, 8000, Destination::Device),
+            launch(),
+            prefetch(0, 4000, Destination::Host),
+            ManagedStep::ResultRead {
+                block: 0,
+                bytes: 4000,
+                unwaited: 0,
+            },
+        ]);
+        r.managed.blocks = vec![8000];
+        assert_eq!(result_gap(&r), None);
+        // A prefetch sized in elements still falls short of what was read.
+        if let ManagedStep::Prefetched { bytes, .. } = &mut r.managed.steps[3] {
+            *bytes = 1000;
+        }
+        assert!(result_gap(&r).unwrap().contains("only 1000 bytes"));
+    }
+
+    #[test]
+    fn a_result_the_host_copied_out_itself_after_a_whole_prefetch_back_is_not_a_gap() {
+        let prefetched = steps(vec![
+            prefetch(0, 4000, Destination::Device),
+            prefetch(1, 4000, Destination::Device),
+            launch(),
+            prefetch(1, 4000, Destination::Host),
+        ]);
+        let r = record(prefetched.clone());
+        assert_eq!(result_gap(&r), None);
+        // Copied back with cudaMemcpy instead: the copy targets fail it, and this says why.
+        let mut copied = record(prefetched);
+        copied.transfers.push(contract::Transfer {
+            direction: contract::Direction::DeviceToHost,
+            bytes: 4000,
+            pinned: false,
+            asynchronous: false,
+            stream: 0,
+            start_us: 0.0,
+            end_us: 1.0,
+        });
+        assert!(result_gap(&copied)
+            .unwrap()
+            .contains("no result was handed back"));
+        // Not prefetched back after the launch: still named.
+        let r = record(steps(vec![launch()]));
+        assert!(result_gap(&r).is_some());
     }
 }
