@@ -314,6 +314,12 @@ impl Policy {
         for device in &self.devices {
             a.pair("--dev-bind-try", device, device);
         }
+        // bubblewrap's /dev and its /dev/shm are tmpfs in memory, unsized (half the machine's
+        // memory each) and writable: a program could fill the host's memory there. /dev/shm
+        // gets the cell's cap (CUDA and Python's multiprocessing keep small files there) and
+        // /dev turns read-only once the GPU's device files are bound in.
+        a.sized_tmpfs(Path::new("/dev/shm"), self.disk_mb);
+        a.pair_str("--remount-ro", Path::new("/dev"));
         self.course_view(&mut a, cell);
         for tool in &self.tools {
             a.pair("--ro-bind-try", tool, tool);
@@ -560,6 +566,25 @@ mod tests {
         assert_eq!(
             setup.prebuilt.unwrap().to,
             PathBuf::from("/course/target/host/build")
+        );
+    }
+
+    #[test]
+    fn dev_shm_is_capped_and_dev_read_only_after_the_gpus_files_are_bound() {
+        let mut policy = policy(Path::new("/course"));
+        policy.devices = vec!["/dev/nvidia0".into()];
+        let (args, _) = policy.arguments(&student(None));
+        let args = text(&args);
+        let at = |wanted: &str| {
+            args.find(wanted)
+                .unwrap_or_else(|| panic!("{wanted} not in {args}"))
+        };
+        let device = at("--dev-bind-try /dev/nvidia0 /dev/nvidia0");
+        let shm = at("--size 16777216 --tmpfs /dev/shm");
+        let read_only = at("--remount-ro /dev ");
+        assert!(
+            at("--dev /dev") < device && device < shm && shm < read_only,
+            "{args}"
         );
     }
 

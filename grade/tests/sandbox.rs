@@ -86,6 +86,10 @@ fn graded() -> &'static Graded {
         );
         put(&class.join("zed").join(PY01), &solution(PY01));
         let out = work.path().join("grades");
+        put(
+            &class.join("flo").join(PY01),
+            hostile("py01_flood.py").as_bytes(),
+        );
         let hostkit_before =
             std::fs::read_to_string(course.path("hostkit/python/hostkit.py")).unwrap();
         let run = course.run(&[
@@ -330,4 +334,18 @@ fn whole_programs_are_refused_where_no_sandbox_can_be_made_unless_the_instructor
     assert!(run.stderr.contains("with your own rights"), "{}", run.all());
     let ann = read_cell(&out.join("cells/ann/py01.json"));
     assert_eq!(status(&ann), "passed", "{ann}");
+}
+
+#[test]
+fn a_flood_on_stdout_and_kill_minus_one_cost_only_their_own_cell() {
+    let g = graded();
+    assert_eq!(g.run.code, 0, "{}", g.run.all());
+    let flo = cell("flo", "py01");
+    assert_ne!(status(&flo), "passed", "{flo}");
+    assert!(
+        flo.to_string().len() < 1 << 20,
+        "a cell of {} bytes",
+        flo.to_string().len()
+    );
+    assert_eq!(status(&cell("zed", "py01")), "passed");
 }
