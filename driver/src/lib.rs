@@ -20,7 +20,7 @@
 //! | kept alike | `in_flight`, `mirror` | copies back to page-locked memory, which land only when the program waits; host memory the device also sees, kept alike on both sides around device work |
 //! | device | `device`, `context`, `profiler`, `cudart_support`, `error_calls` | `cuInit`, versions, the device (a model of an H100); contexts; the profiler's calls; cudart's helpers; `cuGetErrorName`/`String` and the answer of every entry point not implemented |
 //! | code | `module`, `library`, `link`, `occupancy`, `cooperative` | PTX modules, their functions and globals; the CUDA 12 library API; the driver's linker; occupancy from the H100 model; whether a cooperative grid fits at once |
-//! | memory | `managed`, `mapped`, `memory`, `pitched`, `pointers`, `stream` | managed memory, prefetches and advice; mapped page-locked memory; allocation, memset and copies; 2D pitched allocations and copies; a pointer's attributes; streams and events |
+//! | memory | `managed`, `mapped`, `memory`, `pitched`, `pointers`, `stream`, `host_func` | managed memory, prefetches and advice; mapped page-locked memory; allocation, memset and copies; 2D pitched allocations and copies; a pointer's attributes; streams and events; host functions on a stream |
 //! | work | `launch`, `graph` | `cuLaunchKernel`, `cuLaunchKernelEx`, cooperative launches on the simulator; stream capture and CUDA graphs replayed by `cuGraphLaunch` |
 //! | tables | `not_supported`, `export_table`, `proc_address` | the entry points not implemented (generated); `cuGetExportTable`'s private tables for cudart; `cuGetProcAddress` |
 //! | tests | `fatbin_tests`, `tests` | unit tests that reach across modules: fat binaries, the entry points in one sequence |
@@ -56,6 +56,8 @@ mod fatbin;
 #[allow(unreachable_pub)] // its entry points
 mod graph;
 mod handles;
+#[allow(unreachable_pub)] // its entry points
+mod host_func;
 #[allow(unreachable_pub)] // its entry points
 mod in_flight;
 #[allow(unreachable_pub)] // its entry points

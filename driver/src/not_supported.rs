@@ -649,7 +649,6 @@ not_supported!(
         grid_height: ::core::ffi::c_int,
         hStream: CUstream,
     );
-    fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut ::core::ffi::c_void);
     fn cuLibraryEnumerateKernels(
         kernels: *mut CUkernel,
         numKernels: ::core::ffi::c_uint,
@@ -1110,12 +1109,6 @@ not_supported!(
         numExtSems: ::core::ffi::c_uint,
         stream: CUstream,
     );
-    fn cuStreamAddCallback(
-        hStream: CUstream,
-        callback: CUstreamCallback,
-        userData: *mut ::core::ffi::c_void,
-        flags: ::core::ffi::c_uint,
-    );
     fn cuStreamBatchMemOp(
         stream: CUstream,
         count: ::core::ffi::c_uint,
@@ -1547,7 +1540,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuLaunchCooperativeKernelMultiDevice",
     "cuLaunchGrid",
     "cuLaunchGridAsync",
-    "cuLaunchHostFunc",
     "cuLibraryEnumerateKernels",
     "cuLibraryGetKernelCount",
     "cuLibraryGetManaged",
@@ -1646,7 +1638,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuPointerSetAttribute",
     "cuProfilerInitialize",
     "cuSignalExternalSemaphoresAsync",
-    "cuStreamAddCallback",
     "cuStreamBatchMemOp",
     "cuStreamBatchMemOp_v2",
     "cuStreamBeginCaptureToGraph",

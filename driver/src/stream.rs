@@ -88,7 +88,7 @@ pub extern "C" fn cuStreamQuery(stream: CUstream) -> CUresult {
 
 /// What waiting for stream `i` lands: its copies, or every copy for the default stream (the
 /// legacy default stream waits for every blocking stream, and they for it).
-fn stream_wait(i: usize) -> Wait {
+pub(crate) fn stream_wait(i: usize) -> Wait {
     if i == 0 {
         Wait::All
     } else {

@@ -239,6 +239,26 @@ fn events_time_a_kernel_and_the_device_is_the_simulated_one() {
 }
 
 #[test]
+fn host_functions_run_after_their_streams_kernels_and_copies() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&nvcc, dir.path(), "callbacks", "static", PTX_80);
+    let (output, record) = run(dir.path(), &exe);
+    let shown = stdout(&output);
+    assert!(output.status.success(), "{shown}");
+    assert!(shown.contains("callback: cudaSuccess, saw 1\n"), "{shown}");
+    assert!(
+        shown.contains("host function: cudaSuccess, saw 2\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("reserved flags: cudaErrorInvalidValue\nok\n"),
+        "{shown}"
+    );
+    assert_eq!(record["launches"].as_array().unwrap().len(), 2);
+}
+
+#[test]
 fn two_streams_copy_and_launch_in_their_own_order_and_capture_nothing() {
     let Some(nvcc) = nvcc() else { return };
     let dir = tempfile::tempdir().unwrap();
