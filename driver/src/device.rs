@@ -211,7 +211,9 @@ pub(crate) fn attribute(raw: c_int) -> c_int {
         ),
         (A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 1),
         (A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0),
-        (A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0),
+        // cuLaunchCooperativeKernel runs (cooperative.rs), and a grid barrier of the device
+        // runtime's (Numba's this_grid().sync()) is simulated.
+        (A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1),
     ];
     table
         .iter()

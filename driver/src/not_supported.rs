@@ -1140,8 +1140,6 @@ not_supported!(
         captureStatus_out: *mut CUstreamCaptureStatus,
         id_out: *mut cuuint64_t,
     );
-    fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext);
-    fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx);
     fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice);
     fn cuStreamGetFlags(hStream: CUstream, flags: *mut ::core::ffi::c_uint);
     fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx);
@@ -1644,8 +1642,6 @@ pub(crate) const NAMES: &[&str] = &[
     "cuStreamCopyAttributes",
     "cuStreamGetAttribute",
     "cuStreamGetCaptureInfo",
-    "cuStreamGetCtx",
-    "cuStreamGetCtx_v2",
     "cuStreamGetDevice",
     "cuStreamGetFlags",
     "cuStreamGetGreenCtx",

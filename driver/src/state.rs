@@ -59,7 +59,9 @@ pub(crate) struct Driver {
     /// Kernel names given out by `cuFuncGetName`, one string each.
     pub names: Vec<&'static std::ffi::CStr>,
     /// Streams created (index 0 is the default stream, always there).
-    pub streams: Table<()>,
+    /// Streams, each with the context that was current when it was made (none for the
+    /// default stream, which is every context's own).
+    pub streams: Table<Option<usize>>,
     pub events: Table<Event>,
     pub links: Table<Link>,
     /// Stream captures under way (`graph`), and the capture each capturing stream is part of.
@@ -147,7 +149,7 @@ impl Driver {
             h => h >> 4,
         };
         match self.streams.get(index) {
-            Some(()) => Ok(index),
+            Some(_) => Ok(index),
             None => Err(E::CUDA_ERROR_INVALID_HANDLE),
         }
     }
@@ -174,9 +176,9 @@ impl Driver {
 }
 
 /// The stream table as a process starts: the default stream, number 0.
-fn default_stream_only() -> Table<()> {
+fn default_stream_only() -> Table<Option<usize>> {
     let mut streams = Table::default();
-    streams.insert(());
+    streams.insert(None);
     streams
 }
 

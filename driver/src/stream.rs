@@ -4,7 +4,9 @@
 
 use crate::in_flight::Wait;
 use crate::state::{call, handle, index, put, stream_handle, Driver, Event, Result};
-use cudarc::driver::sys::{cudaError_enum as E, CUevent, CUresult, CUstream};
+use cudarc::driver::sys::{
+    cudaError_enum as E, CUcontext, CUevent, CUgreenCtx, CUresult, CUstream,
+};
 use std::ffi::c_uint;
 
 /// `CU_STREAM_NON_BLOCKING`: the stream does not wait for the default stream, nor it for it.
@@ -13,7 +15,8 @@ const NON_BLOCKING: c_uint = 1;
 const DISABLE_TIMING: c_uint = 2;
 
 fn new_stream(d: &mut Driver, flags: c_uint) -> CUstream {
-    let index = d.streams.insert(());
+    let context = d.current();
+    let index = d.streams.insert(context);
     d.record.stream_created(index, flags & NON_BLOCKING != 0);
     stream_handle(index)
 }
@@ -46,6 +49,53 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(
         // SAFETY: the caller's contract.
         unsafe { put(stream, s) }
     })
+}
+
+/// # Safety
+/// `ctx` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx(stream: CUstream, ctx: *mut CUcontext) -> CUresult {
+    pass_through!(cuStreamGetCtx(stream, ctx));
+    call("cuStreamGetCtx", |d| {
+        let context = stream_context(d, stream)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(ctx, context) }
+    })
+}
+
+/// `cuStreamGetCtx_v2`: the stream's context; there are no green contexts, so `green` is null.
+///
+/// # Safety
+/// `ctx` is null or valid for a write; `green` is null (not asked for) or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx_v2(
+    stream: CUstream,
+    ctx: *mut CUcontext,
+    green: *mut CUgreenCtx,
+) -> CUresult {
+    pass_through!(cuStreamGetCtx_v2(stream, ctx, green));
+    call("cuStreamGetCtx_v2", |d| {
+        let context = stream_context(d, stream)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(ctx, context) }?;
+        if !green.is_null() {
+            // SAFETY: as above.
+            unsafe { put(green, std::ptr::null_mut()) }?;
+        }
+        Ok(())
+    })
+}
+
+/// The context a stream belongs to: the one current when it was made, or for the default
+/// stream the calling thread's current one.
+fn stream_context(d: &Driver, stream: CUstream) -> Result<CUcontext> {
+    let i = d.stream_index(stream.cast())?;
+    let context = d.streams.get(i).copied().flatten().or_else(|| d.current());
+    match context {
+        Some(c) if d.contexts.get(c) == Some(&true) => Ok(handle(c)),
+        Some(_) => Err(E::CUDA_ERROR_CONTEXT_IS_DESTROYED),
+        None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
+    }
 }
 
 #[no_mangle]

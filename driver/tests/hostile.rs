@@ -70,6 +70,9 @@ api! {
     cuMemcpyDtoHAsync_v2: fn(Ptr, u64, usize, Ptr);
     cuMemcpyDtoDAsync_v2: fn(u64, u64, usize, Ptr);
     cuStreamCreate: fn(*mut Ptr, u32);
+    cuStreamGetCtx: fn(Ptr, *mut Ptr);
+    cuStreamGetCtx_v2: fn(Ptr, *mut Ptr, *mut Ptr);
+    cuDeviceGetAttribute: fn(*mut i32, i32, i32);
     cuStreamDestroy_v2: fn(Ptr);
     cuStreamSynchronize: fn(Ptr);
     cuEventSynchronize: fn(Ptr);
@@ -312,6 +315,46 @@ fn cuda_13s_cu_ctx_create_makes_a_context_and_refuses_affinity_it_cannot_give() 
             E::CUDA_ERROR_NOT_SUPPORTED
         );
         assert_eq!(api.current(), primary);
+    }
+}
+
+#[test]
+fn a_stream_belongs_to_the_context_it_was_made_in_and_the_default_stream_to_the_current_one() {
+    // cuda.core asks a stream's context before a cooperative launch (Numba's grid sync).
+    let (api, primary) = Api::with_context();
+    let (mut stream, mut other, mut asked, mut green) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        1 as Ptr,
+    );
+    // SAFETY: driver API calls with valid pointers.
+    unsafe {
+        assert_eq!((api.cuStreamCreate)(&mut stream, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuCtxCreate_v2)(&mut other, 0, 0), E::CUDA_SUCCESS);
+        assert_eq!((api.cuStreamGetCtx)(stream, &mut asked), E::CUDA_SUCCESS);
+        assert_eq!(asked, primary, "made while the primary context was current");
+        assert_eq!(
+            (api.cuStreamGetCtx)(std::ptr::null_mut(), &mut asked),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(asked, other, "the default stream is the current context's");
+        assert_eq!(
+            (api.cuStreamGetCtx_v2)(stream, &mut asked, &mut green),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!((asked, green), (primary, std::ptr::null_mut()));
+        assert_eq!(
+            (api.cuStreamGetCtx)(stream, std::ptr::null_mut()),
+            E::CUDA_ERROR_INVALID_VALUE
+        );
+        let mut cooperative = 0;
+        // CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 95.
+        assert_eq!(
+            (api.cuDeviceGetAttribute)(&mut cooperative, 95, 0),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(cooperative, 1, "cooperative launches run");
     }
 }
 

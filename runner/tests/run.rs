@@ -194,6 +194,15 @@ fn numbas_device_arrays_shared_memory_atomics_random_states_and_ufuncs_run_on_th
 }
 
 #[test]
+fn numbas_grid_wide_barrier_runs_on_the_simulators_driver() {
+    let course = TestCourse::new();
+    let stdout = run_python(&course, "cuda_python/numba_grid_sync.py", &[]);
+    for part in ["grid sync: True", "launch __main__::two_phase <<<8, 128>>>"] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
+}
+
+#[test]
 fn cuda_cores_program_api_compiles_with_the_courses_nvrtc_and_launches_on_the_simulator() {
     let course = TestCourse::new();
     let stdout = run_python(&course, "cuda_python/core_program.py", &[]);
