@@ -105,12 +105,7 @@ impl Checker<'_> {
             if let Some(t) = self.backend.time(module, launch, TIMED_REPEATS)? {
                 best_kernel = best_kernel.min(t);
             }
-            let again = if exercise.declared.is_empty() {
-                self.backend.time(reference_module, launch, TIMED_REPEATS)?
-            } else {
-                self.time_with_own_launch(reference_module, exercise, time_limit)?
-            };
-            if let Some(t) = again {
+            if let Some(t) = self.time_reference(reference_module, exercise, launch, time_limit)? {
                 best_reference = best_reference.min(t);
             }
         }
@@ -139,10 +134,7 @@ impl Checker<'_> {
             }
         }
         let time = match self.reference_module(exercise) {
-            Some(reference) if exercise.declared.is_empty() => {
-                self.backend.time(reference, launch, TIMED_REPEATS)?
-            }
-            Some(reference) => self.time_with_own_launch(reference, exercise, time_limit)?,
+            Some(reference) => self.time_reference(reference, exercise, launch, time_limit)?,
             None => None,
         };
         trace::mark("reference compiled, loaded and timed");
@@ -150,6 +142,22 @@ impl Checker<'_> {
             premade.reference_time = Some((key, time));
         }
         Ok(time)
+    }
+
+    /// Times the reference solution once: under the check's launch, or where the student
+    /// declares the launch, under the solution's own.
+    fn time_reference(
+        &mut self,
+        reference: ModuleId,
+        exercise: &Exercise,
+        launch: &KernelLaunch,
+        time_limit: Duration,
+    ) -> anyhow::Result<Option<Duration>> {
+        if exercise.declared.is_empty() {
+            Ok(self.backend.time(reference, launch, TIMED_REPEATS)?)
+        } else {
+            self.time_with_own_launch(reference, exercise, time_limit)
+        }
     }
 
     /// Times a kernel on the timing case made with its own declared values (its own launch
