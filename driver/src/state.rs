@@ -167,8 +167,14 @@ impl Driver {
     /// The calling thread's current context must be there, and not destroyed (by another
     /// thread: destroying it pops it from the destroying thread's own stack).
     pub(crate) fn require_context(&self) -> Result {
-        match self.current() {
-            Some(i) if self.contexts.get(i) == Some(&true) => Ok(()),
+        self.live_context(self.current()).map(|_| ())
+    }
+
+    /// `context` where it is one that lives; the error a call answers where it was destroyed or
+    /// there is none.
+    pub(crate) fn live_context(&self, context: Option<usize>) -> Result<usize> {
+        match context {
+            Some(i) if self.contexts.get(i) == Some(&true) => Ok(i),
             Some(_) => Err(E::CUDA_ERROR_CONTEXT_IS_DESTROYED),
             None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
         }

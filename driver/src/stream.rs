@@ -91,11 +91,7 @@ pub unsafe extern "C" fn cuStreamGetCtx_v2(
 fn stream_context(d: &Driver, stream: CUstream) -> Result<CUcontext> {
     let i = d.stream_index(stream.cast())?;
     let context = d.streams.get(i).copied().flatten().or_else(|| d.current());
-    match context {
-        Some(c) if d.contexts.get(c) == Some(&true) => Ok(handle(c)),
-        Some(_) => Err(E::CUDA_ERROR_CONTEXT_IS_DESTROYED),
-        None => Err(E::CUDA_ERROR_INVALID_CONTEXT),
-    }
+    d.live_context(context).map(handle)
 }
 
 #[no_mangle]
