@@ -164,6 +164,13 @@ fn run_owner(run: usize, lane: usize) -> u32 {
     (run * 32 + lane + 1) as u32
 }
 
+/// Whether `owner` (a `Page::owner`) is a word of run `run` (`UNTOUCHED` and `DIRECT` wrap to
+/// past `MAX_RUNS`, so they are no run's).
+#[inline]
+fn same_run(owner: u32, run: usize) -> bool {
+    owner.wrapping_sub(1) as usize / 32 == run
+}
+
 /// The block's record pages, reused by the worker's next block (records of older barrier
 /// intervals and summaries of older blocks never match).
 pub(crate) struct GlobalShadow {
@@ -644,9 +651,11 @@ impl GlobalShadow {
         for s in slots {
             let page = &self.pages[s];
             let first_byte = page.number * PAGE_WORDS as u64 * 4;
-            for i in page.lo..page.hi {
-                let base = first_byte + 4 * i as u64;
-                let owner = page.owner[i];
+            let mut i = page.lo;
+            while i < page.hi {
+                let (at, owner) = (i, page.owner[i]);
+                let base = first_byte + 4 * at as u64;
+                i += 1;
                 if owner == UNTOUCHED {
                     continue;
                 }
@@ -659,9 +668,15 @@ impl GlobalShadow {
                         (Kind::Write, true) => 4,
                         _ => 0,
                     };
+                    // The run's next words would each extend this range (same line, no lock):
+                    // one pass over their owners instead of a range a word.
+                    let mut hi = base + 4;
+                    while i < page.hi && same_run(page.owner[i], run) {
+                        (hi, i) = (hi + 4, i + 1);
+                    }
                     let fresh = Range {
                         lo: base,
-                        hi: base + 4,
+                        hi,
                         block: block_lin,
                         site: r.site,
                         tid: r.tids[lane],
@@ -673,7 +688,7 @@ impl GlobalShadow {
                     add(&mut open[k], fresh, out);
                     continue;
                 }
-                let g = &page.words[i];
+                let g = &page.words[at];
                 if g.block != self.block {
                     continue;
                 }
@@ -1116,6 +1131,41 @@ mod tests {
         let mut out = GlobalRanges::default();
         g.finish_block(0, &mut out);
         format!("{:?}", out.ranges)
+    }
+
+    /// Three warps store 32 words each, side by side (warp 0 from line 1, warps 1 and 2 from
+    /// line 2), then after a barrier a thread of warp 3 reads a word in the middle of warp 2's.
+    fn neighbouring_runs(as_run: bool) -> Vec<Range> {
+        let mut g = GlobalShadow::default();
+        g.begin_block(1);
+        for (warp, site) in [(0u16, 1u32), (1, 2), (2, 2)] {
+            let addrs: [u64; 32] =
+                std::array::from_fn(|l| BASE + 4 * (32 * warp as u64 + l as u64));
+            let stamp = warp as u32 + 1;
+            let acc = access(Kind::Write, 0, stamp, site);
+            if as_run && g.check_run(1, u32::MAX, &addrs, 4, &acc, &tids(warp)) {
+                continue;
+            }
+            for (l, &tid) in tids(warp).iter().enumerate() {
+                let acc = access(Kind::Write, tid, stamp, site);
+                assert!(g.check(1, addrs[l], 4, &acc).is_none());
+            }
+        }
+        let read = access(Kind::Read, 96, 4, 3);
+        assert!(g.check(2, BASE + 4 * 70, 4, &read).is_none());
+        let mut out = GlobalRanges::default();
+        g.finish_block(0, &mut out);
+        out.ranges
+    }
+
+    #[test]
+    fn a_runs_words_become_the_ranges_its_lanes_records_would() {
+        let (runs, lanes) = (neighbouring_runs(true), neighbouring_runs(false));
+        assert_eq!(format!("{runs:?}"), format!("{lanes:?}"));
+        // Line 1's 32 words; line 2's 64 (warps 1 and 2 merge, across the word in a record);
+        // the read.
+        let spans: Vec<_> = runs.iter().map(|r| (r.site, r.hi - r.lo)).collect();
+        assert_eq!(spans, [(1, 128), (3, 4), (2, 256)]);
     }
 
     #[test]

@@ -635,8 +635,17 @@ fn release_barrier(warps: &mut [Warp], cx: &mut BlockCx) {
         w.bar_wait = 0;
         w.bar = Default::default();
         w.ready |= arrived_here;
-        w.min_ready_pc = super::lanes(w.ready)
-            .map(|l| w.lane_pc[l])
+        // Over all 32 lanes without branches (the compiler vectorises it): a barrier releases
+        // every warp of the block, and most of its lanes.
+        let ready = w.ready;
+        w.min_ready_pc = (0..32)
+            .map(|l| {
+                if ready >> l & 1 != 0 {
+                    w.lane_pc[l]
+                } else {
+                    NONE
+                }
+            })
             .min()
             .unwrap_or(NONE);
     }

@@ -579,18 +579,20 @@ fn global_full_warp(
     }
     if counted {
         // Accesses are aligned and at most 8 bytes: one sector per lane.
-        let mut distinct = 1u64;
+        let (mut distinct, mut lines) = (1u64, 1u64);
         let mut sorted = true;
         for l in 1..32 {
             let (p, s) = (addrs[l - 1] >> 5, addrs[l] >> 5);
             distinct += (p != s) as u64;
+            lines += (p >> 2 != s >> 2) as u64;
             sorted &= p <= s;
         }
         let mut sectors = addrs.map(|a| a >> 5);
         if !sorted {
             distinct = count_distinct(&mut sectors);
+            lines = crate::memory::traffic::distinct_lines(&sectors);
         }
-        model_traffic(cx, req.kind, al.base, &sectors);
+        model_traffic_lines(cx, req.kind, al.base, &sectors, lines);
         cx.out.traffic.warp_request(w.index, req.kind == Kind::Load);
         let f = &mut cx.out.site_figures[inst.site as usize];
         if req.kind == Kind::Load {
@@ -642,13 +644,18 @@ fn atomic_sectors(exec: u32, addrs: &[u64; 32]) -> u64 {
 /// The time model's counts for one global request: the sectors it touched (any order, repeats
 /// allowed) within the allocation at `base`.
 fn model_traffic(cx: &mut BlockCx, kind: Kind, base: u64, sectors: &[u64]) {
+    let lines = crate::memory::traffic::distinct_lines(sectors);
+    model_traffic_lines(cx, kind, base, sectors, lines);
+}
+
+/// `model_traffic` where the caller has counted the distinct 128-byte lines of `sectors`.
+fn model_traffic_lines(cx: &mut BlockCx, kind: Kind, base: u64, sectors: &[u64], lines: u64) {
     let (read, written) = match kind {
         Kind::Load => (true, false),
         Kind::Store => (false, true),
         Kind::Atom => (true, true),
     };
     cx.l.sectors.mark(base, sectors, read, written);
-    let lines = crate::memory::traffic::distinct_lines(sectors);
     cx.out.traffic.request(sectors, lines, kind == Kind::Load);
     if kind == Kind::Store {
         cx.out.traffic.store_lines += lines;
@@ -1021,13 +1028,29 @@ fn local(
 fn param(w: &mut Warp, cx: &BlockCx, req: &Req, exec: u32, addrs: &[u64; 32]) {
     let p = &cx.l.params;
     let n = req.elem_bytes() as usize;
+    let value = |addr: u64, k: usize| {
+        let at = (addr as usize).saturating_add(k * n);
+        let v = p
+            .get(at..at.saturating_add(n))
+            .map_or(0, |b| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64));
+        alu::ext(req.ty, v)
+    };
+    // The usual case, a parameter named in the instruction: one address for every lane, so one
+    // read for the warp (Numba's kernels load a dozen array fields this way per thread).
+    let first = addrs[(exec.trailing_zeros() & 31) as usize];
+    if lanes(exec).all(|l| addrs[l] == first) {
+        for k in 0..req.vec as usize {
+            let v = value(first, k);
+            let row = &mut w.regs[req.regs[k] as usize * 32..][..32];
+            for l in lanes(exec) {
+                row[l] = v;
+            }
+        }
+        return;
+    }
     for l in lanes(exec) {
         for k in 0..req.vec as usize {
-            let at = (addrs[l] as usize).saturating_add(k * n);
-            let v = p
-                .get(at..at.saturating_add(n))
-                .map_or(0, |b| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64));
-            w.regs[req.regs[k] as usize * 32 + l] = alu::ext(req.ty, v);
+            w.regs[req.regs[k] as usize * 32 + l] = value(addrs[l], k);
         }
     }
 }
