@@ -9,6 +9,7 @@ pub(crate) mod block;
 pub(crate) mod clock;
 mod collective;
 pub(crate) mod float;
+pub(crate) mod fp8;
 mod floats;
 pub(crate) mod grid;
 pub(crate) mod halves;

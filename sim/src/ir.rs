@@ -38,6 +38,11 @@ pub enum Ty {
     BF16,
     /// Two bfloat16 in one 32-bit register, the low one first (`__nv_bfloat162`).
     BF16x2,
+    /// An 8-bit float with 4 exponent and 3 fraction bits (`__nv_fp8_e4m3`), one member of an
+    /// `.e4m3x2` pair: only `cvt` (`lower::fp8`) reads or writes it.
+    E4M3,
+    /// An 8-bit float with 5 exponent and 2 fraction bits (`__nv_fp8_e5m2`), as `E4M3`.
+    E5M2,
     /// `.f32`.
     F32,
     /// `.f64`.
@@ -48,7 +53,7 @@ impl Ty {
     /// Size of a value in bytes.
     pub fn bytes(self) -> u32 {
         match self {
-            Ty::U8 | Ty::S8 => 1,
+            Ty::U8 | Ty::S8 | Ty::E4M3 | Ty::E5M2 => 1,
             Ty::U16 | Ty::S16 | Ty::F16 | Ty::BF16 => 2,
             Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 | Ty::BF16x2 => 4,
             Ty::U64 | Ty::S64 | Ty::F64 => 8,
@@ -62,9 +67,9 @@ impl Ty {
     pub fn is_signed(self) -> bool {
         matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
-    /// A floating-point type, 16-bit ones and pairs included.
+    /// A floating-point type, 8- and 16-bit ones and pairs included.
     pub fn is_float(self) -> bool {
-        self.is_half() || matches!(self, Ty::F32 | Ty::F64)
+        self.is_half() || matches!(self, Ty::F32 | Ty::F64 | Ty::E4M3 | Ty::E5M2)
     }
     /// A 16-bit float (`.f16`, `.bf16`) or a pair of them: what `exec::halves` computes on.
     pub fn is_half(self) -> bool {
@@ -729,4 +734,6 @@ pub(crate) struct Program {
     pub shared_merges: Vec<MergeRole>,
     /// Global atomics that ptxas combines into one for the warp (`lower::uniform`).
     pub combined_atomics: Vec<bool>,
+    /// The kernel's `.maxntid` / `.reqntid` / `.maxnreg`, which its launches must keep to.
+    pub bounds: crate::parse::LaunchBounds,
 }

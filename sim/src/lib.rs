@@ -68,6 +68,7 @@ pub use ir::ParamInfo;
 pub use machine::Machine;
 pub use model::GpuModel;
 pub use module::{KernelInfo, KernelResources, Module};
+pub use parse::LaunchBounds;
 pub use report::{
     AccessFault, AccessKind, AccessOp, BadAccess, Diagnostic, DiagnosticKind, Figures, GlobalMiss,
     KernelShape, Launch, LaunchReport, Limits, LineFigures, MemorySpace, ModelledTime,

@@ -3,6 +3,7 @@
 //! local and parameter memory get their layouts.
 
 mod calls;
+mod fp8;
 mod halves;
 mod inst;
 pub(crate) mod merge;
@@ -504,6 +505,7 @@ impl<'a> Builder<'a> {
             cross_block_sync: self.cross_block_sync,
             shared_merges: Vec::new(),
             combined_atomics: Vec::new(),
+            bounds: f.bounds,
         };
         program.shared_merges = merge::shared_merges(&program);
         program.combined_atomics = uniform::combined_atomics(&program);

@@ -187,6 +187,11 @@ impl Machine {
         check_resources(module, prog)?;
         let params = param_buffer(prog, launch)?;
         let (threads, total_blocks) = check_dims(launch)?;
+        if let Some(why) = prog.bounds.refusal(launch.block) {
+            return Err(SimError::InvalidLaunch(format!(
+                "{why}; {BAD_CONFIGURATION}"
+            )));
+        }
         let shared_size = if launch.dynamic_shared_bytes > 0 {
             prog.dynamic_shared_offset as u64 + launch.dynamic_shared_bytes as u64
         } else {

@@ -4,7 +4,10 @@
 //! operands stay names and literals.
 
 mod bounds;
+mod directives;
 mod lexer;
+
+pub use directives::LaunchBounds;
 
 use crate::error::SimError;
 use lexer::{Tok, Token};
@@ -78,6 +81,8 @@ pub(crate) struct Function {
     /// Why the body could not be read, where it could not: that costs the kernels that run this
     /// function, not the module's others.
     pub unreadable: Option<BodyError>,
+    /// `.maxntid`, `.reqntid`, `.maxnreg`: what its launches and ptxas must keep to.
+    pub bounds: LaunchBounds,
     pub line: u32,
 }
 
@@ -440,10 +445,8 @@ impl Parser<'_> {
         if is_entry {
             self.check_kernel_params(&name, &params)?;
         }
-        // Performance directives (.maxntid, .reqntid, .minnctapersm, .noreturn...) do not change meaning.
-        while !self.is_punct('{') && !self.is_punct(';') {
-            self.next()?;
-        }
+        // Performance directives do not change meaning, but bound the launches (.maxntid, .reqntid).
+        let bounds = self.launch_bounds()?;
         let mut unreadable = None;
         let body = if self.eat_punct(';') {
             None
@@ -476,6 +479,7 @@ impl Parser<'_> {
             rets,
             body,
             unreadable,
+            bounds,
             line,
         })
     }

@@ -195,6 +195,17 @@ impl Builder<'_> {
                 Op::Prmt { d, a, b, c, mode }
             }
             "cvt" => {
+                if let Some(fp8) = mods.find(super::fp8::fp8_of) {
+                    // `.satfinite` is how PTX spells every conversion to FP8, and only those.
+                    let to_fp8 = mods.has("satfinite");
+                    let (Some(Rnd::Rn), [other]) = (mods.find(rnd_of).map(|r| r.0), &tys[..])
+                    else {
+                        return Err(unsupported(self));
+                    };
+                    return self
+                        .convert_fp8(scopes, ins, fp8, *other, to_fp8, guard)
+                        .map(|_| None);
+                }
                 if tys.len() != 2 {
                     return Err(unsupported(self));
                 }

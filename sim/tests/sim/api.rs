@@ -263,3 +263,30 @@ fn a_kernels_static_resources_are_read_from_its_ptx() {
     assert_eq!(resources.constant_bytes, 0);
     assert!(m.resources("no_such_kernel").is_none());
 }
+
+/// A kernel's `.maxntid` and `.reqntid` bound its launches as on a GPU: within them it runs, past
+/// them the launch is refused (the driver answers CUDA_ERROR_INVALID_VALUE), naming the bound.
+#[test]
+fn launch_bounds_from_the_ptx_refuse_blocks_past_them() {
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+               .visible .entry bounded() .maxntid 128, 1, 1 .minnctapersm 2\n{ ret; }\n\
+               .visible .entry shaped() .reqntid 32, 2, 1\n{ ret; }\n";
+    let m = Module::parse(ptx).expect("parses");
+    let mut gpu = Machine::new();
+    let mut run = |kernel: &str, block: [u32; 3]| {
+        gpu.launch(&m, &Launch::new(kernel, [2, 1, 1], block, Vec::new()))
+    };
+    assert!(run("bounded", [128, 1, 1]).is_ok());
+    assert!(run("bounded", [32, 4, 1]).is_ok());
+    let e = run("bounded", [256, 1, 1]).expect_err("over .maxntid");
+    assert!(
+        matches!(&e, SimError::InvalidLaunch(why) if why.contains(".maxntid 128")),
+        "{e}"
+    );
+    assert!(run("shaped", [32, 2, 1]).is_ok());
+    let e = run("shaped", [64, 1, 1]).expect_err("off .reqntid");
+    assert!(
+        matches!(&e, SimError::InvalidLaunch(why) if why.contains(".reqntid 32, 2, 1")),
+        "{e}"
+    );
+}

@@ -10,6 +10,7 @@ mod common;
 mod cooperative_groups;
 mod diagnostics;
 mod figures;
+mod fp8;
 mod fuzz;
 mod grid_sync;
 mod halves;
