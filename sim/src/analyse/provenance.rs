@@ -12,7 +12,7 @@ pub(crate) mod thread;
 
 /// A recorded value's type: the type of the instruction that made or stored it.
 pub use crate::ir::Ty as Scalar;
-pub(crate) use definition::{operands, Definitions};
+pub(crate) use definition::{operands, signed_result, Definitions};
 
 use crate::source::SourceLocation;
 use serde::{Deserialize, Serialize};
@@ -143,7 +143,9 @@ pub struct StoreEvent {
     pub location: Option<SourceLocation>,
     /// The PTX instruction, as `st.global.f32` or `atom.global.add.u32`.
     pub instruction: String,
-    /// The type the store wrote.
+    /// The type of the value stored: the store's, or where the store's is an unsigned integer
+    /// and the instruction that computed the value is signed of the same width (C's `int` is
+    /// stored with `st.u32`), that signed type, so that -3 shows as -3.
     pub ty: Scalar,
     /// What the store left in the element (its bits, element-sized), or where the store covered
     /// only part of the element (`whole` false), the bits it wrote.

@@ -113,6 +113,42 @@ fn the_store_that_wrote_an_element_is_named_with_its_operands() {
 }
 
 #[test]
+fn a_negative_int_is_shown_as_the_int_its_computation_made() {
+    let mut gpu = Machine::new();
+    let n = 8;
+    let a: Vec<i32> = (0..n as i32).collect();
+    let b: Vec<i32> = a.iter().map(|x| x + 3).collect();
+    let (da, db) = (upload(&mut gpu, &a), upload(&mut gpu, &b));
+    let dout = gpu.alloc(4 * n as u64);
+    let watch = Watch {
+        elements: vec![element(dout, 5)],
+        buffers: vec![
+            buffer("a", da, n),
+            buffer("b", db, n),
+            buffer("out", dout, n),
+        ],
+        threads: Vec::new(),
+    };
+    let args = [
+        Arg::Ptr(da),
+        Arg::Ptr(db),
+        Arg::Ptr(dout),
+        Arg::I32(n as i32),
+    ];
+    let stores = watched(&mut gpu, "differences", 1, &args, &watch);
+    let store = stores[0].last().expect("element 5 was written");
+    // The store is unsigned in the PTX; the value is the sub.s32's.
+    assert_eq!(store.instruction, "st.global.u32");
+    assert_eq!(store.ty, Scalar::S32);
+    assert_eq!(store.ty.show(store.bits), "-3");
+    let computed = store
+        .computed_by
+        .as_ref()
+        .expect("the computation is known");
+    assert_eq!(computed.instruction, "sub.s32");
+}
+
+#[test]
 fn atomics_are_counted_with_the_value_each_left() {
     let mut gpu = Machine::new();
     let data: Vec<i32> = (0..64).map(|i| if i % 4 == 0 { 1 } else { -1 }).collect();

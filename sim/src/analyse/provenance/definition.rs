@@ -2,7 +2,7 @@
 //! alone: only where it is certain, on the straight run of code that ends there (no branch lands
 //! in between, so every path to the use passed the definition), with an unpredicated definition.
 
-use crate::ir::{Op, Program, Slot, Ty, NONE};
+use crate::ir::{IntOp, Op, Program, Slot, Ty, NONE};
 
 /// Where branches land in one kernel's code.
 pub(crate) struct Definitions {
@@ -106,4 +106,21 @@ pub(crate) fn operands(op: &Op) -> (Vec<Slot>, Option<Ty>) {
         Op::Pack { parts, n, .. } => (parts[..n as usize].to_vec(), None),
         _ => (Vec::new(), None),
     }
+}
+
+/// The signed integer type of the value an instruction computes, where the PTX says it is signed
+/// (`sub.s32`, `cvt.rzi.s32.f32`): C's `int` is stored with `st.u32`, so the store alone would
+/// show -3 as 4294967293. `None` for anything else (a `mul.wide`'s result is twice its type).
+pub(crate) fn signed_result(op: &Op) -> Option<Ty> {
+    let ty = match *op {
+        Op::Int2 {
+            op: IntOp::MulWide, ..
+        } => return None,
+        Op::Int1 { ty, .. } | Op::Int2 { ty, .. } | Op::Int3 { ty, .. } | Op::Carry { ty, .. } => {
+            ty
+        }
+        Op::Cvt { dt, .. } => dt,
+        _ => return None,
+    };
+    ty.is_signed().then_some(ty)
 }

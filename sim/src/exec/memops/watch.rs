@@ -3,11 +3,12 @@
 
 use super::{atom_apply, store_value, Kind, Req};
 use crate::analyse::provenance::{
-    thread::Access, Computation, ElementStores, Operand, Place, Space, StoreEvent, WatchCx,
+    signed_result, thread::Access, Computation, ElementStores, Operand, Place, Space, StoreEvent,
+    WatchCx,
 };
 use crate::exec::block::BlockCx;
 use crate::exec::{lanes, Warp};
-use crate::ir::{mask, Inst, MemSpace, Op, Slot, NONE};
+use crate::ir::{mask, Inst, MemSpace, Op, Slot, Ty, NONE};
 use crate::memory::{SHARED_WINDOW, WINDOW_SIZE};
 
 /// Records every lane's store (or atomic) of this instruction that touches a watched element.
@@ -65,6 +66,7 @@ fn event(
             w.regs[s as usize * 32 + lane]
         }
     };
+    let mut ty = req.ty;
     let (bits, computed_by) = if req.kind == Kind::Atom {
         // The atomic has run: its destination holds the old value.
         let old = reg(req.regs[0]);
@@ -87,10 +89,12 @@ fn event(
         (new, Some(computation))
     } else {
         let slot = req.regs[k];
-        let computed = wc
-            .defs
-            .reaching(cx.l.prog, slot, w.pc)
-            .map(|def| computation(w, cx, wc, def, lane));
+        let def = wc.defs.reaching(cx.l.prog, slot, w.pc);
+        let signed = def.and_then(|d| signed_result(&cx.l.prog.code[d as usize].op));
+        if let Some(signed) = signed.filter(|s| shown_signed(req.ty, *s)) {
+            ty = signed;
+        }
+        let computed = def.map(|def| computation(w, cx, wc, def, lane));
         (store_value(w, req, k, lane), computed)
     };
     let whole = at <= start && at + req.elem_bytes() as u64 >= end;
@@ -111,11 +115,17 @@ fn event(
         thread: cx.l.thread_index(w.thread_linear(lane)),
         location: cx.location(inst.site),
         instruction: wc.instruction(inst.ptx_line),
-        ty: req.ty,
+        ty,
         bits,
         whole,
         computed_by,
     }
+}
+
+/// Whether a value an instruction computed as `signed` is shown so when stored as `stored`: an
+/// unsigned integer store of the same width (`st.u32` of a `sub.s32`).
+fn shown_signed(stored: Ty, signed: Ty) -> bool {
+    !stored.is_float() && !stored.is_signed() && stored.bytes() == signed.bytes()
 }
 
 /// The instruction at `def` that computed a stored value, with its operands as the store found
