@@ -633,7 +633,11 @@ impl<'a> Builder<'a> {
                 _ => Err(b.invalid(format!("call argument `{n}` is not a `.param` variable"))),
             }
         };
-        if callee.params.len() != args.len() || callee.rets.len() != rets.len() {
+        // A caller may expect a value that a function defined elsewhere does not return, as
+        // Numba's C-ABI declaration of a `void` function does: the linker takes it and the
+        // caller's return variable is left as it was. Any other mismatch is refused.
+        let rets_match = callee.rets.len() == rets.len() || callee.rets.is_empty();
+        if callee.params.len() != args.len() || !rets_match {
             return Err(self.invalid(format!(
                 "call to `{}` with the wrong number of arguments",
                 callee.name

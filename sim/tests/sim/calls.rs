@@ -173,3 +173,33 @@ fn freeing_what_malloc_never_gave_stops_the_kernel_at_that_line() {
         Some(line_of("device_heap", "BUG: not from malloc"))
     );
 }
+
+/// Numba declares a C-ABI `void` function as returning a value (`.extern .func (.param .b64
+/// func_retval0) consume(...)`) and calls it so, while the function linked in returns nothing: a
+/// GPU's linker takes that, so the simulator runs the call (the body's store lands) and refuses
+/// only a call whose parameters do not match.
+#[test]
+fn a_call_expecting_a_value_from_a_void_function_runs() {
+    let body = ".visible .func consume(.param .b64 consume_param_0)\n{\n\
+                .reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n\
+                ld.param.u64 %rd1, [consume_param_0];\nmov.u32 %r1, 42;\n\
+                st.global.u32 [%rd1], %r1;\nret;\n}\n";
+    let kernel = |args: &str| {
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n{body}\
+             .visible .entry k(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\n\
+             ld.param.u64 %rd1, [out];\n{{\n.param .b64 param0;\n\
+             st.param.b64 [param0], %rd1;\n.param .b64 retval0;\n\
+             call.uni (retval0), consume, ({args});\n}}\nret;\n}}\n"
+        )
+    };
+    let module = sim::Module::parse(&kernel("param0")).expect("the call is taken");
+    let mut m = Machine::new();
+    let out = upload(&mut m, &[0u32]);
+    no_diagnostics(&launch_report(&mut m, &module, "k", &[out]));
+    assert_eq!(download_u32(&m, out, 1), [42]);
+    assert!(
+        sim::Module::parse(&kernel("param0, param0")).is_err(),
+        "a parameter too many is still refused"
+    );
+}
