@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-pub use verdict::add_simulator_findings;
+pub use verdict::{add_simulator_cause, add_simulator_findings};
 use verdict::{describe_backend_error, failure_summary, findings, missing_kernel_advice, Stages};
 
 /// Checks exercises on one backend: compile, run the cases against the CPU reference, judge,

@@ -1,8 +1,8 @@
-//! Where a kernel is checked: on the backend given, and, where that is a GPU and the kernel
-//! passed, again in the simulator, whose findings (races, masks, traffic) join the GPU's report
-//! by the verdict module's rule. `runner check` and `runner watch`'s worker both check this way.
+//! Where a kernel is checked: on the backend given, and, where that is a GPU, again in the
+//! simulator, whose findings (races, masks, traffic; the bug behind a wrong output or a fault)
+//! join the GPU's report by the verdict module's rules. `runner check` and `runner watch`'s worker both check this way.
 
-use super::{add_simulator_findings, read_kernel, Checker};
+use super::{add_simulator_cause, add_simulator_findings, read_kernel, Checker};
 use crate::backend::sim::SimBackend;
 use crate::course::Exercise;
 use crate::trace;
@@ -18,9 +18,11 @@ use std::thread::JoinHandle;
 ///
 /// On a GPU the simulator's check starts at once on a thread of its own, with its own compile,
 /// beside the GPU's: the report waits for the slower of the two rather than for both. It counts
-/// only where the GPU's check passed; otherwise it is left to finish unseen (it holds nothing the
-/// GPU's check needs), so a kernel that hangs is reported when the GPU stops it, and the process
-/// waits for it only as it ends (`finish_unseen`).
+/// where the GPU's check passed (a bug or a target it finds fails the kernel) and where the GPU
+/// saw wrong outputs or a fault (a bug it finds names the cause). After a hang it counts only if
+/// already done; otherwise, and after any other verdict, it is left to finish unseen (it holds
+/// nothing the GPU's check needs), and the process waits for it only as it ends
+/// (`finish_unseen`).
 pub fn check_everywhere(
     checker: &mut Checker,
     exercise: &Exercise,
@@ -65,17 +67,34 @@ pub fn check_everywhere(
     let mut report = checker.check_source(exercise, path, &text)?;
     trace::mark("check done");
     if let Some(in_simulator) = in_simulator {
-        if matches!(report.verdict, Verdict::Passed | Verdict::TargetsMissed) {
-            let seen = in_simulator
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            add_simulator_findings(&mut report, seen);
-            trace::mark("the simulator's re-check joined");
-        } else {
-            leave_unseen(in_simulator);
+        match report.verdict {
+            Verdict::Passed | Verdict::TargetsMissed => {
+                let seen = in_simulator
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                add_simulator_findings(&mut report, seen);
+                trace::mark("the simulator's re-check joined");
+            }
+            // A wrong output or a fault on the GPU: the simulator may name the bug behind it.
+            // A hang only where the simulator is already done: it is not waited for.
+            Verdict::WrongOutput | Verdict::Crashed => add_cause(&mut report, in_simulator),
+            Verdict::Hang if in_simulator.is_finished() => add_cause(&mut report, in_simulator),
+            _ => leave_unseen(in_simulator),
         }
     }
     Ok(report)
+}
+
+/// Waits for the simulator's check and lets it name the bug behind the GPU's failure; a
+/// simulator that could not check leaves the GPU's verdict as it is.
+fn add_cause(report: &mut CheckReport, in_simulator: JoinHandle<anyhow::Result<CheckReport>>) {
+    let seen = in_simulator
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    if let Ok(seen) = seen {
+        add_simulator_cause(report, seen);
+        trace::mark("the simulator named the cause");
+    }
 }
 
 /// Simulator checks whose report nobody waits for, still running.

@@ -351,6 +351,31 @@ pub fn add_simulator_findings(gpu: &mut CheckReport, sim: CheckReport) {
     }
 }
 
+/// Folds the simulator's check of a kernel that failed on a GPU (wrong outputs, a fault, a hang)
+/// into the GPU's report where the simulator names the bug behind the failure: a GPU shows only
+/// what came out, the simulator watches every access and barrier. So the same bug gets the same
+/// verdict, with its line, on either backend. The GPU's cases (what it computed) stay.
+pub fn add_simulator_cause(gpu: &mut CheckReport, sim: CheckReport) {
+    let names_the_cause = matches!(
+        sim.verdict,
+        Verdict::OutOfBounds
+            | Verdict::Misaligned
+            | Verdict::BarrierDivergence
+            | Verdict::BadMask
+            | Verdict::Race
+    );
+    if !names_the_cause || gpu.verdict == sim.verdict {
+        return;
+    }
+    gpu.summary = format!("On the GPU: {} {}", gpu.verdict.headline(), sim.summary);
+    gpu.verdict = sim.verdict;
+    let gpu_findings = std::mem::replace(&mut gpu.diagnostics, sim.diagnostics);
+    gpu.diagnostics.extend(gpu_findings);
+    gpu.sim = sim.sim;
+    gpu.reference_sim = sim.reference_sim;
+    gpu.add_printf(&sim.printf);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,6 +667,50 @@ mod tests {
         assert_eq!(gpu.verdict, Verdict::Race);
         assert_eq!(gpu.diagnostics.len(), 1);
         assert!(gpu.summary.contains("right on the GPU"), "{}", gpu.summary);
+    }
+
+    #[test]
+    fn the_simulators_bug_names_why_a_kernel_failed_on_the_gpu() {
+        let sim = || {
+            let mut sim = report(Verdict::Race);
+            sim.summary = "The outputs are wrong, and the simulator found why.".into();
+            sim.diagnostics.push(Finding {
+                verdict: Verdict::Race,
+                case: "n = 1".into(),
+                kind: DiagnosticKind::SharedRace,
+                place: None,
+                buffer: None,
+                element: None,
+                thread: [0; 3],
+                block: [0; 3],
+                text: "race on shared memory".into(),
+            });
+            sim
+        };
+        for on_gpu in [Verdict::WrongOutput, Verdict::Crashed, Verdict::Hang] {
+            let mut gpu = report(on_gpu);
+            add_simulator_cause(&mut gpu, sim());
+            assert_eq!(gpu.verdict, Verdict::Race, "after {on_gpu:?}");
+            assert_eq!(gpu.diagnostics.len(), 1);
+            assert!(
+                gpu.summary
+                    .starts_with(&format!("On the GPU: {}", on_gpu.headline()))
+                    && gpu.summary.contains("simulator found why"),
+                "{}",
+                gpu.summary
+            );
+        }
+        // A simulator that sees only wrong outputs, or nothing, leaves the GPU's verdict.
+        for seen in [Verdict::WrongOutput, Verdict::Passed, Verdict::Hang] {
+            let mut gpu = report(Verdict::WrongOutput);
+            add_simulator_cause(&mut gpu, report(seen));
+            assert_eq!(
+                gpu.verdict,
+                Verdict::WrongOutput,
+                "the simulator said {seen:?}"
+            );
+            assert_eq!(gpu.summary, "s");
+        }
     }
 
     #[test]
