@@ -575,6 +575,25 @@ impl Builder<'_> {
                         return Err(unsupported(self));
                     }
                     let m = self.fmode(mods);
+                    if halves && mods.has("relu") {
+                        // `.relu`: a negative result is 0 and a NaN the canonical NaN, which
+                        // is what `max.NaN` of the result and 0 gives.
+                        let t = self.new_slot();
+                        self.emit(
+                            Op::Fma {
+                                ty,
+                                m,
+                                d: t,
+                                a,
+                                b,
+                                c,
+                            },
+                            guard,
+                        );
+                        let zero = self.const_slot(0);
+                        let (op, a, b) = (FOp::MaxNan, t, zero);
+                        return Ok(Some(Op::Float2 { op, ty, m, d, a, b }));
+                    }
                     return Ok(Some(Op::Fma { ty, m, d, a, b, c }));
                 }
                 let hi = mods.has("hi");

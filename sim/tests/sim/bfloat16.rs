@@ -333,3 +333,61 @@ fn pairs_compute_each_member_alone() {
         assert_eq!(w(3), pair(hi[CVT_RN], lo[CVT_RN]), "cvt, thread {t}");
     }
 }
+
+/// `fma.rn.relu.bf16` (`__hfma_relu`, numba's `hfma_relu`): the fused result, 0 where it is
+/// negative, the canonical NaN (0x7fff) where it is NaN; on a pair, each member alone.
+#[test]
+fn fma_relu_clamps_negative_results_to_zero() {
+    let ptx = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry relu(.param .u64 p_in, .param .u64 p_out)
+{
+	.reg .b16 %h<5>;
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [p_in];
+	ld.param.u64 %rd2, [p_out];
+	ld.global.b16 %h1, [%rd1];
+	ld.global.b16 %h2, [%rd1+2];
+	ld.global.b16 %h3, [%rd1+4];
+	fma.rn.relu.bf16 %h4, %h1, %h2, %h3;
+	st.global.b16 [%rd2], %h4;
+	ld.global.b32 %r1, [%rd1+8];
+	ld.global.b32 %r2, [%rd1+12];
+	ld.global.b32 %r3, [%rd1+16];
+	fma.rn.relu.bf16x2 %r4, %r1, %r2, %r3;
+	st.global.b32 [%rd2+4], %r4;
+	ret;
+}
+"#;
+    let module = Module::parse(ptx).expect("fma.relu runs");
+    let bits = |x: f32| bf16::from_f32(x).to_bits();
+    let cases: [([u16; 3], u16); 3] = [
+        ([bits(1.0), bits(-3.0), 0], 0),
+        ([bits(2.0), bits(3.0), bits(1.0)], bits(7.0)),
+        ([0x7fc1, bits(1.0), 0], 0x7fff),
+    ];
+    let mut gpu = Machine::new();
+    for (ins, want) in cases {
+        // The scalar case, then the same in both members of a pair (low and high).
+        let mut input = Vec::new();
+        for v in ins {
+            input.extend(v.to_le_bytes());
+        }
+        input.extend([0, 0]);
+        for v in ins {
+            input.extend(v.to_le_bytes());
+            input.extend(v.to_le_bytes());
+        }
+        let at = gpu.alloc(input.len() as u64);
+        gpu.write(at, &input).unwrap();
+        let out = gpu.alloc(8);
+        let args = [Arg::Ptr(at), Arg::Ptr(out)];
+        launch(&mut gpu, &module, "relu", [1, 1, 1], [1, 1, 1], &args);
+        let got = gpu.read(out, 8).unwrap();
+        let half = |i: usize| u16::from_le_bytes([got[i], got[i + 1]]);
+        assert_eq!([half(0), half(4), half(6)], [want; 3], "{ins:x?}");
+    }
+}
