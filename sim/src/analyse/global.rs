@@ -511,6 +511,9 @@ impl GlobalShadow {
         len: u32,
         mut second: Option<&mut [u8; 32]>,
     ) -> bool {
+        if let Some(marked) = self.mark_contiguous(run, exec, addrs, len) {
+            return marked;
+        }
         let mut page = (u64::MAX, 0);
         let mut m = exec;
         while m != 0 {
@@ -545,6 +548,39 @@ impl GlobalShadow {
             }
         }
         true
+    }
+
+    /// `mark_run` for the usual case, a full warp's 4-byte accesses of 32 consecutive words of
+    /// one page: one test of the 32 owner entries and one pass that marks them, instead of a
+    /// page lookup and a test per lane. `None` where the case does not apply (`mark_run` then
+    /// goes lane by lane, and also finds any word an earlier access touched).
+    fn mark_contiguous(
+        &mut self,
+        run: usize,
+        exec: u32,
+        addrs: &[u64; 32],
+        len: u32,
+    ) -> Option<bool> {
+        if exec != u32::MAX || len != 4 {
+            return None;
+        }
+        let first = addrs[0] >> 2;
+        let i = (first % PAGE_WORDS as u64) as usize;
+        let contiguous = (0..32).all(|l| addrs[l] == addrs[0].wrapping_add(4 * l as u64));
+        if !contiguous || i + 32 > PAGE_WORDS {
+            return None;
+        }
+        let slot = self.slot(first / PAGE_WORDS as u64)?;
+        let p = &mut self.pages[slot];
+        let owners = &mut p.owner[i..i + 32];
+        if owners.iter().any(|&o| o != UNTOUCHED) {
+            return None;
+        }
+        for (l, o) in owners.iter_mut().enumerate() {
+            *o = run_owner(run, l);
+        }
+        (p.lo, p.hi) = (p.lo.min(i), p.hi.max(i + 32));
+        Some(true)
     }
 
     /// Undoes `mark_run` for lanes `lanes`.
