@@ -148,6 +148,8 @@ struct Ran<'c> {
     /// The case the simulator's figures come from, and its place among the cases.
     figures_case: Option<(usize, &'c Case)>,
     timing_case: Option<(&'c Case, (Prepared, timing::Measured))>,
+    /// The threads per block of the cases' launch (the first case's), for the launch's facts.
+    block: Option<[u32; 3]>,
 }
 
 /// The options a check makes its cases with.
@@ -438,6 +440,7 @@ impl Checker<'_> {
             verdict: Verdict::Passed,
             figures_case: None,
             timing_case: None,
+            block: cases.first().map(|c| c.launch.block),
         };
         let on_gpu = self.backend.kind() == contract::Backend::Gpu;
         for (index, case) in cases
@@ -541,6 +544,11 @@ impl Checker<'_> {
             reference.as_ref(),
             report.gpu.as_ref(),
         );
+        let facts = ran
+            .block
+            .and_then(|b| targets::launch_facts(&exercise.targets, b));
+        report.targets.extend(facts);
+        report.targets.sort_by_key(|t| !t.decides);
         report.reference_sim = reference;
         stages.technique_missed = report.targets.iter().any(|t| t.missed());
         report.verdict = verdict::conclude(&stages);

@@ -205,6 +205,14 @@ pub struct Targets {
     pub max_global_sectors_vs_reference: Option<f64>,
     /// In the simulator: shared-memory wavefronts over the reference solution's, at most.
     pub max_shared_wavefronts_vs_reference: Option<f64>,
+    /// In the simulator: atomic operations (warp requests on global and shared memory, each
+    /// pass of a CAS loop included) over the reference solution's on the same case, at most.
+    /// The simulator's count is the fewest a GPU makes: there, warps retry each other's CAS.
+    pub max_atomics_vs_reference: Option<f64>,
+    /// Threads per block a multiple of 32 (whole warps) in the launch the student chose: a fact
+    /// of the launch, the same on a GPU and in the simulator.
+    #[serde(default)]
+    pub whole_warps: bool,
 }
 
 impl Targets {
@@ -214,6 +222,7 @@ impl Targets {
             || self.max_shared_wavefronts_vs_reference.is_some()
             || self.max_time_vs_reference.is_some()
             || self.min_threads_vs_reference.is_some()
+            || self.max_atomics_vs_reference.is_some()
     }
 }
 
@@ -433,6 +442,10 @@ fn check_exercise(e: &Exercise) -> Result<(), String> {
         (
             "targets.max_shared_wavefronts_vs_reference",
             t.max_shared_wavefronts_vs_reference,
+        ),
+        (
+            "targets.max_atomics_vs_reference",
+            t.max_atomics_vs_reference,
         ),
         (
             "host.max_sectors_per_request",

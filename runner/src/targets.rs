@@ -112,6 +112,21 @@ fn against_reference(targets: &Targets, mine: &SimFigures, reference: &SimFigure
             "the chapter's technique needs fewer passes through shared memory: bank conflicts, or values that could stay in registers",
         ));
     }
+    if let Some(limit) = targets.max_atomics_vs_reference {
+        let atomics = |f: &sim::Figures| f.global_atomic_requests + f.shared_atomic_requests;
+        checks.push(versus_reference(
+            "max_atomics_vs_reference",
+            limit,
+            atomics(m),
+            atomics(r),
+            "atomic operations (each pass of a CAS loop counts)",
+            "an atomicCAS loop tries again whenever another thread changed the word first; in the \
+             simulator only the lanes of one warp collide, so this is the fewest a GPU makes: there \
+             every warp of the grid contends for the same words and each retry waits for the last \
+             (exercise 08's CAS loop took 33,000x the solution's time on an H100): atomicAdd does \
+             the addition in one step",
+        ));
+    }
     if let Some(limit) = targets.min_threads_vs_reference {
         checks.push(launch_threads(limit, &mine.shape, &reference.shape));
     }
@@ -141,6 +156,45 @@ fn launch_threads(limit: f64, mine: &sim::KernelShape, reference: &sim::KernelSh
             if mine.blocks == 1 { "" } else { "s" },
             mine.threads_per_block
         )
+    })
+}
+
+/// The launch's threads per block held to whole warps (`whole_warps`): a GPU runs a block as
+/// warps of 32 threads, so a block of 100 is 4 warps whose last has 28 lanes idle. `block` is the
+/// launch the cases ran with, the same on either backend; none where the exercise sets no such
+/// target.
+pub fn launch_facts(targets: &Targets, block: [u32; 3]) -> Option<Target> {
+    if !targets.whole_warps {
+        return None;
+    }
+    let threads = block.iter().map(|&d| d as u64).product::<u64>();
+    let warps = threads.div_ceil(32);
+    let idle = warps * 32 - threads;
+    let explanation = if idle == 0 {
+        format!("the blocks have {threads} threads, {warps} whole warps of 32")
+    } else {
+        let (below, above) = (threads / 32 * 32, warps * 32);
+        let below = if below == 0 {
+            String::new()
+        } else {
+            format!("{below} or ")
+        };
+        format!(
+            "the blocks have {threads} threads, not a multiple of 32: a GPU runs a block as warps \
+             of 32 threads, so the last of its {warps} warps has {} of 32 lanes working and {idle} \
+             idle in every block (blocks of {below}{above} threads fill every warp)",
+            32 - idle
+        )
+    };
+    Some(Target {
+        name: "whole_warps".into(),
+        wanted: "a multiple of 32".into(),
+        got: threads.to_string(),
+        limit: 32.0,
+        actual: Some(threads as f64),
+        met: idle == 0,
+        decides: true,
+        explanation,
     })
 }
 
@@ -246,6 +300,56 @@ mod tests {
         figures.shape.blocks = blocks;
         figures.shape.threads_per_block = threads;
         figures
+    }
+
+    #[test]
+    fn a_cas_loops_attempts_are_atomics_against_the_reference() {
+        let targets = Targets {
+            max_atomics_vs_reference: Some(1.5),
+            ..Default::default()
+        };
+        let atomics = |global, shared| {
+            let mut f = sim(1, 4, 0);
+            f.kernel.global_atomic_requests = global;
+            f.kernel.shared_atomic_requests = shared;
+            f
+        };
+        // Exercise 08's figures: a CAS loop on global bins, global atomicAdd, the solution's
+        // shared bins.
+        let (cas, global, reference) = (atomics(6070, 0), atomics(3126, 0), atomics(64, 3126));
+        let missed = &evaluate(&targets, Some(&cas), Some(&reference), None)[0];
+        assert!(missed.missed(), "{missed:?}");
+        assert!(
+            missed.explanation.contains("6070 atomic operations")
+                && missed
+                    .explanation
+                    .contains("where the reference solution takes 3190")
+                && missed.explanation.contains("atomicAdd"),
+            "{}",
+            missed.explanation
+        );
+        let met = &evaluate(&targets, Some(&global), Some(&reference), None)[0];
+        assert!(met.met, "{met:?}");
+    }
+
+    #[test]
+    fn blocks_of_whole_warps_are_a_launch_fact() {
+        let targets = Targets {
+            whole_warps: true,
+            ..Default::default()
+        };
+        let partial = launch_facts(&targets, [100, 1, 1]).unwrap();
+        assert!(partial.missed(), "{partial:?}");
+        assert!(
+            partial
+                .explanation
+                .contains("not a multiple of 32: a GPU runs a block as warps of 32 threads, so the last of its 4 warps has 4 of 32 lanes working and 28 idle")
+                && partial.explanation.contains("blocks of 96 or 128 threads"),
+            "{}",
+            partial.explanation
+        );
+        assert!(!launch_facts(&targets, [32, 8, 1]).unwrap().missed());
+        assert!(launch_facts(&Targets::default(), [100, 1, 1]).is_none());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// Variant: the increment as an atomicCAS loop (the Programming Guide's pattern): read, then CAS until it sticks
+// Mistake (technique): the increment as an atomicCAS loop (the Programming Guide's pattern): read, then CAS until it sticks
 // Exercise 07: fix a racy counter.
 //
 // The task: count how many values are greater than a threshold. Every thread looks at one value,

@@ -1,4 +1,4 @@
-// Variant: each increment as an atomicCAS loop: read the bin, CAS in one more until it sticks
+// Mistake (technique): each increment as an atomicCAS loop: read the bin, CAS in one more until it sticks
 // Exercise 08: a histogram with atomics.
 //
 // Count how often each byte value occurs in `data`: afterwards bins[v] holds the number of
