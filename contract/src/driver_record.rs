@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 /// `libsimcuda.so` from another build of the course) rather than misread it. 2: `graphs`, and a
 /// launch's `graph` (a record without them would read as a program that used no graph). 3:
 /// `managed` (without it, a program would read as one that used no managed memory). 4:
-/// `refused_launches` (without it, a launch the driver refused would go unnamed).
-pub const DRIVER_RECORD_VERSION: u32 = 4;
+/// `refused_launches` (without it, a launch the driver refused would go unnamed). 5: a launch's
+/// `bound_by` (without it, a modelled time would read as one nothing bounds).
+pub const DRIVER_RECORD_VERSION: u32 = 5;
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +72,10 @@ pub struct Launch {
     pub start_us: f64,
     /// When it ended.
     pub end_us: f64,
+    /// What bounds its modelled time (the simulator's model, the figure a kernel check shows);
+    /// none when the kernel ran on a GPU, whose time is measured.
+    #[serde(default)]
+    pub bound_by: Option<sim::Resource>,
     /// The graph (its index in [`DriverRecord::graphs`]) whose launch ran this kernel; none for
     /// a kernel launched on its own. (In pass-through mode a graph's kernels run inside the real
     /// driver and are not listed here: the graph's own entry counts them.)
@@ -383,6 +388,7 @@ mod tests {
             aborted: false,
             start_us,
             end_us,
+            bound_by: None,
             graph: None,
         }
     }

@@ -220,6 +220,7 @@ pub(crate) fn launch(
         .last()
         .filter(|x| report.aborted && x.kind.is_fatal())
         .map(|x| x.kind);
+    let modelled = report.modelled_on(&crate::device::gpu_model());
     d.record.launch(
         Launch {
             kernel,
@@ -234,9 +235,10 @@ pub(crate) fn launch(
             aborted: report.aborted,
             start_us: 0.0,
             end_us: 0.0,
+            bound_by: Some(modelled.bound_by),
             graph: None,
         },
-        report.modelled_on(&crate::device::gpu_model()).microseconds,
+        modelled.microseconds,
     );
     if let Some(kind) = stopped_by {
         d.unseen_fault = Some(fault(kind));

@@ -321,5 +321,77 @@ fn the_driver_answers_as_nvidias_does_and_records_what_copies_cost() {
         assert_eq!(cuMemFreeHost(pinned), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_SUCCESS);
         assert_eq!(cuMemFree_v2(dptr), E::CUDA_ERROR_INVALID_VALUE);
+
+        bound_by_is_recorded_from_the_model(function);
+    }
+}
+
+/// A launch's modelled time says what bounds it: a vector add over 12 MB is DRAM-bound, one
+/// warp's long chain of dependent FMAs is issue-bound.
+/// `vector_add` is the fixture's kernel, loaded in the current context.
+fn bound_by_is_recorded_from_the_model(vector_add: cudarc::driver::sys::CUfunction) {
+    // SAFETY: valid pointers throughout; each launch's arguments match its kernel's parameters.
+    unsafe {
+        let bound_by = || with_driver(|d| d.record.launches.last().and_then(|l| l.bound_by));
+        let n = 1usize << 20;
+        let mut buffers = [0u64; 3];
+        for buffer in &mut buffers {
+            assert_eq!(cuMemAlloc_v2(buffer, 4 * n), E::CUDA_SUCCESS);
+        }
+        let n_arg = n as i32;
+        let mut args: [*mut c_void; 4] = [
+            (&buffers[0] as *const u64).cast_mut().cast(),
+            (&buffers[1] as *const u64).cast_mut().cast(),
+            (&buffers[2] as *const u64).cast_mut().cast(),
+            (&n_arg as *const i32).cast_mut().cast(),
+        ];
+        let (stream, extra) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let launch = crate::launch::cuLaunchKernel;
+        let launched = launch(
+            vector_add,
+            4096,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            args.as_mut_ptr(),
+            extra,
+        );
+        assert_eq!(launched, E::CUDA_SUCCESS);
+        assert_eq!(bound_by(), Some(sim::Resource::Dram));
+
+        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                   .visible .entry spin(.param .u64 out, .param .u32 trips) {\n\
+                   .reg .pred %p; .reg .f32 %f<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n\
+                   mov.f32 %f1, 0f3F800000; ld.param.u32 %r1, [trips]; mov.u32 %r2, 0;\n\
+                   LOOP: fma.rn.f32 %f1, %f1, 0f3F7FFFFF, 0f3F800000; add.u32 %r2, %r2, 1;\n\
+                   setp.lt.u32 %p, %r2, %r1; @%p bra LOOP;\n\
+                   ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1;\n\
+                   mov.u32 %r3, %tid.x; mul.wide.u32 %rd3, %r3, 4; add.s64 %rd2, %rd2, %rd3;\n\
+                   st.global.f32 [%rd2], %f1; ret; }\n\0";
+        let mut module = std::ptr::null_mut();
+        assert_eq!(
+            crate::module::cuModuleLoadData(&mut module, ptx.as_ptr().cast()),
+            E::CUDA_SUCCESS
+        );
+        let mut spin = std::ptr::null_mut();
+        assert_eq!(
+            crate::module::cuModuleGetFunction(&mut spin, module, c"spin".as_ptr()),
+            E::CUDA_SUCCESS
+        );
+        let trips = 3000u32;
+        let mut args: [*mut c_void; 2] = [
+            (&buffers[0] as *const u64).cast_mut().cast(),
+            (&trips as *const u32).cast_mut().cast(),
+        ];
+        let launched = launch(spin, 1, 1, 1, 32, 1, 1, 0, stream, args.as_mut_ptr(), extra);
+        assert_eq!(launched, E::CUDA_SUCCESS);
+        assert_eq!(bound_by(), Some(sim::Resource::Issue));
+        for buffer in buffers {
+            assert_eq!(cuMemFree_v2(buffer), E::CUDA_SUCCESS);
+        }
     }
 }

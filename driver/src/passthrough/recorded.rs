@@ -405,6 +405,7 @@ unsafe fn launch<A: Args>(
                 aborted: false,
                 start_us: 0.0,
                 end_us: 0.0,
+                bound_by: None,
                 graph: None,
             });
             Op::Launch(d.record.launches.len() - 1)

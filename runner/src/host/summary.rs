@@ -282,8 +282,13 @@ fn launch_line(l: &Launch, count: usize, us: f64, times: TimelineKind) -> String
         1 => (String::new(), ""),
         n => (format!(" ×{n}"), " each"),
     };
+    // A modelled time says what bounds it, as a kernel check's does (a GPU's is measured).
+    let bound = match l.bound_by {
+        Some(resource) => format!(", bound by {resource}"),
+        None => String::new(),
+    };
     format!(
-        "  launch {} <<<{}, {}>>>{how_many}:{figures} {us:.1} µs {}{each}{}\n",
+        "  launch {} <<<{}, {}>>>{how_many}:{figures} {us:.1} µs {}{each}{bound}{}\n",
         short_name(&l.kernel),
         dims(l.grid),
         dims(l.block),
@@ -385,5 +390,31 @@ mod tests {
         let line = launch_line(&launch, 1, 2.0, TimelineKind::Modelled);
         assert!(line.contains("32 bank conflicts"), "{line}");
         assert!(line.contains("<<<(4, 4), (32, 8)>>>"), "{line}");
+    }
+
+    #[test]
+    fn a_modelled_launch_says_what_bounds_it_and_a_measured_one_does_not() {
+        let launch = |bound_by| Launch {
+            kernel: "k".into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            end_us: 2.0,
+            bound_by,
+            ..Launch::default()
+        };
+        let memory = launch(Some(sim::Resource::Dram));
+        let line = launch_line(&memory, 3, 2.0, TimelineKind::Modelled);
+        assert!(
+            line.contains("2.0 µs modelled each, bound by DRAM"),
+            "{line}"
+        );
+        let compute = launch(Some(sim::Resource::Issue));
+        let line = launch_line(&compute, 1, 2.0, TimelineKind::Modelled);
+        assert!(
+            line.contains("modelled, bound by instruction issue"),
+            "{line}"
+        );
+        let line = launch_line(&launch(None), 1, 2.0, TimelineKind::Measured);
+        assert!(!line.contains("bound by"), "{line}");
     }
 }
