@@ -4,7 +4,7 @@
 
 use sim::{
     Access, BranchStep, Computation, Counted, ElementOrigin, LoopTrips, MemoryStep, Operand,
-    Parting, SourceLocation, StoreEvent, ThreadDivergence, Writers,
+    Parting, Scalar, SourceLocation, StoreEvent, ThreadDivergence, Writers,
 };
 
 /// The lines shown under a wrong element (without indentation).
@@ -205,7 +205,7 @@ pub(super) fn step(s: &MemoryStep) -> String {
         Access::Store => "store",
         Access::Atomic => "update",
     };
-    format!("{verb} {} = {}", s.place, s.ty.show(s.bits))
+    format!("{verb} {} = {}", s.place, shown(s.ty, s.bits))
 }
 
 /// ` at line 12` (followed by `file`), or nothing where the line is not known.
@@ -259,8 +259,26 @@ fn at_line(event: &StoreEvent, file: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A value as its type shows it; an unsigned integer with its top bit set also as the signed
+/// integer of its width: where no signed instruction computed it (`out[i] = -1` is a `mov`), the
+/// PTX stores C's `int` as `.u32`, and 4294967295 alone would hide the -1 the student wrote.
+fn shown(ty: Scalar, bits: u64) -> String {
+    let signed = match ty {
+        Scalar::U8 => Scalar::S8,
+        Scalar::U16 => Scalar::S16,
+        Scalar::U32 => Scalar::S32,
+        Scalar::U64 => Scalar::S64,
+        _ => return ty.show(bits),
+    };
+    let top_bit = 1u64 << (8 * ty.bytes() - 1);
+    if bits & top_bit == 0 {
+        return ty.show(bits);
+    }
+    format!("{} (as signed: {})", ty.show(bits), signed.show(bits))
+}
+
 fn value(event: &StoreEvent) -> String {
-    let shown = event.ty.show(event.bits);
+    let shown = shown(event.ty, event.bits);
     if event.whole {
         shown
     } else {
@@ -286,7 +304,7 @@ fn computation(c: &Computation, store: &StoreEvent, file: &str) -> String {
 }
 
 fn operand(o: &Operand) -> String {
-    let value = o.bits.map(|b| o.ty.show(b));
+    let value = o.bits.map(|b| shown(o.ty, b));
     match (&o.loaded_from, value) {
         (Some(place), Some(v)) => format!("{place} = {v}"),
         (Some(place), None) => place.to_string(),
@@ -300,5 +318,23 @@ fn count(n: u64, what: &str) -> String {
     match n {
         1 => format!("1 {what}"),
         n => format!("{n} {what}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+    use sim::Scalar;
+
+    #[test]
+    fn an_unsigned_value_with_its_top_bit_set_is_shown_signed_too() {
+        assert_eq!(
+            shown(Scalar::U32, 0xffff_fffd),
+            "4294967293 (as signed: -3)"
+        );
+        assert_eq!(shown(Scalar::U32, 7), "7");
+        assert_eq!(shown(Scalar::S32, 0xffff_fffd), "-3");
+        assert_eq!(shown(Scalar::U8, 0x80), "128 (as signed: -128)");
+        assert_eq!(shown(Scalar::F32, 1.5f32.to_bits() as u64), "1.5");
     }
 }
