@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 /// launch's `graph` (a record without them would read as a program that used no graph). 3:
 /// `managed` (without it, a program would read as one that used no managed memory). 4:
 /// `refused_launches` (without it, a launch the driver refused would go unnamed). 5: a launch's
-/// `bound_by` (without it, a modelled time would read as one nothing bounds).
-pub const DRIVER_RECORD_VERSION: u32 = 5;
+/// `bound_by` (without it, a modelled time would read as one nothing bounds). 6: `host_reads`
+/// and `arrivals_never_waited_for` (without them, a result read before any wait would read as
+/// one read after it).
+pub const DRIVER_RECORD_VERSION: u32 = 6;
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +182,32 @@ pub struct DriverRecord {
     /// Launches the driver refused, in order.
     #[serde(default)]
     pub refused_launches: Vec<RefusedLaunch>,
+    /// The results the program handed back (hostkit's reads of its memory), in order, with what
+    /// the host had not waited for when it read them.
+    #[serde(default)]
+    pub host_reads: Vec<HostRead>,
+    /// Asynchronous copies back to pageable memory the program never waited for: their bytes
+    /// were there (a GPU's driver returns from such a copy once it is done, today), but CUDA
+    /// promises only that the call "might be synchronous".
+    #[serde(default)]
+    pub arrivals_never_waited_for: u64,
+}
+
+/// A result the program handed back, read from its memory by hostkit: what the host had not yet
+/// waited for of the copies that wrote there. Seen alike on every track (hostkit asks the driver
+/// before each read), judged on the happens-before of the driver's streams, events and waits.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRead {
+    /// How many bytes it read.
+    pub bytes: u64,
+    /// Of those, bytes of copies into page-locked memory still on their way: the program read
+    /// what was there before (stale data, here every time).
+    pub in_flight: u64,
+    /// Bytes of copies into pageable memory that had arrived though the program had not waited
+    /// for them: right here and on today's GPUs, but read before any wait says they are done.
+    pub arrived_unwaited: u64,
+    /// The streams of the copies not waited for (0: the default stream).
+    pub streams: Vec<usize>,
 }
 
 /// Where a prefetch of managed memory moves it.

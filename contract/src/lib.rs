@@ -45,6 +45,6 @@ pub use verdict::Verdict;
 pub const SCHEMA_VERSION: u32 = 3;
 
 pub use driver_record::{
-    Destination, Direction, DriverRecord, Failure, Graph, Launch, Managed, ManagedStep,
+    Destination, Direction, DriverRecord, Failure, Graph, HostRead, Launch, Managed, ManagedStep,
     RefusedLaunch, TimelineKind, Transfer, DRIVER_RECORD_VERSION,
 };

@@ -1,39 +1,52 @@
-//! Copies back to page-locked host memory on a stream, in flight until the program waits for
+//! Copies back to page-locked memory on a stream, in flight until the program waits for
 //! them. On a GPU such a copy returns at once and its bytes arrive later; a program that reads
 //! the destination before synchronising reads whatever was there before, sometimes. Here the
 //! bytes are taken from the device when the copy is queued (everything before it on its stream
-//! has run by then) and written to the program's memory only when the program waits: a stream,
-//! the context, an event recorded after the copy, a synchronous call, or freeing the memory. So
-//! a missing wait gives stale results every time, not once in a while, and the record counts the
-//! copies still in flight when the program ended. (A copy to pageable memory returns only once
-//! its bytes have arrived, on a GPU too: it is written at once.)
+//! has run by then) and written to the program's memory only once the host has waited for the
+//! copy (`happens_before`): its stream, a stream that waited for an event recorded after it, the
+//! event, the context, a synchronous call, or freeing the memory. So a missing wait gives stale
+//! results every time, not once in a while, and the record counts the copies still in flight
+//! when the program ended. (A copy to pageable memory is written at once, as a GPU's driver
+//! does today; whether the host waited for it before reading it is noted all the same.)
 
 use crate::state::copies::InFlight;
 pub(crate) use crate::state::copies::Wait;
 use crate::state::Driver;
+use contract::HostRead;
 
 impl Driver {
-    /// Queues a copy of `bytes` to `destination` on `stream`; returns its order.
+    /// Queues a copy of `bytes` to `destination` on `stream`.
     pub(crate) fn send_later(&mut self, stream: usize, destination: usize, bytes: Vec<u8>) {
-        self.queued += 1;
+        let order = self.record.order.queued_on(stream);
         self.in_flight.push(InFlight {
             stream,
-            order: self.queued,
+            order,
             destination,
             bytes,
         });
     }
 
-    /// Writes the copies `wait` covers into the program's memory, in the order they were queued.
+    /// The host waits (`wait`), and the copies it has now waited for are written into the
+    /// program's memory, in the order they were queued. An event's wait (`Wait::Before`) has
+    /// had its clock joined by the caller ([`HappensBefore::host_waits_event`]).
+    ///
+    /// [`HappensBefore::host_waits_event`]: crate::happens_before::HappensBefore::host_waits_event
     pub(crate) fn land(&mut self, wait: Wait) {
         self.land_managed(wait);
+        let order = &mut self.record.order;
+        match wait {
+            Wait::All => order.host_waits_all(),
+            Wait::Stream(s) => order.host_waits_stream(s),
+            // Memory being freed is no wait of the host's: its copies land, counted as never
+            // waited for.
+            Wait::Before { .. } | Wait::Into { .. } => {}
+        }
+        let order = &self.record.order;
         let covered = |c: &InFlight| match wait {
-            Wait::All => true,
-            Wait::Stream(s) => c.stream == s,
-            Wait::Before { stream, order } => c.stream == stream && c.order <= order,
             Wait::Into { start, len } => {
                 c.destination < start + len && start < c.destination + c.bytes.len()
             }
+            _ => order.host_waited_for(c.stream, c.order),
         };
         let (landing, staying): (Vec<InFlight>, Vec<InFlight>) =
             std::mem::take(&mut self.in_flight)
@@ -68,11 +81,6 @@ impl Driver {
             .sum()
     }
 
-    /// The order of the last thing queued (an event recorded now waits for everything up to it).
-    pub(crate) fn queued_so_far(&self) -> u64 {
-        self.queued
-    }
-
     /// Copies never waited for: still in flight when the program ends, or when their memory was
     /// freed.
     pub(crate) fn copies_never_waited_for(&self) -> u64 {
@@ -80,14 +88,31 @@ impl Driver {
     }
 }
 
+impl Driver {
+    /// The program hands back `[start, start + len)` as a result: the read is noted in the
+    /// record with what the host had not waited for; returns the bytes still to come.
+    fn result_read(&mut self, start: usize, len: usize) -> usize {
+        let in_flight = self.in_flight_into(start, len);
+        let (arrived_unwaited, streams) = self.record.order.arrived_into(start, len);
+        self.record.host_reads.push(HostRead {
+            bytes: len as u64,
+            in_flight: in_flight as u64,
+            arrived_unwaited,
+            streams,
+        });
+        in_flight
+    }
+}
+
 /// How many bytes of [`start`, `start + len`) still wait for a copy from the device: 0 when the
-/// program has waited for every copy into it. hostkit asks before it reads a result.
+/// program has waited for every copy into it. hostkit asks before it reads a result, so the
+/// read is noted in the record too.
 #[no_mangle]
 pub extern "C" fn simcudaBytesInFlight(start: *const std::ffi::c_void, len: usize) -> usize {
     crate::state::with_driver(|d| {
         // A result read from managed memory is noted in the record (on a GPU too, where this
         // driver passes calls through: the same holds are kept there).
         let managed = d.managed_result_read(start as u64, len as u64) as usize;
-        d.in_flight_into(start as usize, len) + managed
+        d.result_read(start as usize, len) + managed
     })
 }

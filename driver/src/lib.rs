@@ -14,7 +14,7 @@
 //! | layer | modules | owns |
 //! | --- | --- | --- |
 //! | leaves | `errors`, `handles`, `ranges`, `fatbin`, `real` | error names and strings as NVIDIA's driver gives them; the tables handles index; address ranges found in O(log n); the PTX taken out of a fat binary; the real driver (which driver this library is, NVIDIA's loaded, its entry points called by name) |
-//! | record | `record` | what the program did, and the modelled timeline that places it |
+//! | record | `happens_before`, `record` | what the host has waited for (vector clocks over the streams); what the program did, and the modelled timeline that places it |
 //! | state | `state` | everything the driver keeps, behind one lock (a capture's nodes, pass-through's events, copies in flight, mirrored blocks, managed memory's advice and its book), the wrapper `call` every entry point goes through, the record written at exit (`SIMCUDA_REPORT`) |
 //! | pass-through | `passthrough` | pass-through mode (`SIMCUDA_BACKEND=gpu`): every entry point forwards to the real driver, and the record's times are measured |
 //! | kept alike | `in_flight`, `mirror` | copies back to page-locked memory, which land only when the program waits; host memory the device also sees, kept alike on both sides around device work |
@@ -56,6 +56,7 @@ mod fatbin;
 #[allow(unreachable_pub)] // its entry points
 mod graph;
 mod handles;
+mod happens_before;
 #[allow(unreachable_pub)] // its entry points
 mod host_func;
 #[allow(unreachable_pub)] // its entry points

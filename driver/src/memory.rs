@@ -267,6 +267,10 @@ fn copy_now(d: &mut Driver, what: Copy, bytes: usize, stream: Option<CUstream>) 
             } else {
                 // SAFETY: the program passed `dst` as `bytes` writable bytes.
                 unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst.cast::<u8>(), bytes) };
+                if stream.is_some() && d.mirrors.holding(dst as u64).is_none() {
+                    // There now, as on a GPU today, though nothing says so until a wait.
+                    d.record.order.arrived(stream_index, dst as usize, bytes);
+                }
             }
             (Direction::DeviceToHost, pinned)
         }

@@ -11,6 +11,7 @@
 //! direction and the compute engine each do one thing at a time; operations of one stream run in
 //! order; the default stream waits for every stream; a synchronous call makes the host wait.
 
+use crate::happens_before::HappensBefore;
 use contract::DriverRecord;
 use cudarc::driver::sys::CUresult;
 
@@ -35,6 +36,8 @@ pub struct Record {
     /// What was recorded, as written to `SIMCUDA_REPORT` and read by the checker and `runner run`.
     pub data: DriverRecord,
     model: Timeline,
+    /// The order of everything queued, and what the streams and the host have waited for.
+    pub(crate) order: HappensBefore,
 }
 
 impl std::ops::Deref for Record {
@@ -105,6 +108,7 @@ impl Record {
     /// the engine's, after the host issued it (and, on the default stream, after every stream).
     /// A synchronous operation holds the host until it ends. Returns its start and end.
     fn place(&mut self, stream: usize, engine: usize, us: f64, synchronous: bool) -> (f64, f64) {
+        self.order.queued_on(stream);
         let t = &mut self.model;
         if t.streams.len() <= stream {
             t.streams.resize(stream + 1, 0.0);
@@ -180,6 +184,7 @@ impl Record {
 
     /// Notes a new stream and whether it was made non-blocking.
     pub(crate) fn stream_created(&mut self, stream: usize, non_blocking: bool) {
+        self.order.stream_created(stream, non_blocking);
         let t = &mut self.model;
         if t.non_blocking.len() <= stream {
             t.non_blocking.resize(stream + 1, false);

@@ -96,8 +96,6 @@ pub(crate) struct Driver {
     pub measured: timing::Measured,
     /// Copies back to page-locked memory not waited for yet (`in_flight`).
     pub in_flight: Vec<copies::InFlight>,
-    /// How many operations were queued so far, to order copies and events.
-    pub queued: u64,
     /// Copies that landed only because their memory was freed (`in_flight`).
     pub never_waited_for: u64,
 }
@@ -131,7 +129,6 @@ impl Driver {
             record: Record::default(),
             measured: Default::default(),
             in_flight: Vec::new(),
-            queued: 0,
             never_waited_for: 0,
         }
     }

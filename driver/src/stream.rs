@@ -1,6 +1,8 @@
 //! Streams and events. Work runs when it is queued, so a stream or an event is always complete
 //! by the time the program asks; what they order is the modelled timeline (see `record`), from
-//! which an event's time and `cuEventElapsedTime` come.
+//! which an event's time and `cuEventElapsedTime` come, and what the host has waited for
+//! (`happens_before`), which decides when copies in flight land and whether an event's time
+//! may be read yet.
 
 use crate::in_flight::Wait;
 use crate::state::{call, handle, index, put, stream_handle, Driver, Event, Result};
@@ -142,11 +144,14 @@ pub(crate) fn stream_wait(i: usize) -> Wait {
     }
 }
 
-/// Lands the copies queued before an event was recorded (`recorded`: its stream and order).
-fn land_before(d: &mut Driver, recorded: Option<(usize, u64)>) {
+/// The host waits for `event`: what its stream (and the streams it waited for) had queued when
+/// it was recorded lands (`recorded`: its stream and order, for managed memory's holds).
+fn host_waits_event(d: &mut Driver, event: CUevent, recorded: Option<(usize, u64)>) -> Result {
+    d.record.order.host_waits_event(index(event)?);
     if let Some((stream, order)) = recorded {
         d.land(Wait::Before { stream, order });
     }
+    Ok(())
 }
 
 fn event_mut(d: &mut Driver, event: CUevent) -> Result<&mut Event> {
@@ -166,6 +171,7 @@ pub extern "C" fn cuStreamWaitEvent(stream: CUstream, event: CUevent, flags: c_u
         if let Some(at) = event_mut(d, event)?.at_us {
             d.record.wait_until(s, at);
         }
+        d.record.order.stream_waits_event(s, index(event)?);
         Ok(())
     })
 }
@@ -194,6 +200,7 @@ pub extern "C" fn cuEventDestroy_v2(event: CUevent) -> CUresult {
     call("cuEventDestroy_v2", |d| {
         event_mut(d, event)?;
         d.events.remove(index(event)?);
+        d.record.order.event_destroyed(index(event)?);
         Ok(())
     })
 }
@@ -206,7 +213,8 @@ fn record_event(d: &mut Driver, event: CUevent, stream: CUstream) -> Result {
         return Ok(());
     }
     let at = d.record.stream_end(s);
-    let order = d.queued_so_far();
+    let order = d.record.order.position();
+    d.record.order.record_event(index(event)?, s);
     let e = event_mut(d, event)?;
     e.at_us = Some(at);
     e.recorded = Some((s, order));
@@ -242,8 +250,7 @@ pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
         if let Some(at) = at {
             d.record.host_us = d.record.host_us.max(at);
         }
-        land_before(d, recorded);
-        Ok(())
+        host_waits_event(d, event, recorded)
     })
 }
 
@@ -251,9 +258,9 @@ pub extern "C" fn cuEventSynchronize(event: CUevent) -> CUresult {
 pub extern "C" fn cuEventQuery(event: CUevent) -> CUresult {
     pass_through!(cuEventQuery(event));
     call("cuEventQuery", |d| {
+        // "Complete" is the answer, so the program may go on as if it had waited.
         let recorded = event_mut(d, event)?.recorded;
-        land_before(d, recorded);
-        Ok(())
+        host_waits_event(d, event, recorded)
     })
 }
 
@@ -269,6 +276,7 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
 ) -> CUresult {
     pass_through!(cuEventElapsedTime_v2(ms, start, end));
     call("cuEventElapsedTime_v2", |d| {
+        let (start_handle, end_handle) = (start, end);
         let (start, end) = (*event_mut(d, start)?, *event_mut(d, end)?);
         // As a GPU answers (cudarc's `new_event(None)` makes such events).
         if start.without_timing || end.without_timing {
@@ -278,6 +286,12 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
         let (Some(from), Some(to)) = (from, to) else {
             return Err(E::CUDA_ERROR_INVALID_HANDLE);
         };
+        // A GPU answers NOT_READY while either event may still be pending: here, every time
+        // the program has not waited for both (its work has run, but nothing told it so).
+        let waited = |e: CUevent| index(e).is_ok_and(|i| d.record.order.event_complete(i));
+        if !waited(start_handle) || !waited(end_handle) {
+            return Err(E::CUDA_ERROR_NOT_READY);
+        }
         // SAFETY: the caller's contract.
         unsafe { put(ms, ((to - from) / 1000.0) as f32) }
     })

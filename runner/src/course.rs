@@ -79,6 +79,11 @@ pub struct Technique {
     /// exercise's fixed grid needs one.
     #[serde(default)]
     pub kernel_loops: bool,
+    /// Every result the program reads is read after a wait for the copy back that brought it
+    /// (the driver's record of each read, on its streams' happens-before): an exercise that
+    /// teaches streams asks for the wait even where the copy happens to be done already.
+    #[serde(default)]
+    pub results_waited_for: bool,
 }
 
 impl Exercise {

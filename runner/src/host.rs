@@ -17,6 +17,7 @@ pub mod summary;
 mod targets;
 mod technique;
 mod unified;
+mod waits;
 mod words;
 
 use crate::checker::verdict::{self, Stages};
@@ -168,6 +169,12 @@ fn judge_program(
         last,
         program,
     )?);
+    if exercise.technique.results_waited_for {
+        let records = right.iter().filter_map(|run| run.record.as_ref());
+        let language = exercise.language().unwrap_or_default();
+        let target = waits::results_waited_for(records, language);
+        report.targets.push(target);
+    }
     stages.technique_missed = !report.mistakes.is_empty() || report.targets.iter().any(|t| !t.met);
     stages.kernel_never_launched = !judge::unlaunched_kernels(exercise, &right).is_empty();
     Ok(())

@@ -115,8 +115,7 @@ impl Driver {
         if self.mirrors.book.live.is_empty() {
             return;
         }
-        self.queued += 1;
-        let order = self.queued;
+        let order = self.record.order.queued_on(stream);
         let book = &mut self.mirrors.book;
         for &start in book.live.keys() {
             book.held.insert(start, (stream, order));

@@ -20,6 +20,7 @@ extern "C" fn write_at_exit() {
         d.record.version = contract::DRIVER_RECORD_VERSION;
         d.record.leaked_bytes = d.allocations.total();
         d.record.copies_never_waited_for = d.copies_never_waited_for();
+        d.record.arrivals_never_waited_for = d.record.order.arrivals_not_waited_for();
         serde_json::to_string_pretty(&d.record.data)
     });
     match json.map(|text| std::fs::write(&path, text)) {

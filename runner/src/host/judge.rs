@@ -372,7 +372,16 @@ pub(super) fn mistakes(exercise: &Exercise, runs: &[&Run]) -> Vec<String> {
     let mut found = Vec::new();
     let records: Vec<&Record> = runs.iter().filter_map(|r| r.record.as_ref()).collect();
     if let Some(failure) = records.iter().flat_map(|r| failed_calls(r)).next() {
-        found.push(format!("{failure}, {}", words::went_on(language(exercise))));
+        let advice = records
+            .iter()
+            .flat_map(|r| r.program_failures())
+            .find_map(|f| words::error_advice(f.error))
+            .map(|a| format!(": {a}"))
+            .unwrap_or_default();
+        found.push(format!(
+            "{failure}, {}{advice}",
+            words::went_on(language(exercise))
+        ));
     }
     for kernel in unlaunched_kernels(exercise, runs) {
         found.push(format!(

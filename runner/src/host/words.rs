@@ -38,6 +38,13 @@ pub(super) fn error_advice(error: u32) -> Option<&'static str> {
              asynchronous work on the capturing stream between cudaStreamBeginCapture and \
              cudaStreamEndCapture",
         )
+    } else if is(R::CUDA_ERROR_NOT_READY) {
+        Some(
+            "the time between two events was asked for before the program waited for them: a GPU \
+             answers cudaErrorNotReady (or, where the error goes unchecked, the time is never \
+             written) until both have completed. Wait for the stop event first \
+             (cudaEventSynchronize(stop), or the stream or device it was recorded on)",
+        )
     } else if is(R::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) {
         Some(
             "the legacy default stream cannot be captured, and nothing may wait for the device or \
