@@ -57,6 +57,15 @@ impl LaunchBounds {
     }
 }
 
+impl crate::Module {
+    /// Kernel `name`'s `.maxntid`, `.reqntid` and `.maxnreg`, as `cuFuncGetAttribute` reports
+    /// them (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` is [`LaunchBounds::thread_limit`], else
+    /// the device's 1024); `None` where the module has no such kernel the simulator can run.
+    pub fn launch_bounds(&self, name: &str) -> Option<LaunchBounds> {
+        self.program(name).map(|p| p.bounds)
+    }
+}
+
 impl Parser<'_> {
     /// The directives between a function's parameters and its body (or its `;`). Those that do
     /// not bound a launch (`.minnctapersm`, `.maxclusterrank`, `.noreturn`...) are skipped.

@@ -283,6 +283,10 @@ fn launch_bounds_from_the_ptx_refuse_blocks_past_them() {
         matches!(&e, SimError::InvalidLaunch(why) if why.contains(".maxntid 128")),
         "{e}"
     );
+    let bounds = m.launch_bounds("bounded").expect("a kernel");
+    assert_eq!(bounds.thread_limit(), Some(128));
+    assert_eq!(m.launch_bounds("shaped").unwrap().thread_limit(), Some(64));
+    assert!(m.launch_bounds("absent").is_none());
     assert!(run("shaped", [32, 2, 1]).is_ok());
     let e = run("shaped", [64, 1, 1]).expect_err("off .reqntid");
     assert!(
