@@ -467,6 +467,7 @@ impl Checker<'_> {
             if let Some(mismatch) = result.mismatch.as_mut() {
                 let found = self.trace_origins(module, exercise, (index, case), mismatch);
                 add_findings(report, found);
+                drop_unfounded_guess(mismatch, case_verdict);
             }
             result.verdict = case_verdict;
             result.passed = case_verdict == Verdict::Passed;
@@ -571,6 +572,16 @@ impl Checker<'_> {
     }
 }
 
+/// "The kernel wrote nothing: is the TODO done?" asks about a kernel with no store; where the
+/// simulator found what kept the stores from running (threads that left before a barrier, a
+/// fault), that finding is the cause, and the question would send the student to the wrong place.
+fn drop_unfounded_guess(mismatch: &mut contract::Mismatch, case_verdict: Verdict) {
+    let explained = !matches!(case_verdict, Verdict::WrongOutput | Verdict::Passed);
+    if explained && mismatch.never_written == mismatch.len {
+        mismatch.likely_cause = None;
+    }
+}
+
 /// Adds findings the trace of a wrong case made, each once.
 fn add_findings(report: &mut CheckReport, found: Vec<contract::Finding>) {
     for finding in found {
@@ -584,6 +595,25 @@ fn add_findings(report: &mut CheckReport, found: Vec<contract::Finding>) {
 mod tests {
     use super::*;
     use crate::backend::sim::SimBackend;
+
+    #[test]
+    fn a_kernel_whose_threads_left_before_the_barrier_is_not_asked_whether_its_todo_is_done() {
+        let nothing_written = || contract::Mismatch {
+            buffer: "out".into(),
+            len: 1,
+            wrong: 1,
+            never_written: 1,
+            first_wrong: Vec::new(),
+            likely_cause: Some("the kernel wrote nothing to `out`: is the TODO done?".into()),
+            unchanged: false,
+        };
+        let mut explained = nothing_written();
+        drop_unfounded_guess(&mut explained, Verdict::BarrierDivergence);
+        assert_eq!(explained.likely_cause, None);
+        let mut unexplained = nothing_written();
+        drop_unfounded_guess(&mut unexplained, Verdict::WrongOutput);
+        assert!(unexplained.likely_cause.is_some());
+    }
     use crate::compile::cache::Cache;
     use crate::compile::nvrtc::Nvrtc;
 
