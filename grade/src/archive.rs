@@ -12,6 +12,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use super::kernels::Contents;
 use super::names::in_build_folder;
 use super::submissions::{Compression, Kind};
 
@@ -81,6 +82,8 @@ pub(crate) struct Skipped {
 #[derive(Debug)]
 pub(crate) struct Extracted {
     pub skipped: Vec<Skipped>,
+    /// The files it held that were not wanted (build folders aside).
+    pub others: Contents,
 }
 
 /// Extracts into `dest` (a fresh, empty folder) the regular files whose path `wanted` accepts.
@@ -115,13 +118,14 @@ pub(crate) fn extract(
         limits,
         wanted,
         skipped: Vec::new(),
+        others: Contents::default(),
         expanded: Rc::new(Cell::new(0)),
     };
     match kind {
         Kind::Zip => reader.zip(archive)?,
         Kind::Tar(compression) => reader.tar(archive, compression)?,
         Kind::SevenZip => reader.seven_zip(archive)?,
-        Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_) => {
+        Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_) | Kind::Document(_) => {
             return Err(Refusal::Unreadable {
                 archive: reader.name,
                 kind: kind.name(),
@@ -131,6 +135,7 @@ pub(crate) fn extract(
     }
     Ok(Extracted {
         skipped: reader.skipped,
+        others: reader.others,
     })
 }
 
@@ -246,6 +251,7 @@ struct Reader<'a> {
     limits: &'a Limits,
     wanted: &'a dyn Fn(&Path) -> bool,
     skipped: Vec<Skipped>,
+    others: Contents,
     expanded: Rc<Cell<u64>>,
 }
 
@@ -301,7 +307,25 @@ impl Reader<'_> {
         }
     }
 
-    /// Copies one wanted entry to the destination, reading at most one byte past the file limit.
+    /// A wanted entry that is no file (a FIFO, a device): nothing is made for it, and its cell
+    /// says why.
+    fn note_special(&mut self, path: PathBuf, what: &str) {
+        if (self.wanted)(&path) {
+            let reason =
+                format!("is {what} in the archive, not a file: put the file itself in the archive");
+            self.skipped.push(Skipped { path, reason });
+        }
+    }
+
+    /// An entry that is not wanted, counted for the cell that finds no file of its exercise.
+    fn note_other(&mut self, path: &Path) {
+        if !in_build_folder(path) {
+            self.others.add(path);
+        }
+    }
+
+    /// Copies one wanted entry to the destination, reading at most one byte past the file limit
+    /// (an archive's limit for an archive inside it, which is read in its turn).
     fn take(
         &mut self,
         path: PathBuf,
@@ -309,14 +333,21 @@ impl Reader<'_> {
         kind: &'static str,
     ) -> Result<(), Refusal> {
         let mut bytes = Vec::new();
-        data.take(self.limits.max_file_bytes + 1)
+        let nested = is_archive(&path);
+        let cap = if nested {
+            self.limits.max_archive_bytes
+        } else {
+            self.limits.max_file_bytes
+        };
+        data.take(cap + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| self.unreadable(kind, e))?;
-        if bytes.len() as u64 > self.limits.max_file_bytes {
-            let reason = format!(
-                "is larger than the {} KiB a kernel file may be",
-                self.limits.max_file_bytes / 1024
-            );
+        if bytes.len() as u64 > cap {
+            let reason = if nested {
+                format!("is larger than the {} an archive may be", mib(cap))
+            } else {
+                format!("is larger than the {} KiB a kernel file may be", cap / 1024)
+            };
             self.skipped.push(Skipped { path, reason });
             return Ok(());
         }
@@ -346,7 +377,11 @@ impl Reader<'_> {
             plan.push((index, path, entry.is_symlink(), entry.is_dir()));
         }
         for (index, path, is_link, is_dir) in plan {
-            if is_dir || in_build_folder(&path) || !(is_link || (self.wanted)(&path)) {
+            if is_dir || in_build_folder(&path) {
+                continue;
+            }
+            if !(is_link || (self.wanted)(&path)) {
+                self.note_other(&path);
                 continue;
             }
             let entry = match zip.by_index(index) {
@@ -423,10 +458,14 @@ impl Reader<'_> {
                         target: String::from_utf8_lossy(&target).into_owned(),
                     })?;
                 self.note_link(path);
-            } else if (entry_type.is_file() || entry_type == tar::EntryType::Continuous)
-                && (self.wanted)(&path)
-            {
-                self.take(path, &mut entry, kind)?;
+            } else if entry_type.is_file() || entry_type == tar::EntryType::Continuous {
+                if (self.wanted)(&path) {
+                    self.take(path, &mut entry, kind)?;
+                } else {
+                    self.note_other(&path);
+                }
+            } else if let Some(what) = special_entry(entry_type) {
+                self.note_special(path, what);
             }
         }
         Ok(())
@@ -472,6 +511,7 @@ impl Reader<'_> {
             } else if (self.wanted)(&path) {
                 self.take(path, data, kind)
             } else {
+                self.note_other(&path);
                 Ok(())
             };
             match outcome {
@@ -487,6 +527,26 @@ impl Reader<'_> {
         }
         result.map_err(|e| self.unreadable(kind, e))
     }
+}
+
+/// What a tar entry that is neither a file, a folder nor a link is, in words; None for the
+/// kinds that carry no file of the student's (folders, extended headers, GNU long names).
+fn special_entry(entry_type: tar::EntryType) -> Option<&'static str> {
+    match entry_type {
+        tar::EntryType::Fifo => Some("a named pipe (FIFO)"),
+        tar::EntryType::Char => Some("a character device"),
+        tar::EntryType::Block => Some("a block device"),
+        tar::EntryType::GNUSparse => Some("a sparse file"),
+        _ => None,
+    }
+}
+
+/// Whether `path` names an archive the grader reads (one inside a submission's archive is
+/// extracted in its turn where nothing else is there).
+pub(crate) fn is_archive(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    super::submissions::kind_and_stem(&name, false)
+        .is_some_and(|(kind, _)| kind.is_readable_archive())
 }
 
 /// Whether a 7z entry's attributes carry a Unix mode (7-Zip keeps it in the high 16 bits, marked

@@ -335,6 +335,20 @@ impl Naming<'_> {
         let root = format!("{}/", self.staging_root.display());
         text.replace(&file, self.found_at).replace(&root, "")
     }
+
+    /// `apply` on a report's JSON text: the submission's path goes in escaped as a JSON string's
+    /// content, so that a name with a line break or a quote (`my\nwork/`) leaves the report
+    /// readable.
+    fn apply_json(&self, json: &str) -> String {
+        let file = self.staged_file.display().to_string();
+        let root = format!("{}/", self.staging_root.display());
+        let quoted = serde_json::to_string(self.found_at).unwrap_or_default();
+        let escaped = quoted
+            .strip_prefix('"')
+            .and_then(|q| q.strip_suffix('"'))
+            .unwrap_or(self.found_at);
+        json.replace(&file, escaped).replace(&root, "")
+    }
 }
 
 /// Judges a finished process; paths of the staged kernel are shown as the submission's own.
@@ -374,7 +388,7 @@ pub(crate) fn judge(
             stderr,
         ),
         Exit::Code(0 | 1) => {
-            let report = raw.report.as_deref().map(|json| naming.apply(json));
+            let report = raw.report.as_deref().map(|json| naming.apply_json(json));
             match read_report(report.as_deref()) {
                 Ok(report) => from_any_report(report, &stdout),
                 Err(unread) => Judged {
@@ -591,6 +605,20 @@ mod tests {
             found_at: "alice/vector_add.cu",
         };
         judge(&r, &naming, Duration::from_secs(60), 4096)
+    }
+
+    #[test]
+    fn a_path_with_a_line_break_or_a_quote_leaves_the_report_readable() {
+        let found_at = "my\nwork/\"q\"/vector_add.cu";
+        let naming = Naming {
+            staged_file: Path::new("/stage/ann/02_vector_add/vector_add.cu"),
+            staging_root: Path::new("/stage/ann"),
+            found_at,
+        };
+        let json = r#"{"file": "/stage/ann/02_vector_add/vector_add.cu", "note": "/stage/ann/x"}"#;
+        let named: serde_json::Value = serde_json::from_str(&naming.apply_json(json)).unwrap();
+        assert_eq!(named["file"], found_at);
+        assert_eq!(named["note"], "x");
     }
 
     #[test]

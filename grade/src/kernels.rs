@@ -32,6 +32,10 @@ pub(crate) enum Lookup {
     },
     Missing {
         expected: String,
+        /// What the submission holds where nothing in it is named like any exercise's file
+        /// (a PDF, an empty archive, an archive in an archive): said in the cell, so the
+        /// student and the instructor see why.
+        instead: Option<Contents>,
     },
     /// The exercise's file as handed out: not done, and not worth a check.
     Untouched {
@@ -41,6 +45,37 @@ pub(crate) enum Lookup {
     Refused {
         reason: String,
     },
+}
+
+/// The files of a submission that are no exercise's, as far as they were looked at: the first
+/// few by path, and how many in all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Contents {
+    pub first: Vec<String>,
+    pub count: usize,
+}
+
+impl Contents {
+    /// How many paths `first` keeps.
+    const SHOWN: usize = 5;
+
+    pub(crate) fn add(&mut self, path: &Path) {
+        self.count += 1;
+        if self.first.len() < Self::SHOWN {
+            self.first.push(path.display().to_string());
+        }
+    }
+
+    /// "holds no file", "holds 1 file, report.pdf", "holds 7 files (a.txt, b.txt, ...)".
+    pub(crate) fn describe(&self) -> String {
+        let listed = self.first.join(", ");
+        match self.count {
+            0 => "holds no file".into(),
+            1 => format!("holds 1 file, {listed}, and it is no exercise's"),
+            n if n <= self.first.len() => format!("holds {n} files ({listed}), none an exercise's"),
+            n => format!("holds {n} files ({listed}, ...), none an exercise's"),
+        }
+    }
 }
 
 /// Candidate files in a submission: those whose name is some exercise's kernel file name.
@@ -53,6 +88,8 @@ pub(crate) struct Tree {
     shared: Vec<PathBuf>,
     /// Every exercise's file name, for telling whose a renamed file is.
     names: Vec<String>,
+    /// The files that are no candidate (build folders and hidden files aside).
+    others: Contents,
 }
 
 /// The files of `exercises` whose name another of them has too.
@@ -115,6 +152,7 @@ impl Tree {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let programs = program_extensions(exercises);
         let mut files = Vec::new();
+        let mut others = Contents::default();
         let mut pending = vec![PathBuf::new()];
         let mut walked = 0;
         while let Some(dir) = pending.pop() {
@@ -145,6 +183,8 @@ impl Tree {
                     pending.push(relative);
                 } else if is_candidate_name(&name.to_string_lossy(), &names, &programs) {
                     files.push(relative);
+                } else {
+                    others.add(&relative);
                 }
             }
         }
@@ -154,7 +194,15 @@ impl Tree {
             skipped,
             shared: Vec::new(),
             names: names.iter().map(|n| n.to_string()).collect(),
+            others,
         })
+    }
+
+    /// The files an archive held besides those it extracted, which are all a walk of its
+    /// folder sees.
+    pub(crate) fn with_archive_contents(mut self, others: Contents) -> Tree {
+        self.others = others;
+        self
     }
 
     /// Takes a file whose name `all` (the course's exercises, not only those graded) share only
@@ -303,6 +351,7 @@ impl Tree {
             },
             None => Lookup::Missing {
                 expected: exercise.file.clone(),
+                instead: self.is_empty().then(|| self.others.clone()),
             },
         }
     }
@@ -318,6 +367,7 @@ impl Tree {
         match best {
             [] => Lookup::Missing {
                 expected: exercise.file.clone(),
+                instead: None,
             },
             [Candidate {
                 path,

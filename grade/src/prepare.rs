@@ -119,6 +119,9 @@ pub(crate) fn stage(
                 format,
             ))
         }
+        Kind::Document(what) => {
+            return Err(super::submissions::document_reason(&submission.name, what))
+        }
         kind => extract(
             &submission.id,
             &submission.path,
@@ -206,7 +209,9 @@ fn uploads(
     Tree::walk(&dest, exercises, Vec::new()).map_err(|why| format!("{} {why}", submission.name))
 }
 
-/// The candidate files of an archive, extracted under `work`, as a tree.
+/// The candidate files of an archive, extracted under `work`, as a tree. Where it holds no
+/// exercise's file but one archive (a zip of the zip), that archive is extracted instead, one
+/// level deep only.
 fn extract(
     id: &str,
     archive: &Path,
@@ -215,42 +220,195 @@ fn extract(
     work: &Path,
     limits: &Limits,
 ) -> Result<Tree, String> {
-    let dest = work.join("extract").join(id);
-    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
-    let wanted = |p: &Path| kernels::is_candidate(p, exercises);
-    let extracted =
-        archive::extract(archive, kind, &dest, limits, &wanted).map_err(|e| e.to_string())?;
-    Tree::walk(&dest, exercises, extracted.skipped)
-        .map_err(|why| format!("{} {why}", file_name(archive)))
+    extract_level(id, archive, kind, exercises, work, limits, true)
 }
 
-/// Checks each exercise's own (pristine) file once: the course, the compiler and the backend
-/// must work before a class is graded, or every student would get the same error. Returns the
-/// backend and device the checks ran on.
-pub(crate) fn preflight(
-    run: &mut dyn FnMut(&str, &Path, &Path) -> std::io::Result<Raw>,
+fn extract_level(
+    id: &str,
+    archive: &Path,
+    kind: Kind,
+    exercises: &[Exercise],
+    work: &Path,
+    limits: &Limits,
+    nested_too: bool,
+) -> Result<Tree, String> {
+    let dest = work.join("extract").join(id);
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot make {}: {e}", dest.display()))?;
+    let wanted =
+        |p: &Path| kernels::is_candidate(p, exercises) || (nested_too && archive::is_archive(p));
+    let extracted =
+        archive::extract(archive, kind, &dest, limits, &wanted).map_err(|e| e.to_string())?;
+    let mut others = extracted.others;
+    let inner = if nested_too {
+        archives_in(&dest)
+    } else {
+        Vec::new()
+    };
+    for path in &inner {
+        others.add(path);
+    }
+    let tree = Tree::walk(&dest, exercises, extracted.skipped)
+        .map_err(|why| format!("{} {why}", file_name(archive)))?
+        .with_archive_contents(others);
+    match inner.as_slice() {
+        [only] if tree.is_empty() => {
+            let name = only.file_name().unwrap_or_default().to_string_lossy();
+            let Some((kind, _)) = super::submissions::kind_and_stem(&name, false) else {
+                return Ok(tree);
+            };
+            let inner_id = format!("{id}.inner");
+            extract_level(
+                &inner_id,
+                &dest.join(only),
+                kind,
+                exercises,
+                work,
+                limits,
+                false,
+            )
+        }
+        _ => Ok(tree),
+    }
+}
+
+/// The archives extracted into `dest`, by path under it.
+fn archives_in(dest: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dest.join(&dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let relative = dir.join(entry.file_name());
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => pending.push(relative),
+                Ok(t) if t.is_file() && archive::is_archive(&relative) => found.push(relative),
+                _ => {}
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The course's own file of each exercise, which `preflight` checks; an error where one is
+/// missing, since grading compares against it.
+pub(crate) fn course_files(
+    course: &Course,
+    exercises: &[Exercise],
+) -> anyhow::Result<Vec<PathBuf>> {
+    exercises
+        .iter()
+        .map(|exercise| {
+            let file = course.exercise_path(exercise);
+            if !file.is_file() {
+                bail!(
+                    "exercise {}'s file {} is missing from the course; grading compares against it",
+                    exercise.id,
+                    file.display()
+                );
+            }
+            Ok(file)
+        })
+        .collect()
+}
+
+/// Checks each exercise's own (pristine) file once, on `checkers` side by side (each takes the
+/// next exercise no other has taken): the course, the compiler and the backend must work
+/// before a class is graded, or every student would get the same error. The first exercise is
+/// checked alone on the first checker, then `after_first` runs (the other workers start), then
+/// the rest, each checker taking exercises once `ready` has returned for it (a worker still
+/// starting would hold an exercise, and the whole course's check, until it is ready). Returns the backend and device the checks ran on, and the exercise each checker
+/// checked last (a worker keeps that exercise's cases and reference timing).
+pub(crate) fn preflight<C: Send>(
+    on: CourseCheckers<C>,
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<CourseChecked> {
+    let CourseCheckers {
+        checkers,
+        run,
+        after_first,
+        ready,
+    } = on;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let files = course_files(course, exercises)?;
+    let check = |checker: &mut C, k: usize| {
+        let id = &exercises[k].id;
+        run(checker, id, &files[k], &work.join("preflight").join(id))
+    };
+    let mut results: Vec<Option<std::io::Result<Raw>>> = (0..files.len()).map(|_| None).collect();
+    let mut last: Vec<Option<String>> = vec![None; checkers.len()];
+    if let (Some(first), false) = (checkers.first_mut(), files.is_empty()) {
+        results[0] = Some(check(first, 0));
+        last[0] = Some(exercises[0].id.clone());
+    }
+    after_first(checkers);
+    let next = AtomicUsize::new(1);
+    let count = files.len();
+    let results = Mutex::new(results);
+    std::thread::scope(|scope| {
+        for (checker, last) in checkers.iter_mut().zip(&mut last) {
+            let (next, results, check) = (&next, &results, &check);
+            scope.spawn(move || {
+                ready(checker);
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    if k >= count || cancel.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let raw = check(checker, k);
+                    *last = Some(exercises[k].id.clone());
+                    results.lock().unwrap_or_else(|p| p.into_inner())[k] = Some(raw);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let (backend, device) = judge_course(exercises, results)?;
+    Ok(CourseChecked {
+        backend,
+        device,
+        last_checked: last,
+    })
+}
+
+/// What checks the course's files (`preflight`): the checkers, how one checks a file, what
+/// runs once the first exercise is checked, and what a checker waits for before it takes one.
+pub(crate) struct CourseCheckers<'a, C> {
+    pub checkers: &'a mut [C],
+    pub run: &'a (dyn Fn(&mut C, &str, &Path, &Path) -> std::io::Result<Raw> + Sync),
+    pub after_first: &'a mut dyn FnMut(&mut [C]),
+    pub ready: &'a (dyn Fn(&mut C) + Sync),
+}
+
+/// The course's check passed: the backend and device it ran on, and the exercise each checker
+/// checked last.
+pub(crate) struct CourseChecked {
+    pub backend: contract::Backend,
+    pub device: String,
+    pub last_checked: Vec<Option<String>>,
+}
+
+/// The backend and device the course's checks ran on, or why the course cannot be graded
+/// (every exercise whose check failed, grouped by what it said).
+fn judge_course(
+    exercises: &[Exercise],
+    results: Vec<Option<std::io::Result<Raw>>>,
 ) -> anyhow::Result<(contract::Backend, String)> {
     let mut found = None;
     let mut program_found = None;
     let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for exercise in exercises {
-        let file = course.exercise_path(exercise);
-        if !file.is_file() {
-            bail!(
-                "exercise {}'s file {} is missing from the course; grading compares against it",
-                exercise.id,
-                file.display()
-            );
-        }
-        let raw = run(
-            &exercise.id,
-            &file,
-            &work.join("preflight").join(&exercise.id),
-        )
-        .context("cannot start the runner to check the course")?;
+    for (exercise, raw) in exercises.iter().zip(results) {
+        let Some(raw) = raw else {
+            bail!("stopped while checking the course, before any submission was graded: run the command again");
+        };
+        let raw = raw.context("cannot start the runner to check the course")?;
         if raw.exit == Exit::Cancelled {
             bail!("stopped while checking the course, before any submission was graded: run the command again");
         }

@@ -39,6 +39,13 @@ impl<T> Queue<T> {
         }
     }
 
+    /// Counts a checker as on `exercise` before its first cell: a worker that checked the
+    /// course's file of it keeps its cases and reference timing, and its first `next` names it.
+    pub(crate) fn join(&self, exercise: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        *state.checkers_on.entry(exercise.to_string()).or_default() += 1;
+    }
+
     /// The next cell for a checker that was on exercise `was_on` (None: it has just started),
     /// with its number; None when no cell is left.
     pub(crate) fn next(&self, was_on: Option<&str>) -> Option<(usize, T)> {
@@ -107,6 +114,19 @@ mod tests {
         // 01 has one cell and no checker; 03 has four left for two checkers.
         assert_eq!(queue.next(Some("02")).unwrap().1, "02/1");
         assert_eq!(queue.next(Some("02")).unwrap().1, "03/2");
+    }
+
+    #[test]
+    fn a_checker_joined_to_an_exercise_keeps_to_it_and_others_count_it_there() {
+        let queue = class(&[("01", 4), ("02", 3)]);
+        queue.join("01");
+        // 01 has four cells for the one joined; 02 three for none: a new checker goes to 02.
+        assert_eq!(queue.next(None).unwrap().1, "02/0");
+        assert_eq!(queue.next(Some("01")).unwrap().1, "01/0");
+        // Joined to an exercise with no cells left, it goes where most are left.
+        let queue = class(&[("01", 2)]);
+        queue.join("09");
+        assert_eq!(queue.next(Some("09")).unwrap().1, "01/0");
     }
 
     #[test]

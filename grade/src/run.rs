@@ -11,7 +11,9 @@ use super::cluster::ShardRecord;
 use super::config::GradingFile;
 use super::display::Display;
 use super::kernels::{naming_the_file_taken, Lookup};
-use super::prepare::{limits_of, originals, preflight, select_exercises, stage};
+use super::prepare::{
+    limits_of, originals, preflight, select_exercises, stage, CourseChecked, CourseCheckers,
+};
 use super::queue::Queue;
 use super::results::{CellResult, Status, Store};
 use super::sandbox;
@@ -152,14 +154,26 @@ pub(crate) fn grade_class(options: &Options, course: &Course) -> anyhow::Result<
     command.programs = program_limits(&class.exercises, command.seed, pool.workers);
     let mut slots = worker_slots(options, &command, &pool, work.path());
     let ahead = ahead_backend(&command, &pool);
-    let (backend, device) = check_the_course(
-        &mut slots,
-        &command,
-        ahead,
-        course,
-        &class.exercises,
-        work.path(),
-    )?;
+    // The class is staged while the course is checked: neither needs the other.
+    let (checked, staged) = std::thread::scope(|scope| {
+        let staging = scope.spawn(|| stage_class(course, &class, work.path()));
+        let checked = check_the_course(
+            &mut slots,
+            &command,
+            pool.workers,
+            ahead,
+            course,
+            &class.exercises,
+            work.path(),
+        );
+        (checked, staging.join())
+    });
+    let CourseChecked {
+        backend,
+        device,
+        last_checked,
+    } = checked?;
+    let staged = staged.map_err(|_| anyhow::anyhow!("staging the class stopped unexpectedly"))?;
     command.backend = backend.into();
     for slot in &mut slots {
         slot.set_backend(backend);
@@ -172,7 +186,7 @@ pub(crate) fn grade_class(options: &Options, course: &Course) -> anyhow::Result<
         &class.exercises,
     );
     record_the_run(options, &settings, &class)?;
-    let jobs = queue_cells(options, course, &class, &settings, &store, work.path())?;
+    let jobs = queue_cells(options, &class, staged, &settings, &store)?;
     let graded_now = jobs.len();
     let checkers = checkers(&pool, &command, slots);
     let mut display = Display::new(jobs.len());
@@ -186,7 +200,14 @@ pub(crate) fn grade_class(options: &Options, course: &Course) -> anyhow::Result<
         settings: &settings,
         work: work.path(),
     };
-    run_pool(jobs, checkers, &pool_run, &store, &mut display)?;
+    run_pool(
+        jobs,
+        checkers,
+        last_checked,
+        &pool_run,
+        &store,
+        &mut display,
+    )?;
     display.done();
     Ok(Graded {
         settings,
@@ -363,47 +384,50 @@ fn ahead_backend(command: &CheckCommand, pool: &Pool) -> BackendChoice {
     }
 }
 
-/// The course's own files checked before any student's (`preflight`): the backend and device
-/// the run grades on. On the first worker where there are workers, which goes on grading with
-/// its backend open.
+/// The course's own files checked before any student's (`preflight`), `workers` at once: the
+/// backend and device the run grades on, and the exercise each worker checked last. On the
+/// workers where there are workers, which go on grading with their backend open.
 ///
-/// The other workers are started (on `ahead`) once the first has checked one exercise, so that
-/// their starts overlap the rest of the course's check and the staging of the class rather than
-/// delaying the first cells: on two H200s eight workers starting side by side took 1.7 s after
-/// all of that (issue 24). Not sooner: started beside the first, they slowed its start and the
-/// course's check, which every cell waits for (the first cell came at 3.4 s rather than 1.5 s).
+/// The first worker checks the first exercise alone; the others are started (on `ahead`) after
+/// it, then all of them check the rest side by side. Not sooner: started beside the first, they
+/// slowed its start (the first cell came at 3.4 s rather than 1.5 s on two H200s); and not one
+/// worker for the whole course, which took 24 checks one after another while seven workers
+/// waited (issue 24).
 fn check_the_course(
     slots: &mut [Slot],
     command: &CheckCommand,
+    workers: usize,
     ahead: BackendChoice,
     course: &Course,
     exercises: &[Exercise],
     work: &Path,
-) -> anyhow::Result<(Backend, String)> {
-    match slots.split_first_mut() {
-        Some((first, others)) => {
-            let mut waiting = Some(others);
-            preflight(
-                &mut |exercise, file, _| {
-                    let raw = first.run(exercise, file, &INTERRUPTED);
-                    for slot in waiting.take().into_iter().flatten() {
-                        // One that cannot start is started again at its first cell, which says why.
-                        let _ = slot.start_ahead(ahead);
-                    }
-                    raw
-                },
-                course,
-                exercises,
-                work,
-            )
-        }
-        None => preflight(
-            &mut |exercise, file, scratch| command.run(exercise, file, scratch, &INTERRUPTED),
-            course,
-            exercises,
-            work,
-        ),
+) -> anyhow::Result<CourseChecked> {
+    if slots.is_empty() {
+        let mut commands = vec![command.clone(); workers.max(1)];
+        let on = CourseCheckers {
+            checkers: &mut commands,
+            run: &|command, exercise, file, scratch| {
+                command.run(exercise, file, scratch, &INTERRUPTED)
+            },
+            after_first: &mut |_| {},
+            ready: &|_| {},
+        };
+        return preflight(on, course, exercises, work, &INTERRUPTED);
     }
+    let on = CourseCheckers {
+        checkers: slots,
+        run: &|slot, exercise, file, _| slot.run(exercise, file, &INTERRUPTED),
+        after_first: &mut |slots| {
+            for slot in slots.iter_mut().skip(1) {
+                // One that cannot start is started again at its first cell, which says why.
+                let _ = slot.start_ahead(ahead);
+            }
+        },
+        ready: &|slot| {
+            slot.wait_until_ready(&INTERRUPTED);
+        },
+    };
+    preflight(on, course, exercises, work, &INTERRUPTED)
 }
 
 /// Saves what the run grades with (its settings, the shard's submissions) in the grade book's
@@ -437,31 +461,42 @@ fn record_the_run(options: &Options, settings: &Settings, class: &Class) -> anyh
     Ok(())
 }
 
-/// Stages every submission and queues each cell that needs a check; the others (not done,
-/// missing, refused) are saved at once. `Queue` hands them out exercise by exercise.
-fn queue_cells(
-    options: &Options,
-    course: &Course,
-    class: &Class,
-    settings: &Settings,
-    store: &Store,
-    work: &Path,
-) -> anyhow::Result<VecDeque<Job>> {
+/// Each submission's kernels found and staged (`prepare::stage`), in class order; fewer where
+/// Ctrl-C stopped it.
+fn stage_class(course: &Course, class: &Class, work: &Path) -> Vec<Staged> {
     let limits = limits_of(&class.file);
     let originals = originals(course, &class.exercises);
-    let mut jobs = VecDeque::new();
+    let mut staged = Vec::new();
     for submission in &class.submissions {
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
-        let staged = stage(
+        staged.push(stage(
             submission,
             &class.exercises,
             &course.exercises,
             work,
             &limits,
             &originals,
-        );
+        ));
+    }
+    staged
+}
+
+/// One submission's lookups by exercise, or why the whole submission is refused.
+type Staged = Result<BTreeMap<String, Lookup>, String>;
+
+/// Queues each staged cell that needs a check; the others (not done, missing, refused) are
+/// saved at once. `Queue` hands them out exercise by exercise.
+fn queue_cells(
+    options: &Options,
+    class: &Class,
+    staged: Vec<Staged>,
+    settings: &Settings,
+    store: &Store,
+) -> anyhow::Result<VecDeque<Job>> {
+    let mut jobs = VecDeque::new();
+    for (submission, staged) in class.submissions.iter().zip(staged) {
         for info in &settings.exercises {
             let lookup = match &staged {
                 Ok(lookups) => lookups[&info.id].clone(),
@@ -541,9 +576,18 @@ impl CellOf<'_> {
                 settings.cell_key(info, &text),
                 Some(found_at),
             ),
-            Lookup::Missing { expected } => (
+            Lookup::Missing { expected, instead } => (
                 Status::Missing,
-                format!("No kernel for this exercise: the submission has no {expected}."),
+                match instead {
+                    None => {
+                        format!("No kernel for this exercise: the submission has no {expected}.")
+                    }
+                    Some(contents) => format!(
+                        "No kernel for this exercise: the submission has no {expected}; it {}. \
+                         Hand in the exercises' files, named as in the course.",
+                        contents.describe()
+                    ),
+                },
                 settings.cell_key(info, ""),
                 None,
             ),
@@ -624,6 +668,7 @@ struct PoolRun<'a> {
 fn run_pool(
     jobs: VecDeque<Job>,
     checkers: Vec<Checker>,
+    last_checked: Vec<Option<String>>,
     run: &PoolRun,
     store: &Store,
     display: &mut Display,
@@ -631,10 +676,18 @@ fn run_pool(
     let queue = Queue::new(jobs.into_iter().map(|job| (job.exercise.id.clone(), job)));
     let (sender, receiver) = mpsc::channel::<(CellResult, String)>();
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        for mut checker in checkers {
+        for (mut checker, last) in checkers
+            .into_iter()
+            .zip(last_checked.into_iter().chain(std::iter::repeat(None)))
+        {
             let sender = sender.clone();
             let queue = &queue;
-            let mut was_on: Option<String> = None;
+            // A worker is on the exercise it checked last for the course: it keeps that
+            // exercise's cases and reference timing.
+            let mut was_on = last.filter(|_| matches!(checker, Checker::Worker(_)));
+            if let Some(exercise) = &was_on {
+                queue.join(exercise);
+            }
             scope.spawn(move || loop {
                 if INTERRUPTED.load(Ordering::SeqCst) {
                     return;
@@ -824,8 +877,15 @@ mod tests {
             })
             .collect();
         let ahead = BackendChoice::Only(Backend::Sim);
-        let checked =
-            check_the_course(&mut slots, &command, ahead, &course, &exercises, dir.path());
+        let checked = check_the_course(
+            &mut slots,
+            &command,
+            3,
+            ahead,
+            &course,
+            &exercises,
+            dir.path(),
+        );
         assert!(checked.is_err(), "every exercise got an error");
         let lines = || -> Vec<String> {
             let text = std::fs::read_to_string(&log).unwrap_or_default();

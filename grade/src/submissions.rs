@@ -1,7 +1,8 @@
 //! The class: one submission per folder or archive (`.zip`, `.tar`, `.tar.gz`, `.tar.xz`,
 //! `.tar.bz2`, `.7z`) in the submissions folder, each with an id safe to use in file names, and
 //! the deterministic slice of them a shard grades. An archive of a kind the grader cannot read
-//! (`.rar`) is a submission too, refused with the reason, so it is in every output; so is a lone
+//! (`.rar`) is a submission too, refused with the reason, so it is in every output, as is a
+//! document handed in for code (a PDF, a notebook, a screenshot); so is a lone
 //! program file (`ann_vector_add.cu`, as some learning platforms export one upload each), and so
 //! are a flat export's uploads, one submission per student (`flat_export`).
 
@@ -24,6 +25,8 @@ pub enum Kind {
     SevenZip,
     /// An archive format the grader does not read, by name ("RAR").
     Unreadable(&'static str),
+    /// A document or picture handed in instead of source code, by kind ("PDF").
+    Document(&'static str),
 }
 
 /// How a tar archive is compressed.
@@ -48,7 +51,7 @@ impl Kind {
             Kind::Tar(Compression::Xz) => "tar.xz",
             Kind::Tar(Compression::Bzip2) => "tar.bz2",
             Kind::SevenZip => "7z",
-            Kind::Unreadable(name) => name,
+            Kind::Unreadable(name) | Kind::Document(name) => name,
         }
     }
 
@@ -56,7 +59,7 @@ impl Kind {
     pub fn is_readable_archive(self) -> bool {
         !matches!(
             self,
-            Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_)
+            Kind::Folder | Kind::File | Kind::Files | Kind::Unreadable(_) | Kind::Document(_)
         )
     }
 }
@@ -81,6 +84,15 @@ const ARCHIVES: &[(&str, Kind)] = &[
     (".gz", Kind::Unreadable("gzip (of a single file)")),
     (".xz", Kind::Unreadable("xz (of a single file)")),
     (".bz2", Kind::Unreadable("bzip2 (of a single file)")),
+    // What students hand in by mistake for code: named in every output with what to hand in.
+    (".pdf", Kind::Document("PDF document")),
+    (".docx", Kind::Document("Word document")),
+    (".doc", Kind::Document("Word document")),
+    (".odt", Kind::Document("OpenDocument text")),
+    (".ipynb", Kind::Document("Jupyter notebook")),
+    (".png", Kind::Document("PNG picture")),
+    (".jpg", Kind::Document("JPEG picture")),
+    (".jpeg", Kind::Document("JPEG picture")),
     // A single file handed in as it is: a kernel or a whole program.
     (".cu", Kind::File),
     (".rs", Kind::File),
@@ -92,6 +104,14 @@ pub(crate) fn unreadable_reason(name: &str, format: &str) -> String {
     format!(
         "{name} is a {format} archive, which the grader does not read: hand in a .zip, .tar.gz, \
          .tar.xz, .tar.bz2 or .7z (or the folder)"
+    )
+}
+
+/// Why a document handed in for code is not graded, and what to hand in instead.
+pub(crate) fn document_reason(name: &str, what: &str) -> String {
+    format!(
+        "{name} is a {what}, not source code: hand in the exercises' files (.cu, .py, .rs) as \
+         named in the course, in a folder or an archive"
     )
 }
 

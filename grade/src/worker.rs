@@ -333,6 +333,12 @@ impl Slot {
         Ok(command)
     }
 
+    /// Waits until this slot's worker (started ahead, or started now) is ready to check; false
+    /// where none could be had (its first check then says why).
+    pub(crate) fn wait_until_ready(&mut self, cancel: &AtomicBool) -> bool {
+        matches!(self.ready_worker(cancel), Ok(Ok(())))
+    }
+
     /// A started and ready worker, or why none could be had (as a cell's raw result).
     fn ready_worker(&mut self, cancel: &AtomicBool) -> std::io::Result<Result<(), Raw>> {
         let mut worker = match self.worker.take() {

@@ -849,3 +849,215 @@ fn on_gradescope_a_lone_python_file_dragged_in_is_graded_as_the_one_python_exerc
         "{py01}"
     );
 }
+
+/// A tar entry of `kind` at `name` with `bytes` as its data, whatever its header declares.
+fn tar_entry(builder: &mut tar::Builder<Vec<u8>>, name: &[u8], kind: tar::EntryType, link: &str) {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(kind);
+    header.set_size(0);
+    header.set_mode(0o644);
+    // Raw bytes, so that a name may hold a newline or bytes that are not UTF-8.
+    header.as_old_mut().name[..name.len()].copy_from_slice(name);
+    if !link.is_empty() {
+        header.set_link_name(link).unwrap();
+    }
+    header.set_cksum();
+    builder.append(&header, &[][..]).unwrap();
+}
+
+/// A tar archive as `tar_of` writes it, with one entry added by `more`.
+fn tar_with(entries: &[(&str, Vec<u8>)], more: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, name, &bytes[..]).unwrap();
+    }
+    more(&mut builder);
+    builder.into_inner().unwrap()
+}
+
+/// The hostile and the clumsy forms of one class: each submission is graded from what is safe
+/// in it or named in every output with why not and what to do, nothing is written outside the
+/// grader's folders, and no submission is lost.
+#[test]
+fn every_odd_or_hostile_archive_is_graded_from_what_is_safe_or_named_with_why() {
+    let course = TestCourse::new();
+    std::fs::write(
+        course.path("grading.toml"),
+        "max_entries = 50\nmax_expanded_mb = 1\n",
+    )
+    .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let answer = || (K02, solution(K02));
+    let file = tar::EntryType::Regular;
+    put(
+        &class.join("hard.tar"),
+        &tar_with(&[answer()], |b| {
+            tar_entry(
+                b,
+                b"notes/passwd",
+                tar::EntryType::Link,
+                "../../../etc/passwd",
+            )
+        }),
+    );
+    put(
+        &class.join("fifo.tar"),
+        &tar_with(&[], |b| {
+            tar_entry(b, K02.as_bytes(), tar::EntryType::Fifo, "")
+        }),
+    );
+    put(
+        &class.join("device.tar"),
+        &tar_with(&[], |b| {
+            tar_entry(b, K02.as_bytes(), tar::EntryType::Char, "")
+        }),
+    );
+    // A header that declares a terabyte, with no data behind it.
+    put(
+        &class.join("huge.tar"),
+        &tar_with(&[answer()], |b| {
+            let mut header = tar::Header::new_gnu();
+            header.set_path("video.bin").unwrap();
+            header.set_size(1 << 40);
+            header.set_cksum();
+            b.get_mut().extend_from_slice(header.as_bytes());
+        }),
+    );
+    // A folder whose name has a line break, beside one whose name is not UTF-8.
+    put(
+        &class.join("names.tar"),
+        &tar_with(&[], |b| {
+            tar_entry(b, b"caf\xe9/notes.txt", file, "");
+            let mut header = tar::Header::new_gnu();
+            header.set_size(solution(K02).len() as u64);
+            header.set_mode(0o644);
+            let name = b"my\nwork/02_vector_add/vector_add.cu";
+            header.as_old_mut().name[..name.len()].copy_from_slice(name);
+            header.set_cksum();
+            b.append(&header, &solution(K02)[..]).unwrap();
+        }),
+    );
+    let notes: Vec<(String, Vec<u8>)> = (0..60)
+        .map(|i| (format!("notes/n{i}.txt"), b"x".to_vec()))
+        .collect();
+    let mut many = as_refs(&notes);
+    many.push(answer());
+    zip_of(&class.join("many.zip"), &many);
+    let modules: Vec<(String, Vec<u8>)> = (0..60)
+        .map(|i| (format!("node_modules/m{i}.js"), b"x".to_vec()))
+        .collect();
+    let mut with_modules = as_refs(&modules);
+    with_modules.push(answer());
+    zip_of(&class.join("modules.zip"), &with_modules);
+    let inner = work.path().join("inner.zip");
+    zip_of(&inner, &[answer()]);
+    zip_of(
+        &class.join("zipzip.zip"),
+        &[("work/inner.zip", std::fs::read(&inner).unwrap())],
+    );
+    zip_of(&class.join("empty.zip"), &[]);
+    zip_of(
+        &class.join("mac.zip"),
+        &[
+            (
+                "__MACOSX/02_vector_add/._vector_add.cu",
+                b"\x00\x05\x16\x07 resource fork".to_vec(),
+            ),
+            (".DS_Store", b"\x00\x00\x00\x01Bud1".to_vec()),
+            answer(),
+        ],
+    );
+    put(&class.join("report.pdf"), b"%PDF-1.7\n");
+    put(&class.join("pdf_only/report.pdf"), b"%PDF-1.7\n");
+    put(&class.join("pair/alice").join(K02), &solution(K02));
+    put(&class.join("pair/bob").join(K02), &exercise(K02));
+    let tgz = flate2::write::GzEncoder::new(
+        std::fs::File::create(class.join("tgz.tgz")).unwrap(),
+        flate2::Compression::fast(),
+    );
+    tar_of(tgz, &[answer()]).finish().unwrap();
+
+    let out = work.path().join("grades");
+    let run = grade(&course, &class, &out, &["--exercises", "02"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let cells = cells(&out);
+    let says = |who: &str, status: &str, words: &str| {
+        let (got, message) = cell(&cells, who, "02");
+        assert_eq!(got, status, "{who}: {message}");
+        assert!(message.contains(words), "{who}: {message}");
+    };
+    says(
+        "hard",
+        "refused",
+        "`notes/passwd` is a link to `../../../etc/passwd`, outside the archive",
+    );
+    says("fifo", "refused", "02_vector_add/vector_add.cu is a named pipe (FIFO) in the archive, not a file: put the file itself in the archive");
+    says(
+        "device",
+        "refused",
+        "is a character device in the archive, not a file",
+    );
+    says(
+        "huge",
+        "refused",
+        "huge.tar expands to more than 1.0 MiB (a zip bomb?)",
+    );
+    says("names", "passed", "Every case is right");
+    says(
+        "many",
+        "refused",
+        "many.zip has more than 50 entries, build folders aside",
+    );
+    says("modules", "passed", "Every case is right");
+    says("zipzip", "passed", "Every case is right");
+    says(
+        "empty",
+        "missing",
+        "the submission has no 02_vector_add/vector_add.cu; it holds no file",
+    );
+    says("mac", "passed", "Every case is right");
+    says(
+        "report",
+        "refused",
+        "report.pdf is a PDF document, not source code: hand in the exercises' files",
+    );
+    says(
+        "pdf_only",
+        "missing",
+        "it holds 1 file, report.pdf, and it is no exercise's",
+    );
+    says("pair", "refused", "alice/02_vector_add/vector_add.cu, bob/02_vector_add/vector_add.cu all look like 02_vector_add/vector_add.cu");
+    says("tgz", "passed", "Every case is right");
+
+    // Every submission in the grade book and the JSON, and nothing written beside the class.
+    let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    let class_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("class.json")).unwrap()).unwrap();
+    let rows = class_json["rows"].as_array().unwrap();
+    for who in [
+        "hard", "fifo", "device", "huge", "names", "many", "modules", "zipzip", "empty", "mac",
+        "report", "pdf_only", "pair", "tgz",
+    ] {
+        assert!(
+            gradebook.lines().any(|l| l.starts_with(&format!("{who},"))),
+            "{who}: {gradebook}"
+        );
+        assert!(
+            rows.iter().any(|r| r["submission"] == who),
+            "{who} not in class.json"
+        );
+    }
+    let mut beside: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["class", "grades", "inner.zip"]);
+}
