@@ -236,20 +236,34 @@ fn bad_access(
         message: access.describe(&named),
         ..d.clone()
     });
-    if let (Some(name), Some(miss)) = (&buffer, miss.filter(|m| m.is_past_the_end())) {
+    if let (Some(name), Some(_)) = (&buffer, miss.filter(|m| m.is_past_the_end())) {
         text.push_str(&format!(
             ". No thread may reach past the end of `{name}`: guard the access with the array's \
              length, as in `if (i < n)` or, in 2D, `if (row < rows && col < cols)` (the grid \
              is rounded up to whole blocks), or keep the index inside the array at its edges"
         ));
-        let just_past = matches!(miss, GlobalMiss::PastEnd { after: 0, .. });
-        if just_past && access.lanes.count_ones() == 1 {
+        if off_by_one_guard(case, d, access, element) {
             text.push_str(
                 "; this access is exactly one element past the end: a `<=` where `<` belongs?",
             );
         }
     }
     (buffer, element, text)
+}
+
+/// Whether an access past the end has the shape a `<=` guard gives: one lane, exactly one element
+/// past the end, on a one-dimensional launch whose thread has the element's index as its own
+/// (`i = blockIdx.x * blockDim.x + threadIdx.x` with `i == n`). A wrong stride or offset can also
+/// land one element past the end; then the guess would mislead, so it is not made.
+fn off_by_one_guard(case: &Case, d: &Diagnostic, access: &BadAccess, element: Option<u64>) -> bool {
+    let just_past = matches!(
+        access.global_miss(),
+        Some(GlobalMiss::PastEnd { after: 0, .. })
+    );
+    let launch = &case.launch;
+    let one_dimensional = launch.block[1..] == [1, 1] && launch.grid[1..] == [1, 1];
+    let index = d.block[0] as u64 * launch.block[0] as u64 + d.thread[0] as u64;
+    just_past && access.lanes.count_ones() == 1 && one_dimensional && element == Some(index)
 }
 
 /// "element 3 of `x`", or the array alone where the simulator gave no element.
@@ -537,6 +551,24 @@ mod tests {
              to whole blocks), or keep the index inside the array at its edges; this access is \
              exactly one element past the end: a `<=` where `<` belongs?"
         );
+    }
+
+    #[test]
+    fn one_element_past_the_end_is_called_a_guard_off_by_one_only_where_the_thread_is_that_element()
+    {
+        let guess = "a `<=` where `<` belongs";
+        let text = |case: &Case, lanes: u32| {
+            let stopped = BackendError::Diagnosed(Box::new(past_the_end(Some(0), 0, lanes)));
+            describe_backend_error(case, &stopped).1
+        };
+        // Thread 1 of a 1D launch reads element 1 of a 1-element array: `i <= n`.
+        assert!(text(&first_case(), 1 << 1).contains(guess));
+        // The same access in a 2D launch: a stride or offset may land there as well.
+        let mut two_d = first_case();
+        two_d.launch.block = [1, 2, 1];
+        assert!(!text(&two_d, 1 << 1).contains(guess));
+        // Thread 0 (lane 0) one element past the end is not `i == n`.
+        assert!(!text(&first_case(), 1).contains(guess));
     }
 
     #[test]
