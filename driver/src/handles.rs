@@ -40,6 +40,15 @@ impl<T> Table<T> {
     pub(crate) fn remove(&mut self, number: usize) -> Option<T> {
         self.live.remove(&number)
     }
+
+    /// How many entries are live.
+    pub(crate) fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
 }
 
 #[cfg(test)]

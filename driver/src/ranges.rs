@@ -51,6 +51,11 @@ impl Ranges {
     pub(crate) fn total(&self) -> u64 {
         self.total
     }
+
+    /// The ranges, as `(start, len)`, by start.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.by_start.iter().map(|(&start, &len)| (start, len))
+    }
 }
 
 #[cfg(test)]

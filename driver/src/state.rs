@@ -11,6 +11,8 @@ pub(crate) mod advice;
 pub(crate) mod book;
 pub(crate) mod capture;
 pub(crate) mod copies;
+#[allow(unreachable_pub)] // its entry points
+mod cut;
 mod exit;
 pub(crate) mod mirrors;
 pub(crate) mod timing;
@@ -98,6 +100,9 @@ pub(crate) struct Driver {
     pub in_flight: Vec<copies::InFlight>,
     /// Copies that landed only because their memory was freed (`in_flight`).
     pub never_waited_for: u64,
+    /// Device allocations made before the driver last started afresh (`cut`): not the leaks of
+    /// what runs now.
+    pub earlier_allocations: Vec<(u64, u64)>,
 }
 
 impl Driver {
@@ -130,6 +135,7 @@ impl Driver {
             measured: Default::default(),
             in_flight: Vec::new(),
             never_waited_for: 0,
+            earlier_allocations: Vec::new(),
         }
     }
 

@@ -108,8 +108,11 @@ pub fn check(
         untouched,
         ..Stages::default()
     };
-    for case in &cases {
-        let run = execute::run_case(&built, case, &driver, limit)?;
+    // One process for all the cases where the driver can cut its record between them (the
+    // simulator's; in pass-through mode its times are the GPU's, read at exit).
+    let one_process = options.backend == Backend::Sim;
+    let all = execute::run_all(&built, &cases, &driver, limit, one_process)?;
+    for (case, run) in cases.iter().zip(all) {
         let (verdict, result) = judge::judge_case(exercise, case, &run);
         report.cases.push(result);
         // The first failing case's verdict: its message is the one the student reads first.

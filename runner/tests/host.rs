@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::TestCourse;
+use common::{Run, TestCourse};
 use serde_json::Value;
 
 fn check(course: &TestCourse, id: &str, fixture: &str) -> Value {
@@ -493,4 +493,140 @@ fn what_a_program_started_in_the_background_ends_with_its_case() {
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
     assert!(alive.is_empty(), "still running after the check: {alive:?}");
+}
+
+/// py01's solution with `lines` put after it reads its inputs (`x` and `y`), in the course's
+/// exercise file; the report of checking it.
+fn check_py01_with(course: &TestCourse, lines: &str) -> Value {
+    let file = "py01_ufunc/ufunc.py";
+    let solution = std::fs::read_to_string(course.path(&format!("solutions/{file}"))).unwrap();
+    let read = "y = task.read(\"y\")\n";
+    assert!(
+        solution.contains(read),
+        "py01's solution no longer has {read:?}"
+    );
+    let program = solution.replacen(read, &format!("{read}{lines}"), 1);
+    std::fs::write(course.path(&format!("exercises/{file}")), program).unwrap();
+    let run = course.run(&["check", "py01", "--json"]);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.all()))
+}
+
+#[test]
+fn a_python_checks_cases_run_in_one_process() {
+    let course = TestCourse::new();
+    let pids = course.path("pids.txt");
+    let report = check_py01_with(
+        &course,
+        &format!(
+            "import os\nopen({:?}, 'a').write(f'{{os.getpid()}}\\n')\n",
+            pids.display().to_string()
+        ),
+    );
+    assert_eq!(report["verdict"], "passed", "{report}");
+    let pids = std::fs::read_to_string(pids).unwrap();
+    let pids: Vec<&str> = pids.lines().collect();
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    assert_eq!(pids[0], pids[1], "each case ran in a process of its own");
+}
+
+#[test]
+fn a_case_that_ends_the_interpreter_is_named_and_the_others_judged() {
+    let course = TestCourse::new();
+    // The first case (n = 1) ends the interpreter with no word; the second passes.
+    let report = check_py01_with(&course, "import os\nif x.size == 1:\n    os._exit(3)\n");
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2, "{report}");
+    assert_eq!(cases[0]["name"], "n = 1", "{report}");
+    let problem = cases[0]["problem"].as_str().unwrap_or_default();
+    assert!(problem.contains("exit code 3"), "{report}");
+    assert_eq!(cases[1]["passed"], true, "{report}");
+}
+
+/// A case's folder as hostkit reads it: `n` and an input x of 0, 1, ..., n - 1.
+fn case_folder(folder: &std::path::Path, n: usize) {
+    std::fs::create_dir_all(folder).unwrap();
+    std::fs::write(folder.join("params.txt"), format!("n = {n}\n")).unwrap();
+    let x: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    std::fs::write(folder.join("x.f32"), x).unwrap();
+}
+
+/// What a case's record says of the program's own work: the calls made once per process
+/// (cuInit, cuGetProcAddress's lookups, the context's creation, cuda.core's probe before it)
+/// and Numba's count of the functions it compiled in the process (in its mangled names) left out.
+fn own_work(mut record: Value) -> Value {
+    let calls = record["calls"].as_object().unwrap();
+    let own: serde_json::Map<String, Value> = calls
+        .iter()
+        .filter(|(call, _)| {
+            ["cuMemcpy", "cuLaunch", "cuStream", "cuMemAlloc"]
+                .iter()
+                .any(|p| call.starts_with(p))
+        })
+        .map(|(call, count)| (call.clone(), count.clone()))
+        .collect();
+    record["calls"] = own.into();
+    record["not_found"] = Value::Null;
+    let failures = record["failures"].as_array_mut().unwrap();
+    failures.retain(|f| f["call"] != "cuCtxGetDevice");
+    for launch in record["launches"].as_array_mut().unwrap() {
+        let kernel = launch["kernel"].as_str().unwrap();
+        assert!(kernel.contains("6double"), "{kernel}");
+        launch["kernel"] = "double".into();
+    }
+    record
+}
+
+#[test]
+fn each_case_run_in_one_process_has_the_record_it_has_run_alone() {
+    let course = TestCourse::new();
+    let dir = tempfile::tempdir().unwrap();
+    let program =
+        common::repo_root().join("runner/tests/fixtures/cuda_python/cases_in_one_process.py");
+    let program = program.to_str().unwrap();
+    let site = course.path("hostkit/python");
+    let sizes = [1, 1000];
+    let together: Vec<_> = (0..sizes.len())
+        .map(|i| dir.path().join(format!("together{i}")))
+        .collect();
+    for (folder, n) in together.iter().zip(sizes) {
+        case_folder(folder, n);
+    }
+    let mut args = vec![
+        "run",
+        "--",
+        "python",
+        "-c",
+        "import hostkit_cases; hostkit_cases.main()",
+        program,
+    ];
+    args.extend(together.iter().map(|f| f.to_str().unwrap()));
+    let run = Run::from(
+        course
+            .command(&args)
+            .env("PYTHONPATH", &site)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, 0, "{}", run.all());
+    for (i, n) in sizes.into_iter().enumerate() {
+        let alone = dir.path().join(format!("alone{i}"));
+        case_folder(&alone, n);
+        let run = course
+            .command(&["run", "--json", "--", "python", program])
+            .env("PYTHONPATH", &site)
+            .env("HOSTKIT_CASE", &alone)
+            .output()
+            .unwrap();
+        let run = Run::from(run);
+        assert_eq!(run.code, 0, "{}", run.all());
+        let alone: Value = serde_json::from_str(&run.stdout).unwrap();
+        let text = std::fs::read_to_string(together[i].join("record.json"))
+            .unwrap_or_else(|e| panic!("case {i} left no record ({e}): {}", run.all()));
+        let shared: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(together[i].join("exit.txt")).unwrap(),
+            "0"
+        );
+        assert_eq!(own_work(shared), own_work(alone), "case {i} (n = {n})");
+    }
 }

@@ -18,6 +18,9 @@ pub(super) struct Built {
     pub command: Vec<OsString>,
     /// Variables it needs beside the driver's (Python's module path).
     pub variables: Vec<(&'static str, OsString)>,
+    /// The command that runs the program on several cases in one process, their folders added
+    /// (hostkit's case runner for a Python program); None where each case needs a process.
+    pub cases_together: Option<Vec<OsString>>,
     /// Warnings the compiler gave, as it printed them, paths named as the student's.
     pub warnings: Vec<String>,
     _own_copy: Option<tempfile::TempDir>,
@@ -52,6 +55,7 @@ pub(super) fn build(
         (Language::Rust, Some(program)) => Ok(Built {
             command: vec![program.into()],
             variables: Vec::new(),
+            cases_together: None,
             warnings: Vec::new(),
             _own_copy: None,
         }),
@@ -102,8 +106,16 @@ fn python(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
             .collect();
         return Err(BuildFailure::Errors(message.trim_end().to_string()));
     }
+    // Imported rather than run as a script: the program runs in `__main__`.
+    let case_runner = "import hostkit_cases; hostkit_cases.main()";
     Ok(Built {
-        command: vec![python.into(), main.into()],
+        command: vec![python.clone().into(), main.into()],
+        cases_together: Some(vec![
+            python.into(),
+            "-c".into(),
+            case_runner.into(),
+            main.into(),
+        ]),
         variables: vec![
             ("PYTHONPATH", python_path(course)),
             ("PYTHONDONTWRITEBYTECODE", "1".into()),
@@ -158,6 +170,7 @@ fn cpp(course: &Course, main: &Path) -> Result<Built, BuildFailure> {
     Ok(Built {
         command: vec![program.into()],
         variables: Vec::new(),
+        cases_together: None,
         warnings: messages
             .lines()
             .filter(|l| l.contains("warning"))
@@ -244,6 +257,7 @@ fn rust(
         variables: kernel_sources(course, exercise, main)
             .map(|list| vec![("SIMNVRTC_SOURCES", list)])
             .unwrap_or_default(),
+        cases_together: None,
         warnings: warnings(&messages),
         _own_copy: Some(own_copy),
     })

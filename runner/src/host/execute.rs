@@ -5,6 +5,8 @@
 //! check per core, CI beside other jobs) stretches a program's wall time but not its work: a
 //! correct program must not become a hang because the machine was busy.
 
+mod together;
+
 use super::build::Built;
 use super::record::{self, Record};
 use crate::driver_env::DriverEnv;
@@ -33,7 +35,7 @@ pub(super) enum Exit {
 
 /// How many times its CPU limit a program may take in wall time before it is stopped as a hang:
 /// room for a machine that runs several checks per core.
-const WALL_BACKSTOP_FACTOR: u32 = 4;
+pub(super) const WALL_BACKSTOP_FACTOR: u32 = 4;
 
 /// One run of the program on one case.
 pub(super) struct Run {
@@ -57,13 +59,80 @@ pub(super) fn run_case(
     driver: &DriverEnv,
     limit: Duration,
 ) -> anyhow::Result<Run> {
-    let dir = crate::ending::tempdir().context("cannot make a folder for the case")?;
-    write_case(dir.path(), case)?;
-    let (out_path, err_path) = (dir.path().join("stdout.txt"), dir.path().join("stderr.txt"));
+    let dir = prepare(case)?;
     let (program, arguments) = built.command.split_first().context("no program to run")?;
     let mut command = Command::new(program);
     command.args(arguments);
-    driver.apply(&mut command);
+    let cpu_seconds = cpu_seconds(limit);
+    program_command(
+        &mut command,
+        built,
+        driver,
+        limits(cpu_seconds, cpu_seconds + 1)?,
+    )?;
+    command
+        .env(hostkit::CASE_VARIABLE, dir.path())
+        .stdout(std::fs::File::create(dir.path().join(STDOUT))?)
+        .stderr(std::fs::File::create(dir.path().join(STDERR))?);
+    let clock = process::WallClock::start();
+    let mut child = process::Group::spawn(&mut command)
+        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
+    let backstop = limit * WALL_BACKSTOP_FACTOR;
+    let waited = process::wait(&mut child, backstop, &|| false, &clock, MAX_PAUSE)?;
+    // The whole group, whichever way the program ended: what it started in the background ends
+    // with it.
+    child.end_group();
+    let exit = exit_of(waited, cpu_seconds);
+    let seconds = process::Clock::elapsed(&clock).as_secs_f64();
+    read_run(dir.path(), case, exit, seconds, Some(&driver.record_path()))
+}
+
+/// Runs the program on every case, in the cases' order: all in one process where the program
+/// can be run so (a Python program, on the simulator: `together`), else a process each.
+pub(super) fn run_all(
+    built: &Built,
+    cases: &[HostCase],
+    driver: &DriverEnv,
+    limit: Duration,
+    one_process: bool,
+) -> anyhow::Result<Vec<Run>> {
+    match &built.cases_together {
+        Some(program) if one_process && cases.len() > 1 => {
+            together::run(built, program, cases, driver, limit)
+        }
+        _ => (cases.iter())
+            .map(|case| run_case(built, case, driver, limit))
+            .collect(),
+    }
+}
+
+/// How often, at most, a program's end is looked for.
+pub(super) const MAX_PAUSE: Duration = Duration::from_millis(5);
+
+/// The files a program's stdout and stderr go to, in its case's folder.
+pub(super) const STDOUT: &str = "stdout.txt";
+pub(super) const STDERR: &str = "stderr.txt";
+
+/// A folder with `case` written where hostkit reads it.
+pub(super) fn prepare(case: &HostCase) -> anyhow::Result<tempfile::TempDir> {
+    let dir = crate::ending::tempdir().context("cannot make a folder for the case")?;
+    write_case(dir.path(), case)?;
+    Ok(dir)
+}
+
+/// The CPU seconds a case may use, from its wall-clock `limit`.
+pub(super) fn cpu_seconds(limit: Duration) -> u64 {
+    limit.as_secs_f64().ceil().max(1.0) as u64
+}
+
+/// Sets `command` up to run a program on the course's driver, within `limits`, with no input.
+pub(super) fn program_command(
+    command: &mut Command,
+    built: &Built,
+    driver: &DriverEnv,
+    limits: Vec<(rlimit::Resource, u64, u64)>,
+) -> anyhow::Result<()> {
+    driver.apply(command);
     for (name, value) in &built.variables {
         command.env(name, value);
     }
@@ -71,21 +140,17 @@ pub(super) fn run_case(
     // said explicitly, so a `run` policy left in the student's shell cannot relax it.
     command
         .env("SIMCUDA_FAULT_POLICY", "check")
-        .env(hostkit::CASE_VARIABLE, dir.path())
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?);
+        .stdin(Stdio::null());
     // Killed with the runner: the program runs in a process group of its own (so a time limit
     // can end it with everything it started), which a terminal's Ctrl-C does not reach; without
     // this, Ctrl-C during a check ended the runner and left a hanging program running.
-    let cpu_seconds = limit.as_secs_f64().ceil().max(1.0) as u64;
-    crate::os::limit_and_end_with(&mut command, limits(cpu_seconds)?, std::process::id());
-    let clock = process::WallClock::start();
-    let mut child = process::Group::spawn(&mut command)
-        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
-    let max_pause = Duration::from_millis(5);
-    let backstop = limit * WALL_BACKSTOP_FACTOR;
-    let exit = match process::wait(&mut child, backstop, &|| false, &clock, max_pause)? {
+    crate::os::limit_and_end_with(command, limits, std::process::id());
+    Ok(())
+}
+
+/// How a wait for a program with `cpu_seconds` of CPU time ended, as a run's exit.
+pub(super) fn exit_of(waited: Waited, cpu_seconds: u64) -> Exit {
+    match waited {
         Waited::Exited(status) => match (status.code(), status.signal()) {
             (Some(code), _) => Exit::Code(code),
             (_, Some(libc::SIGXCPU)) => Exit::OutOfCpu(cpu_seconds),
@@ -93,35 +158,45 @@ pub(super) fn run_case(
             _ => Exit::Code(-1),
         },
         Waited::TimedOut | Waited::Cancelled => Exit::TimedOut,
-    };
-    // The whole group, whichever way the program ended: what it started in the background ends
-    // with it.
-    child.end_group();
-    let tail = |path: &Path| crate::process::read_tail(path, MAX_OUTPUT);
-    let output = format!("{}{}", tail(&out_path), tail(&err_path));
-    let record = match std::fs::read_to_string(driver.record_path()).map(|t| record::parse(&t)) {
-        Ok(Ok(record)) => Some(record),
+    }
+}
+
+/// The run of a program on the case in `dir` that ended as `exit` after `seconds`: its output,
+/// the driver's record at `record_path` (none where the program was stopped), and the outputs it
+/// handed back.
+pub(super) fn read_run(
+    dir: &Path,
+    case: &HostCase,
+    exit: Exit,
+    seconds: f64,
+    record_path: Option<&Path>,
+) -> anyhow::Result<Run> {
+    let tail = |name: &str| crate::process::read_tail(&dir.join(name), MAX_OUTPUT);
+    let output = format!("{}{}", tail(STDOUT), tail(STDERR));
+    let text = record_path.and_then(|path| std::fs::read_to_string(path).ok());
+    let record = match text.map(|t| record::parse(&t)) {
+        Some(Ok(record)) => Some(record),
         // Another build's driver: every case would be misjudged, so the check stops here.
-        Ok(Err(e @ record::ReadError::OtherVersion { .. })) => return Err(e.into()),
-        Ok(Err(record::ReadError::Malformed(_))) | Err(_) => None,
+        Some(Err(e @ record::ReadError::OtherVersion { .. })) => return Err(e.into()),
+        Some(Err(record::ReadError::Malformed(_))) | None => None,
     };
     let outputs = case
         .expected
         .iter()
-        .map(|(name, want)| (*name, read_output(dir.path(), name, want)))
+        .map(|(name, want)| (*name, read_output(dir, name, want)))
         .collect();
     let read_in_flight = case
         .expected
         .iter()
         .filter_map(|(name, _)| {
-            let marker = dir.path().join(format!("out_{name}.in_flight"));
+            let marker = dir.join(format!("out_{name}.in_flight"));
             let bytes = std::fs::read_to_string(marker).ok()?.trim().parse().ok()?;
             Some((*name, bytes))
         })
         .collect();
     Ok(Run {
         exit,
-        seconds: process::Clock::elapsed(&clock).as_secs_f64(),
+        seconds,
         output,
         record,
         outputs,
@@ -137,15 +212,18 @@ const FILE_LIMIT_BYTES: u64 = 256 << 20;
 
 /// The program's limits, each a resource with its soft and hard values, never above the
 /// runner's own (which the program inherits). The CPU limit's soft value sends SIGXCPU, which
-/// ends a program that does not catch it; one that does is killed a second later by the hard
-/// value.
-fn limits(cpu_seconds: u64) -> std::io::Result<Vec<(rlimit::Resource, u64, u64)>> {
+/// ends a program that does not catch it; one that does is killed by the hard value
+/// (`hard_cpu_seconds`, a second later for a program alone).
+pub(super) fn limits(
+    cpu_seconds: u64,
+    hard_cpu_seconds: u64,
+) -> std::io::Result<Vec<(rlimit::Resource, u64, u64)>> {
     use rlimit::Resource;
     let (soft_cpu, hard_cpu) = Resource::CPU.get()?;
     let mut limits = vec![(
         Resource::CPU,
         cpu_seconds.min(soft_cpu),
-        (cpu_seconds + 1).min(hard_cpu),
+        hard_cpu_seconds.min(hard_cpu),
     )];
     for (resource, value) in [
         (Resource::DATA, MEMORY_LIMIT_BYTES),
