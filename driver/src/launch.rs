@@ -205,6 +205,13 @@ pub(crate) fn launch(
         }
     };
     d.managed_launched(&kernel, stream);
+    if module.uses_system_atomics(&kernel) {
+        // The host works on managed memory beside such a kernel (its atomics and the kernel's
+        // meet in one memory on a GPU). The kernel has run to its end here, so its managed
+        // blocks go back to the host now: the host's own atomics then add to the kernel's
+        // results, where handing them back at the wait would overwrite the host's.
+        d.land_managed(crate::in_flight::Wait::Stream(stream));
+    }
     let last = report.diagnostics.len().saturating_sub(1);
     for (i, diagnostic) in report.diagnostics.iter().enumerate() {
         let went_on = diagnostic.kind.is_fatal() && !(report.aborted && i == last);
@@ -246,6 +253,26 @@ pub(crate) fn launch(
     Ok(())
 }
 
+/// The launch of a kernel of `module` that the simulator could not prepare (an instruction it
+/// does not run), refused with the kernel's name and why; the module's other kernels still run.
+fn refuse_unprepared(
+    d: &mut Driver,
+    module: &sim::Module,
+    kernel: &str,
+    shape: ([u32; 3], [u32; 3], u32),
+) -> E {
+    let Some(why) = module.lowering_error(kernel) else {
+        return E::CUDA_ERROR_INVALID_HANDLE;
+    };
+    let refused = sim::SimError::KernelNotLowered {
+        name: kernel.to_string(),
+        reason: why.to_string(),
+    };
+    eprintln!("simcuda: {refused}");
+    d.record.refused(kernel, shape, E::CUDA_ERROR_NOT_SUPPORTED);
+    E::CUDA_ERROR_NOT_SUPPORTED
+}
+
 /// # Safety
 /// `params` holds a valid pointer to each kernel parameter's bytes, or is null and `extra` is a
 /// packed parameter buffer's description.
@@ -279,15 +306,22 @@ pub unsafe extern "C" fn cuLaunchKernel(
     call("cuLaunchKernel", |d| {
         d.require_context()?;
         let (module, kernel) = function_of(d, function)?;
-        let info = module.kernel(&kernel).ok_or(E::CUDA_ERROR_INVALID_HANDLE)?;
+        let grid = [grid_x, grid_y, grid_z];
+        let block = [block_x, block_y, block_z];
+        let Some(info) = module.kernel(&kernel) else {
+            return Err(refuse_unprepared(
+                d,
+                &module,
+                &kernel,
+                (grid, block, shared_bytes),
+            ));
+        };
         // SAFETY: the caller's contract.
         let params = if params.is_null() && !extra.is_null() {
             unsafe { packed_parameters(&info, extra) }?
         } else {
             unsafe { parameters(&info, params) }?
         };
-        let grid = [grid_x, grid_y, grid_z];
-        let block = [block_x, block_y, block_z];
         launch(d, function, grid, block, shared_bytes, stream, params)
     })
 }

@@ -27,7 +27,9 @@ pub(crate) fn load_anywhere(d: &mut Driver, image: &[u8]) -> Result<CUmodule> {
         return Err(E::CUDA_ERROR_INVALID_IMAGE);
     }
     let text = std::str::from_utf8(image).map_err(|_| E::CUDA_ERROR_INVALID_IMAGE)?;
-    let module = sim::Module::parse(text).map_err(|e| {
+    // A kernel the simulator cannot run is refused when launched, not here: the module's other
+    // kernels stay usable (cudart loads all of a program's kernels at its first call).
+    let module = sim::Module::parse_keeping_refused(text).map_err(|e| {
         eprintln!("simcuda: the simulator cannot load this PTX: {e}");
         E::CUDA_ERROR_INVALID_PTX
     })?;
@@ -206,8 +208,9 @@ pub(crate) unsafe fn get_function(
     let name = unsafe { CStr::from_ptr(name) }
         .to_string_lossy()
         .into_owned();
-    if m.kernel(&name).is_none() {
-        return Err(missing_kernel(&m, &name));
+    // A kernel the simulator could not prepare gets a handle too; its launch is refused, naming it.
+    if m.kernel(&name).is_none() && m.lowering_error(&name).is_none() {
+        return Err(E::CUDA_ERROR_NOT_FOUND);
     }
     let key = (i, name);
     let number = match d.function_handles.get(&key) {
@@ -223,18 +226,6 @@ pub(crate) unsafe fn get_function(
     };
     // SAFETY: the caller's contract.
     unsafe { put(function, handle(number)) }
-}
-
-/// Why kernel `name` is not in module `m`: a kernel the simulator could not prepare is named with
-/// the reason (NOT_SUPPORTED, as the linker answers what it cannot take), any other is NOT_FOUND.
-fn missing_kernel(m: &sim::Module, name: &str) -> E {
-    match m.lowering_error(name) {
-        Some(why) => {
-            eprintln!("simcuda: kernel {name} cannot run in the simulator: {why}");
-            E::CUDA_ERROR_NOT_SUPPORTED
-        }
-        None => E::CUDA_ERROR_NOT_FOUND,
-    }
 }
 
 /// The module and kernel name of a function handle.
@@ -307,7 +298,11 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
         let is = |a: F| a as c_int == attrib;
         let v = if is(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) {
             1024
-        } else if is(F::CU_FUNC_ATTRIBUTE_PTX_VERSION) || is(F::CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
+        } else if is(F::CU_FUNC_ATTRIBUTE_PTX_VERSION) {
+            // The PTX's own target, as a GPU reports it: CUB and CCCL pick the code path of this
+            // architecture, and answer cudaErrorInvalidDeviceFunction for one not compiled in.
+            module.target_arch().map_or(90, |arch| arch as c_int)
+        } else if is(F::CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
             90
         } else if is(F::CU_FUNC_ATTRIBUTE_NUM_REGS) {
             32
@@ -368,22 +363,4 @@ pub unsafe extern "C" fn cuFuncGetName(name: *mut *const c_char, function: CUfun
         // SAFETY: the caller's contract.
         unsafe { put(name, kept.as_ptr()) }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::missing_kernel;
-    use cudarc::driver::sys::cudaError_enum as E;
-
-    #[test]
-    fn a_kernel_the_simulator_cannot_prepare_is_not_supported_not_missing() {
-        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
-                   .extern .func elsewhere();\n\
-                   .visible .entry calls_out() { call.uni elsewhere, (); ret; }\n\
-                   .visible .entry fine() { ret; }\n";
-        let m = sim::Module::parse(ptx).expect("one of its kernels can run");
-        assert!(m.kernel("fine").is_some());
-        assert_eq!(missing_kernel(&m, "calls_out"), E::CUDA_ERROR_NOT_SUPPORTED);
-        assert_eq!(missing_kernel(&m, "absent"), E::CUDA_ERROR_NOT_FOUND);
-    }
 }

@@ -408,6 +408,65 @@ fn a_module_that_defines_a_kernel_twice_is_refused_at_load() {
 }
 
 #[test]
+fn a_kernel_the_simulator_cannot_run_costs_only_its_own_launch() {
+    // cudart loads all of a program's kernels at its first call: a module whose one kernel uses
+    // an instruction the simulator lacks must still load, or every runtime call fails.
+    let (api, _) = Api::with_context();
+    let head = ".version 8.0\n.target sm_80\n.address_size 64\n.extern .func elsewhere();\n";
+    let refused = ".visible .entry calls_out() { call.uni elsewhere, (); ret; }\n";
+    let fine = ".visible .entry fine() { ret; }\n";
+    let alone = api.kernel(&format!("{head}{refused}"), c"calls_out");
+    let beside = api.kernel(&format!("{head}{refused}{fine}"), c"calls_out");
+    let runs = api.kernel(&format!("{head}{refused}{fine}"), c"fine");
+    assert_eq!(api.launch(alone, &mut []), E::CUDA_ERROR_NOT_SUPPORTED);
+    assert_eq!(api.launch(beside, &mut []), E::CUDA_ERROR_NOT_SUPPORTED);
+    // The refusal is no fault of the context: the module's other kernel runs, and waits succeed.
+    assert_eq!(api.launch(runs, &mut []), E::CUDA_SUCCESS);
+    // SAFETY: a driver API call.
+    assert_eq!(unsafe { (api.cuCtxSynchronize)() }, E::CUDA_SUCCESS);
+    let ptx = format!("{head}{refused}\0");
+    let (mut module, mut function) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: driver API calls with valid pointers and NUL-terminated strings.
+    unsafe {
+        assert_eq!(
+            (api.cuModuleLoadData)(&mut module, ptx.as_ptr().cast()),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            (api.cuModuleGetFunction)(&mut function, module, c"absent".as_ptr()),
+            E::CUDA_ERROR_NOT_FOUND
+        );
+    }
+}
+
+#[test]
+fn a_kernels_ptx_version_is_its_modules_target_as_cub_reads_it() {
+    // CUB picks its code path by cudaFuncGetAttributes' ptxVersion and refuses one not compiled
+    // in (cudaErrorInvalidDeviceFunction): nvcc's compute_80 PTX must say 80, not the device's 90.
+    let (api, _) = Api::with_context();
+    let (ptx_version, binary_version) = (5, 6);
+    for (target, wanted) in [("sm_80", 80), ("sm_90a", 90), ("sm_75", 75)] {
+        let ptx = format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+        );
+        let function = api.kernel(&ptx, c"k");
+        let (mut ptx_says, mut binary_says) = (0, 0);
+        // SAFETY: valid pointers and a function handle.
+        unsafe {
+            assert_eq!(
+                (api.cuFuncGetAttribute)(&mut ptx_says, ptx_version, function),
+                E::CUDA_SUCCESS
+            );
+            assert_eq!(
+                (api.cuFuncGetAttribute)(&mut binary_says, binary_version, function),
+                E::CUDA_SUCCESS
+            );
+        }
+        assert_eq!((ptx_says, binary_says), (wanted, 90), "{target}");
+    }
+}
+
+#[test]
 fn a_module_file_past_the_largest_size_is_refused_without_reading_it_all() {
     let (api, _) = Api::with_context();
     let dir = tempfile::tempdir().unwrap();

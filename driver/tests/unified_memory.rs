@@ -201,3 +201,76 @@ fn the_host_reads_a_kernels_managed_results_only_once_it_has_waited_for_the_kern
         assert_eq!(in_flight(managed as *const c_void, 16), 0);
     }
 }
+
+/// Each of 64 threads adds 10 to a managed int with a system-scope atomic, as
+/// `atomicAdd_system` compiles (cuda-samples' systemWideAtomics).
+const ADD_SYSTEM: &str = "
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry add_system(.param .u64 a)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [a];
+    cvta.to.global.u64 %rd2, %rd1;
+    atom.global.sys.add.u32 %r1, [%rd2], 10;
+    ret;
+}
+\0";
+
+#[test]
+fn system_scope_atomics_and_the_hosts_add_up_in_managed_memory() {
+    // On a GPU the host's atomics and a kernel's system-scope atomics meet in one memory while
+    // the kernel runs: the total is both. The host's adds must not be overwritten by the
+    // device's copy when the program waits (systemWideAtomics got only the kernel's half).
+    let library = Loaded::with_context();
+    // SAFETY: the driver API's signatures; valid pointers throughout.
+    unsafe {
+        let load: unsafe extern "C" fn(*mut Ptr, *const c_void) -> E =
+            library.get("cuModuleLoadData");
+        let get: unsafe extern "C" fn(*mut Ptr, Ptr, *const std::ffi::c_char) -> E =
+            library.get("cuModuleGetFunction");
+        let launch: Launch = library.get("cuLaunchKernel");
+        let alloc: unsafe extern "C" fn(*mut u64, usize, c_uint) -> E =
+            library.get("cuMemAllocManaged");
+        let synchronize: unsafe extern "C" fn() -> E = library.get("cuCtxSynchronize");
+        let (mut module, mut function, mut managed) =
+            (std::ptr::null_mut(), std::ptr::null_mut(), 0u64);
+        assert_eq!(
+            load(&mut module, ADD_SYSTEM.as_ptr().cast()),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(
+            get(&mut function, module, c"add_system".as_ptr()),
+            E::CUDA_SUCCESS
+        );
+        assert_eq!(alloc(&mut managed, 4, 1), E::CUDA_SUCCESS);
+        let counter = &*(managed as *const std::sync::atomic::AtomicU32);
+        counter.store(0, std::sync::atomic::Ordering::SeqCst);
+        let mut params = [(&raw mut managed).cast()];
+        let (null, no_extra) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let launched = launch(
+            function,
+            1,
+            1,
+            1,
+            64,
+            1,
+            1,
+            0,
+            null,
+            params.as_mut_ptr(),
+            no_extra,
+        );
+        assert_eq!(launched, E::CUDA_SUCCESS);
+        for _ in 0..64 {
+            counter.fetch_add(10, std::sync::atomic::Ordering::SeqCst);
+        }
+        assert_eq!(synchronize(), E::CUDA_SUCCESS);
+        assert_eq!(
+            counter.load(std::sync::atomic::Ordering::SeqCst),
+            2 * 64 * 10
+        );
+    }
+}

@@ -725,6 +725,9 @@ pub(crate) struct Program {
     /// Has atomics on global or generic addresses: blocks then run one at a time, so the order of
     /// atomic operations (and any float rounding that depends on it) does not depend on threads.
     pub has_global_atomics: bool,
+    /// Has atomics of system scope (`atom.sys`, as `atomicAdd_system` compiles): the host may
+    /// work on the same (managed) memory while it runs.
+    pub has_system_atomics: bool,
     /// Has a memory fence (`__threadfence()`) or volatile / acquire / release / relaxed global
     /// accesses: its blocks communicate on purpose, so race detection trusts their reads of each
     /// other's writes.

@@ -239,6 +239,7 @@ struct Builder<'a> {
     fixups: Vec<usize>,
     call_stack: Vec<String>,
     has_global_atomics: bool,
+    has_system_atomics: bool,
     cross_block_sync: bool,
     trash: Slot,
     /// Register ranges declared so far (`%r<N>`), with the slots of the members used.
@@ -275,6 +276,7 @@ impl<'a> Builder<'a> {
             fixups: Vec::new(),
             call_stack: Vec::new(),
             has_global_atomics: false,
+            has_system_atomics: false,
             cross_block_sync: false,
             trash: NONE,
             ranges: Vec::new(),
@@ -502,6 +504,7 @@ impl<'a> Builder<'a> {
             local_total: saturate(local_frame as u64 + align_up(self.scratch_bump as u64, 16)),
             sites: self.sites,
             has_global_atomics: self.has_global_atomics,
+            has_system_atomics: self.has_system_atomics,
             cross_block_sync: self.cross_block_sync,
             shared_merges: Vec::new(),
             combined_atomics: Vec::new(),

@@ -42,18 +42,38 @@ pub struct Module {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+type Statics = std::collections::HashMap<String, crate::model::statics::KernelStatic>;
+
+/// The module's kernels lowered (those that could not be, with why) and the time model's reading.
+fn prepare(ptx: &str) -> Result<(crate::lower::Lowered, Statics), SimError> {
+    let ast = crate::parse::parse(ptx)?;
+    let lowered = crate::lower::lower_module(&ast)?;
+    Ok((lowered, crate::model::statics::analyse(&ast)))
+}
+
 impl Module {
     /// Parses PTX text (as NVRTC emits it) and prepares every kernel in it for execution.
     /// Instructions the simulator cannot run are reported here, with their source line.
     pub fn parse(ptx: &str) -> Result<Module, SimError> {
-        let ast = crate::parse::parse(ptx)?;
-        let mut lowered = crate::lower::lower_module(&ast)?;
-        let statics = crate::model::statics::analyse(&ast);
+        let (mut lowered, statics) = prepare(ptx)?;
         // A module none of whose kernels can run is an error in itself, as it always was.
         if lowered.programs.is_empty() && !lowered.failed.is_empty() {
             return Err(lowered.failed.swap_remove(0).1);
         }
-        Ok(Module {
+        Ok(Module::assemble(ptx, lowered, statics))
+    }
+
+    /// As [`Module::parse`], but a module none of whose kernels can run loads too, each kernel
+    /// kept with why it cannot run ([`Module::lowering_error`]), as a driver loads a module and
+    /// refuses such a kernel only when it is launched: an unsupported instruction costs only
+    /// the kernel that uses it.
+    pub fn parse_keeping_refused(ptx: &str) -> Result<Module, SimError> {
+        let (lowered, statics) = prepare(ptx)?;
+        Ok(Module::assemble(ptx, lowered, statics))
+    }
+
+    fn assemble(ptx: &str, lowered: crate::lower::Lowered, statics: Statics) -> Module {
+        Module {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             programs: lowered.programs,
             failed: lowered
@@ -64,7 +84,7 @@ impl Module {
             globals: lowered.globals,
             statics,
             ptx: ptx.to_string(),
-        })
+        }
     }
 
     /// The kernels the simulator can run, in the module's order.
@@ -114,6 +134,30 @@ impl Module {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, why)| why.as_str())
+    }
+
+    /// The architecture the PTX was compiled for, from its `.target` directive (`sm_80` is 80):
+    /// what a driver reports as a kernel's PTX version. None where the text names none.
+    pub fn target_arch(&self) -> Option<u32> {
+        let line = self
+            .ptx
+            .lines()
+            .map(str::trim_start)
+            .find(|l| l.starts_with(".target"))?;
+        line.split(|c: char| c.is_whitespace() || c == ',')
+            .find_map(|word| {
+                let digits = word.strip_prefix("sm_")?;
+                digits
+                    .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                    .parse()
+                    .ok()
+            })
+    }
+
+    /// Whether kernel `name` has system-scope atomics (`atomicAdd_system`): it shares memory
+    /// with the host while it runs, as a driver must let it.
+    pub fn uses_system_atomics(&self, name: &str) -> bool {
+        self.program(name).is_some_and(|p| p.has_system_atomics)
     }
 
     /// Names of the module's `__device__` and `__constant__` variables.

@@ -383,6 +383,9 @@ impl Builder<'_> {
                 if space != MemSpace::Shared {
                     self.has_global_atomics = true;
                 }
+                if mods.has("sys") {
+                    self.has_system_atomics = true;
+                }
                 let first = if base == "atom" { 1 } else { 0 };
                 let d = if base == "atom" {
                     self.dst(scopes, o(0)?)?
