@@ -80,13 +80,6 @@ lines += [entry(n) for n in missing if n not in recorded]
 lines += [");", "", "// Recorded in pass-through mode (`passthrough::recorded`).", "not_supported!(recorded:"]
 lines += [entry(n) for n in missing if n in recorded]
 lines += [");", ""]
-lines += [
-    "/// The entry points above, by name (a `_v2` form among them is not what its base name means",
-    "/// here: `cuGetProcAddress` passes over it).",
-    "pub(crate) const NAMES: &[&str] = &[",
-]
-lines += [f'    "{n}",' for n in missing]
-lines += ["];", ""]
 out = here / "src" / "not_supported.rs"
 out.write_text("\n".join(lines))
 # As `cargo fmt` would leave it (long signatures over several lines, hence `$(,)?` above).

@@ -234,12 +234,50 @@ pub unsafe extern "C" fn cuCtxGetDevice(dev: *mut c_int) -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
     pass_through!(recorded::cuCtxSynchronize());
-    call("cuCtxSynchronize", |d| {
-        d.require_context()?;
-        d.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)?;
-        d.record.synchronise(None);
-        d.land(crate::in_flight::Wait::All);
-        Ok(())
+    call("cuCtxSynchronize", synchronize)
+}
+
+/// Waits for all the device's work: there is one device, whose contexts share its one queue.
+fn synchronize(d: &mut Driver) -> Result {
+    d.require_context()?;
+    d.refuse_while_capturing(E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)?;
+    d.record.synchronise(None);
+    d.land(crate::in_flight::Wait::All);
+    Ok(())
+}
+
+/// The context `ctx` names, or the current one where it is null (the `_v2` calls of CUDA 13).
+fn given_or_current(d: &Driver, ctx: CUcontext) -> Result<usize> {
+    if ctx.is_null() {
+        d.live_context(d.current())
+    } else {
+        context_index(d, ctx)
+    }
+}
+
+/// CUDA 13's `cuCtxSynchronize` (asked for at 13.0 by `cuGetProcAddress`): context `ctx`'s work,
+/// or the current context's where it is null.
+#[no_mangle]
+pub extern "C" fn cuCtxSynchronize_v2(ctx: CUcontext) -> CUresult {
+    pass_through!(recorded::cuCtxSynchronize_v2(ctx));
+    call("cuCtxSynchronize_v2", |d| {
+        given_or_current(d, ctx)?;
+        synchronize(d)
+    })
+}
+
+/// CUDA 13's `cuCtxGetDevice`: the device of context `ctx`, or of the current one where it is
+/// null; every context is on device 0.
+///
+/// # Safety
+/// `dev` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut c_int, ctx: CUcontext) -> CUresult {
+    pass_through!(cuCtxGetDevice_v2(dev, ctx));
+    call("cuCtxGetDevice_v2", |d| {
+        given_or_current(d, ctx)?;
+        // SAFETY: the caller's contract.
+        unsafe { put(dev, 0) }
     })
 }
 

@@ -1,8 +1,10 @@
 //! `cuGetProcAddress`: how NVIDIA's Python bindings (and the CUDA runtime) find every other
-//! entry point. A name is looked up in this library itself, preferring the `_v2` form this driver
-//! implements (`cuMemAlloc` means `cuMemAlloc_v2` since CUDA 3.2), else the name itself; a `_v2`
-//! this driver only stubs is passed over, since some take other arguments than their base name
-//! (`cuCtxSynchronize_v2` takes a context) and the base name is what the program asked for.
+//! entry point. A name is looked up in this library itself, in the form the caller's CUDA version
+//! means (`versions`: `cuMemAlloc` is `cuMemAlloc_v2` since CUDA 3.2, `cuCtxCreate` is
+//! `cuCtxCreate_v4` from 12.5, `cuCtxSynchronize` is `cuCtxSynchronize_v2`, which takes a context,
+//! from 13.0), as NVIDIA's driver answers: the caller calls it with that form's arguments.
+
+mod versions;
 
 use crate::state::{call_with, put};
 use cudarc::driver::sys::{cudaError_enum as E, CUresult};
@@ -22,17 +24,11 @@ fn own_library() -> Option<*mut c_void> {
     (!handle.is_null()).then_some(handle)
 }
 
-/// The address of `symbol` (or its implemented `_v2` form) in this library.
-fn lookup(symbol: &str) -> Option<*mut c_void> {
+/// The address of the form of `symbol` that CUDA version `version` means, in this library (or a
+/// later form that takes the same arguments, where this library lacks that one).
+fn lookup(symbol: &str, version: c_int) -> Option<*mut c_void> {
     let handle = own_library()?;
-    let v2 = format!("{symbol}_v2");
-    let implemented = !crate::not_supported::NAMES.contains(&v2.as_str());
-    let mut names = Vec::new();
-    if implemented {
-        names.push(v2.clone());
-    }
-    names.push(symbol.to_string());
-    names.push(v2);
+    let names = versions::forms(symbol, version).unwrap_or_else(|| vec![symbol.to_string()]);
     names
         .into_iter()
         .filter_map(|name| CString::new(name).ok())
@@ -66,7 +62,11 @@ fn real_proc_address(
     (asked == E::CUDA_SUCCESS && !pfn.is_null()).then_some(pfn)
 }
 
-/// `symbol_status` (when not null) gets 0 for found, 1 for not found.
+/// `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`: the name is newer than the version asked for.
+const VERSION_NOT_SUFFICIENT: c_int = 2;
+
+/// `symbol_status` (when not null) gets 0 for found, 1 for not found, 2 for a version older
+/// than the name (then no address, and CUDA_SUCCESS, as NVIDIA's driver answers).
 ///
 /// # Safety
 /// `symbol` is NUL-terminated; `pfn` and `symbol_status` are null or valid for writes.
@@ -90,9 +90,20 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
         let name = unsafe { CStr::from_ptr(symbol) }
             .to_string_lossy()
             .into_owned();
+        if versions::too_old(&name, cuda_version) {
+            // SAFETY: the caller's contract.
+            unsafe {
+                put(pfn, std::ptr::null_mut())?;
+                if !symbol_status.is_null() {
+                    put(symbol_status, VERSION_NOT_SUFFICIENT)?;
+                }
+            }
+            return Ok(());
+        }
         // In pass-through mode, what this library does not export comes from the real driver
         // (unrecorded: the program calls it directly).
-        let found = lookup(&name).or_else(|| real_proc_address(symbol, cuda_version, flags));
+        let found =
+            lookup(&name, cuda_version).or_else(|| real_proc_address(symbol, cuda_version, flags));
         if found.is_none() && !d.record.not_found.contains(&name) {
             d.record.not_found.push(name);
         }

@@ -498,6 +498,10 @@ pub(crate) unsafe fn cuCtxSynchronize() -> CUresult {
     unsafe { synchronised("cuCtxSynchronize", (), |_| Wait::All) }
 }
 
+pub(crate) unsafe fn cuCtxSynchronize_v2(ctx: cudarc::driver::sys::CUcontext) -> CUresult {
+    unsafe { synchronised("cuCtxSynchronize_v2", (ctx,), |_| Wait::All) }
+}
+
 pub(crate) unsafe fn cuStreamSynchronize(stream: CUstream) -> CUresult {
     let wait = |d: &mut Driver| match timing::stream_index(d, stream) {
         0 => Wait::All,
