@@ -1,7 +1,8 @@
-//! The C entry points: all 26 of NVRTC 12.9's, each forwarded to NVIDIA's. Two change what
+//! The C entry points: all 26 of NVRTC 12.9's, each forwarded to NVIDIA's. Some change what
 //! they pass on: `nvrtcCreateProgram` names a source found in the program's files
 //! ([`crate::placed`]), `nvrtcCompileProgram` adds `-lineinfo` ([`crate::lines`]) and the
-//! course's CUDA headers ([`crate::headers`]).
+//! course's CUDA headers ([`crate::headers`]) and, on the simulator, compiles for the virtual
+//! architecture of a real one, whose PTX `nvrtcGetCUBIN` then gives ([`crate::virtual_arch`]).
 
 #![allow(non_snake_case)]
 
@@ -43,8 +44,6 @@ forward! {
     nvrtcGetSupportedArchs(archs: *mut c_int);
     nvrtcGetPTXSize(prog: Program, size: *mut usize);
     nvrtcGetPTX(prog: Program, ptx: *mut c_char);
-    nvrtcGetCUBINSize(prog: Program, size: *mut usize);
-    nvrtcGetCUBIN(prog: Program, cubin: *mut c_char);
     nvrtcGetLTOIRSize(prog: Program, size: *mut usize);
     nvrtcGetLTOIR(prog: Program, ir: *mut c_char);
     nvrtcGetOptiXIRSize(prog: Program, size: *mut usize);
@@ -155,10 +154,54 @@ pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut Program) -> Status {
     let handle = (!prog.is_null()).then(|| unsafe { *prog } as usize);
     // SAFETY: the program's argument, unchanged.
     let status = unsafe { real(prog) };
+    if let Some(handle) = handle {
+        crate::virtual_arch::note(handle, false);
+    }
     if let (Some(handle), Ok(mut kept)) = (handle, kept_sources().lock()) {
         kept.remove(&handle);
     }
     status
+}
+
+/// `nvrtcGetCUBINSize`: the PTX's size for a program compiled for the virtual architecture in
+/// place of the real one it named ([`crate::virtual_arch`]), else forwarded.
+///
+/// # Safety
+/// As NVIDIA's.
+#[no_mangle]
+pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: Program, size: *mut usize) -> Status {
+    type Real = unsafe extern "C" fn(Program, *mut usize) -> Status;
+    let name: &[u8] = if crate::virtual_arch::cubin_is_ptx(prog as usize) {
+        b"nvrtcGetPTXSize\0"
+    } else {
+        b"nvrtcGetCUBINSize\0"
+    };
+    // SAFETY: both entry points have this signature.
+    match unsafe { symbol::<Real>(name) } {
+        // SAFETY: the program's arguments, unchanged.
+        Some(real) => unsafe { real(prog, size) },
+        None => INTERNAL_ERROR,
+    }
+}
+
+/// `nvrtcGetCUBIN`: the PTX, NUL-terminated, where [`nvrtcGetCUBINSize`] gave its size.
+///
+/// # Safety
+/// As NVIDIA's.
+#[no_mangle]
+pub unsafe extern "C" fn nvrtcGetCUBIN(prog: Program, cubin: *mut c_char) -> Status {
+    type Real = unsafe extern "C" fn(Program, *mut c_char) -> Status;
+    let name: &[u8] = if crate::virtual_arch::cubin_is_ptx(prog as usize) {
+        b"nvrtcGetPTX\0"
+    } else {
+        b"nvrtcGetCUBIN\0"
+    };
+    // SAFETY: both entry points have this signature.
+    match unsafe { symbol::<Real>(name) } {
+        // SAFETY: the program's arguments, unchanged.
+        Some(real) => unsafe { real(prog, cubin) },
+        None => INTERNAL_ERROR,
+    }
 }
 
 /// `nvrtcCompileProgram`, with the course's CUDA header folders after the program's options, and
@@ -194,15 +237,22 @@ pub unsafe extern "C" fn nvrtcCompileProgram(
         // SAFETY: the program's arguments, unchanged.
         return unsafe { real(prog, num_options, options) };
     }
+    let made_virtual = crate::virtual_arch::on_the_simulator()
+        .then(|| crate::virtual_arch::virtual_options(&texts))
+        .flatten();
+    crate::virtual_arch::note(prog as usize, made_virtual.is_some());
     let mut added = crate::headers::include_options();
     if !crate::lines::asks_for_lines(&texts) {
         added.push(crate::lines::line_option());
     }
-    if added.is_empty() {
+    if added.is_empty() && made_virtual.is_none() {
         // SAFETY: the program's arguments, unchanged.
         return unsafe { real(prog, num_options, options) };
     }
-    let mut all = given;
+    let mut all = match &made_virtual {
+        Some(options) => options.iter().map(|option| option.as_ptr()).collect(),
+        None => given,
+    };
     all.extend(added.iter().map(|option| option.as_ptr()));
     let Ok(n) = c_int::try_from(all.len()) else {
         // SAFETY: as above.

@@ -10,6 +10,7 @@
 //! | `lines` | `-lineinfo` added to a compile that asks for no line information |
 //! | `placed` | a source found in one of the program's files (`SIMNVRTC_SOURCES`) named by that file and line (`#line`) |
 //! | `real` | NVIDIA's library, loaded once, and its entry points by name |
+//! | `virtual_arch` | on the simulator, a compile for `sm_XX` made for `compute_XX`, its PTX given as its CUBIN |
 //! | `entry` | the C entry points cudarc and others call |
 //!
 //! cudarc's `compile_ptx(src)` passes no options and no name, so its PTX had no `.loc` lines:
@@ -24,5 +25,6 @@ pub mod headers;
 pub mod lines;
 pub mod placed;
 mod real;
+pub mod virtual_arch;
 
 pub use entry::*;
