@@ -281,8 +281,12 @@ pub enum ManagedStep {
 const PROBES: &[&str] = &["cuGetExportTable"];
 
 /// Calls that fail this way when a library asks before there is a context, and goes on: cuda.core
-/// asks which device is current when a `Device()` is made.
-const CONTEXT_PROBES: &[(&str, &str)] = &[("cuCtxGetDevice", "CUDA_ERROR_INVALID_CONTEXT")];
+/// asks which device is current when a `Device()` is made, and the CUDA runtime asks through
+/// `cuCtxGetDevice_v2` where the driver offers it.
+const CONTEXT_PROBES: &[(&str, &str)] = &[
+    ("cuCtxGetDevice", "CUDA_ERROR_INVALID_CONTEXT"),
+    ("cuCtxGetDevice_v2", "CUDA_ERROR_INVALID_CONTEXT"),
+];
 
 impl DriverRecord {
     /// The copies to the device.
@@ -448,6 +452,7 @@ mod tests {
             failures: vec![
                 failure("cuGetExportTable", "CUDA_ERROR_NOT_SUPPORTED"),
                 failure("cuCtxGetDevice", "CUDA_ERROR_INVALID_CONTEXT"),
+                failure("cuCtxGetDevice_v2", "CUDA_ERROR_INVALID_CONTEXT"),
                 failure("cuMemAlloc_v2", "CUDA_ERROR_OUT_OF_MEMORY"),
             ],
             not_supported: vec!["cuGetExportTable".into(), "cuGraphLaunch".into()],
