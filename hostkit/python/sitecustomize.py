@@ -17,7 +17,14 @@ more than the simulator spends on a small kernel and a fifth of a Python check. 
 import functools
 import importlib.abc
 import importlib.util
+import re
 import sys
+import warnings
+
+# Numba warns that it "could not find source" for the kernels it writes itself (a @vectorize
+# ufunc's), once line information is on: the course turned it on, not the student, and the
+# student's own lines are unaffected.
+warnings.filterwarnings("ignore", message="Could not find source for function")
 
 # The module that defines `numba.cuda.jit`, under either name numba-cuda installs it.
 _DECORATORS = ("numba.cuda.decorators", "numba_cuda.numba.cuda.decorators")
@@ -168,14 +175,61 @@ def _where(filename, line):
     return f"{shown}, line {line}" + (f": {text}" if text else "")
 
 
+# Lines of a Numba typing error that say how Numba searched, not what it found: left out, so that
+# the lines that explain (the call's types, `>>> hypot(float32, array(float32, 1d, C))`, and the
+# types it takes) fit the few lines a check shows.
+_SEARCH_LINES = re.compile(
+    r"^(Failed in |During: |There (are|is) \d+ candidate|- Of which |With argument|No match"
+    r"|.*: File: .*: Line |Rewrite |Note that )"
+)
+
+
 def _what(value):
-    """The exception's message without Numba's pipeline lines, in at most three lines."""
-    lines = [
-        l.strip()
-        for l in str(value).splitlines()
-        if l.strip() and not l.startswith(("Failed in ", "During: "))
-    ]
-    return f"{type(value).__name__}: " + " / ".join(lines[:3])
+    """The exception's message in one line: its first three lines that say what was wrong (not
+    how Numba searched, nor the source excerpt it ends with, which the line before gives), and
+    the types a function takes, where Numba lists them."""
+    lines = []
+    takes = []
+    for line in str(value).splitlines():
+        line = line.strip()
+        if line.startswith("File ") or line == "<source elided>":
+            break
+        if line.startswith("* ") and "->" in line:
+            takes.append(line[2:])
+        elif line and not _SEARCH_LINES.match(line):
+            lines.append(line)
+    said = lines[:3]
+    if takes:
+        said.append("it takes " + ", ".join(takes))
+    return f"{type(value).__name__}: " + " / ".join(said)
+
+
+def _defined(tb):
+    """Where the kernel Numba was compiling for a call is defined, as its name and _where's
+    place: a launch that fails before Numba reaches the kernel's lines (its arguments do not fit
+    its parameters) is explained by the kernel's `def`, not by Numba's frames."""
+    import inspect
+
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    # Library frames only: the student's own module frame holds every kernel it defines.
+    library = [f for f in frames if not _is_own(f.f_code.co_filename)]
+    for frame in reversed(library):
+        for held in list(frame.f_locals.values()):
+            function = getattr(held, "py_func", None)
+            code = getattr(function, "__code__", None)
+            if code is not None and _is_own(code.co_filename):
+                line = code.co_firstlineno
+                try:
+                    # The `def` line, after the decorators that start the function's source.
+                    source, line = inspect.getsourcelines(function)
+                    line += next(i for i, l in enumerate(source) if l.lstrip().startswith("def "))
+                except (OSError, StopIteration):
+                    pass
+                return function.__name__, _where(code.co_filename, line)
+    return None
 
 
 def _from_numba(kind):
@@ -187,6 +241,7 @@ def _summing_up_hook(kind, value, tb):
     if kind is KeyboardInterrupt:
         return
     compiled = _compiled_line(value, tb) if _from_numba(kind) else None
+    defined = None
     if compiled is not None:
         said = f"Numba could not compile the kernel at {_where(*compiled)}"
     else:
@@ -194,7 +249,11 @@ def _summing_up_hook(kind, value, tb):
         if own is None:
             return
         said = f"the program stopped at {_where(*own)}"
+        defined = _defined(tb)
     print(f"\n{said}\n  {_what(value)}", file=sys.stderr)
+    if defined is not None:
+        name, where = defined
+        print(f"  {name} is defined at {where}", file=sys.stderr)
 
 
 _python_hook = sys.excepthook

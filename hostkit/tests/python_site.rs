@@ -1,6 +1,7 @@
 //! The course's `sitecustomize` (python/sitecustomize.py), run by every Python program a check
 //! starts: cuda.core's links through the driver's cuLink* get log buffers of 64 KiB, not the
-//! 4 MiB each that cuda.core decodes and strips whole after every link (0.2 s a kernel).
+//! 4 MiB each that cuda.core decodes and strips whole after every link (0.2 s a kernel); a Numba
+//! error is summed up by the lines that explain it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,4 +48,54 @@ fn a_link_through_the_driver_gets_small_log_buffers_under_the_courses_site() {
         log_buffers(&nowhere),
         "[4194304, 4194304, 4194304, 4194304]"
     );
+}
+
+/// A Numba typing error's message as numba-cuda words it for `math.hypot(x[i], y)` with `y` an
+/// array, shortened to the lines the summary needs.
+const HYPOT_ERROR: &str = r#"
+import sitecustomize, warnings
+message = '''No implementation of function Function(<built-in function hypot>) found for signature:
+ 
+ >>> hypot(float32, array(float32, 1d, C))
+ 
+There are 2 candidate implementations:
+ - Of which 2 did not match due to:
+ Type Restricted Function in function 'hypot': File: unknown: Line unknown.
+   With argument(s): '(float32, array(float32, 1d, C))':
+  No match for registered cases:
+   * (float32, float32) -> float32
+   * (float64, float64) -> float64
+
+During: resolving callee type: Function(<built-in function hypot>)
+
+File "grid_stride.py", line 20:
+    out[i] = math.hypot(x[i], y)
+    ^
+'''
+print(sitecustomize._what(TypeError(message)))
+warnings.warn("Could not find source for function: <function __vectorized_f at 0x1>. Debug line information may be inaccurate.")
+"#;
+
+#[test]
+fn a_numba_typing_error_is_summed_up_by_the_types_that_explain_it() {
+    let site = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
+    let out = Command::new(python())
+        .args(["-c", HYPOT_ERROR])
+        .env("PYTHONPATH", &site)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "TypeError: No implementation of function Function(<built-in function hypot>) found \
+         for signature: / >>> hypot(float32, array(float32, 1d, C)) / it takes (float32, \
+         float32) -> float32, (float64, float64) -> float64"
+    );
+    // The warning Numba gives for the kernels it writes itself once the course turns line
+    // information on is not the student's to read.
+    assert!(!stderr.contains("Could not find source"), "{stderr}");
 }
