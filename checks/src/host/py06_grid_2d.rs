@@ -46,7 +46,10 @@ pub(super) fn cases(rng: &mut Rng) -> Vec<HostCase> {
     ]
 }
 
-/// Where the wrong elements are: past a row or a column the grid did not reach.
+/// Where the wrong elements are: past a row or a column no thread got right. Which of the two
+/// causes it is (a grid too small that way, or x and y swapped so that the rows' threads run
+/// down the columns) the outputs do not tell, so both are said (`row, col = cuda.grid(2)` with
+/// the solution's grid leaves exactly the columns past the grid's y extent wrong).
 pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option<String> {
     let (Some(HostData::F32(want)), HostData::F32(got)) = (case.expected(name), actual) else {
         return None;
@@ -63,15 +66,45 @@ pub(super) fn diagnose(case: &HostCase, name: &str, actual: &HostData) -> Option
     let cols_after_all_wrong = (first_wrong_col..cols).all(|c| (0..rows).all(|r| wrong(r, c)));
     if first_wrong_row > 0 && rows_after_all_wrong {
         Some(format!(
-            "rows {first_wrong_row} and after are wrong, the rows before right: the grid does not \
-             reach them. Its y dimension needs enough blocks for every row ({rows})"
+            "rows {first_wrong_row} and after are wrong, the rows before right: no thread got \
+             them right. The grid's y dimension must reach every row ({rows}), and y must be the \
+             row: col, row = cuda.grid(2)"
         ))
     } else if first_wrong_col > 0 && cols_after_all_wrong {
         Some(format!(
-            "columns {first_wrong_col} and after are wrong, the columns before right: the grid \
-             does not reach them. Its x dimension needs enough blocks for every column ({cols})"
+            "columns {first_wrong_col} and after are wrong, the columns before right: no thread \
+             got them right. The grid's x dimension must reach every column ({cols}), and x must \
+             be the column: col, row = cuda.grid(2)"
         ))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_no_thread_got_right_are_named_without_blaming_one_cause() {
+        // 3 x 5, columns 2 and after left as they were poisoned (0): what x and y swapped with
+        // the solution's grid leave, as a grid too narrow would.
+        let want: Vec<f32> = (1..=15).map(|v| v as f32).collect();
+        let got: Vec<f32> = (0..15)
+            .map(|i| if i % 5 < 2 { want[i] } else { 0.0 })
+            .collect();
+        let case = HostCase {
+            name: "3 x 5".into(),
+            params: vec![("rows", "3".into()), ("cols", "5".into())],
+            inputs: Vec::new(),
+            expected: vec![("out", HostData::F32(want))],
+        };
+        let said = diagnose(&case, "out", &HostData::F32(got)).unwrap();
+        assert!(said.starts_with("columns 2 and after are wrong"), "{said}");
+        assert!(
+            said.contains("x must be the column: col, row = cuda.grid(2)"),
+            "{said}"
+        );
+        assert!(!said.contains("does not reach"), "{said}");
     }
 }

@@ -3,7 +3,7 @@
 //! chapters teach about are named, not only noticed.
 
 use super::execute::{Exit, Run};
-use super::record::{Direction, Launch, Record};
+use super::record::{Direction, EntryKernels, Launch, Record};
 use super::words;
 use crate::backend::sim::relative_to_current_dir;
 use crate::checker::verdict::{of_diagnostic, of_program_stop, sentence, ProgramStop};
@@ -125,11 +125,21 @@ fn kernel_failure(launch: &Launch, python: bool) -> (Verdict, String) {
     let array = super::params::race_array_words(launch, diagnostic, python);
     // Numba's line information names the script by its absolute path.
     let mut diagnostic = diagnostic.clone();
+    let named_access = super::params::bad_access_words(launch, &diagnostic, python);
+    let mut advice = None;
+    if let Some((message, past_the_end)) = named_access {
+        diagnostic.message = message;
+        advice = past_the_end;
+    }
     if let Some(place) = diagnostic.location.as_mut() {
         relative_to_current_dir(&mut place.file);
     }
     let what = sentence(&diagnostic, array.as_deref());
     let what = if python { in_numba_words(&what) } else { what };
+    let what = match advice {
+        Some(advice) => format!("{what}. {advice}"),
+        None => what,
+    };
     (
         of_diagnostic(&diagnostic),
         format!("kernel {kernel}: {what}"),
@@ -356,7 +366,7 @@ pub(super) fn unlaunched_kernels<'e>(exercise: &'e Exercise, runs: &[&Run]) -> V
     let launched = |run: &&Run, kernel: &str| {
         run.record
             .as_ref()
-            .is_some_and(|r| r.ran_kernel(|name| super::kernel_named(name, kernel)))
+            .is_some_and(|r| EntryKernels::of(&exercise.entries, &[r]).launched(kernel))
     };
     exercise
         .entries

@@ -51,6 +51,44 @@ pub(super) fn race_array_words(
     }
 }
 
+/// A bad global access with the array it was nearest named as the kernel's source names it: the
+/// diagnostic's message ("164 bytes past the end of `counts` (16 bytes)") and, for an access past
+/// the end, what keeps a thread inside the array, in the program's language. None keeps the
+/// simulator's words (the allocation by address), where no kernel parameter points at the
+/// allocation or the source does not say its name.
+pub(super) fn bad_access_words(
+    launch: &Launch,
+    d: &sim::Diagnostic,
+    python: bool,
+) -> Option<(String, Option<String>)> {
+    let access = d.access.as_deref()?;
+    let miss = access.global_miss()?;
+    let argument = miss.allocation()?.argument?;
+    let source = std::fs::read_to_string(&d.location.as_ref()?.file).ok()?;
+    let (name, width) = parameter_of(&launch.kernel, &source, argument, python)?;
+    let message =
+        access.describe(&|a: &sim::NearAllocation| format!("`{name}` ({} bytes)", a.size));
+    let guard = match (python, width) {
+        (true, NUMBA_2D_ARRAY) => {
+            format!("`if row < {name}.shape[0] and col < {name}.shape[1]`")
+        }
+        (true, _) => format!("`if i < {name}.size`"),
+        (false, _) => "`if (i < n)` or, in 2D, `if (row < rows && col < cols)`".to_string(),
+    };
+    let advice = miss.is_past_the_end().then(|| {
+        format!(
+            "No thread may reach past the end of `{name}`: guard the access with the array's \
+             size, as in {guard} (the grid is rounded up to whole blocks), or keep the index \
+             inside the array at its edges"
+        )
+    });
+    Some((message, advice))
+}
+
+/// The PTX parameters of a Numba 2D array: meminfo, parent, size, item size, data, 2 extents
+/// and 2 strides.
+const NUMBA_2D_ARRAY: u32 = 9;
+
 /// How Numba names a `cuda.shared.array` in the PTX (`_cudapy_smem_1`), numbered across the
 /// whole program rather than the kernel.
 const NUMBA_SHARED_PREFIX: &str = "_cudapy_smem";
@@ -99,6 +137,12 @@ pub(super) fn parameter_name(
     argument: u32,
     python: bool,
 ) -> Option<String> {
+    parameter_of(kernel, source, argument, python).map(|(name, _)| name)
+}
+
+/// The name the source gives the parameter that PTX numbers `argument` of `kernel`, with the
+/// number of PTX parameters it takes (a Numba array of `ndim` dimensions, `5 + 2 * ndim`).
+fn parameter_of(kernel: &str, source: &str, argument: u32, python: bool) -> Option<(String, u32)> {
     let name = crate::kernel_name::short_name(kernel);
     let name = name.rsplit("::").next().unwrap_or(&name);
     let (names, widths) = if python {
@@ -116,7 +160,7 @@ pub(super) fn parameter_name(
     let mut first = 0u32;
     for (name, width) in names.into_iter().zip(widths) {
         if (first..first + width).contains(&argument) {
-            return Some(name);
+            return Some((name, width));
         }
         first += width;
     }
@@ -373,6 +417,68 @@ mod tests {
         // A definition whose parameters disagree with the mangled types names nothing.
         let other = "def histogram(x):\n    pass\n";
         assert_eq!(parameter_name(HISTOGRAM, other, 11, true), None);
+    }
+
+    /// An atomic 164 bytes past the end of histogram's `counts` (16 bytes; PTX parameter 11 points
+    /// at it), at line 3 of `source`, written to a file of its own.
+    fn past_counts(source: &str) -> (tempfile::TempDir, sim::Diagnostic) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("histogram.py");
+        std::fs::write(&file, source).unwrap();
+        let allocation = sim::NearAllocation {
+            base: 0x7000_0020_0000,
+            size: 16,
+            argument: Some(11),
+            variable: None,
+        };
+        let access = sim::BadAccess {
+            space: sim::MemorySpace::Global,
+            op: sim::AccessOp::Atomic,
+            bytes: 4,
+            address: 0x7000_0020_00b4,
+            lanes: 1,
+            warp: 0,
+            fault: sim::AccessFault::Global {
+                miss: sim::GlobalMiss::PastEnd {
+                    allocation,
+                    after: 164,
+                    element: 45,
+                },
+            },
+        };
+        let diagnostic = sim::Diagnostic {
+            kind: sim::DiagnosticKind::OutOfBounds,
+            block: [0; 3],
+            thread: [0; 3],
+            location: Some(sim::SourceLocation {
+                file: file.display().to_string(),
+                line: 3,
+            }),
+            message: access.message(),
+            race: None,
+            access: Some(Box::new(access)),
+        };
+        (dir, diagnostic)
+    }
+
+    #[test]
+    fn an_access_past_a_numba_array_names_the_array_and_its_guard() {
+        let source = "@cuda.jit\ndef histogram(x, counts):\n    cuda.atomic.add(counts, 45, 1)\n";
+        let (_dir, d) = past_counts(source);
+        let launch = Launch {
+            kernel: HISTOGRAM.into(),
+            ..Launch::default()
+        };
+        let (message, advice) = bad_access_words(&launch, &d, true).unwrap();
+        assert!(
+            message.contains("164 bytes past the end of `counts` (16 bytes)"),
+            "{message}"
+        );
+        let advice = advice.unwrap();
+        assert!(advice.contains("`if i < counts.size`"), "{advice}");
+        // A source whose kernel does not say the parameter's name keeps the simulator's words.
+        let (_dir, d) = past_counts("def other(x):\n    pass\n");
+        assert!(bad_access_words(&launch, &d, true).is_none());
     }
 
     #[test]

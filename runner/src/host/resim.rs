@@ -7,6 +7,7 @@
 
 use super::build::Built;
 use super::execute::{self, Run};
+use super::record::{EntryKernels, Record};
 use super::{judge, targets, technique};
 use crate::checker::verdict::{conclude, worse, Stages};
 use crate::course::{Course, Exercise};
@@ -66,9 +67,11 @@ pub(super) fn rerun(
 
 /// Whether the simulator ran a kernel of `entries` in `run` (a launch with its figures).
 fn ran_kernels(entries: &[String], run: &Run) -> bool {
+    let records: Vec<&Record> = run.record.iter().collect();
+    let theirs = EntryKernels::of(entries, &records);
     let launches = run.record.iter().flat_map(|r| &r.launches);
     launches
-        .filter(|l| entries.iter().any(|e| super::kernel_named(&l.kernel, e)))
+        .filter(|l| theirs.holds(&l.kernel))
         .any(|l| l.figures.is_some())
 }
 

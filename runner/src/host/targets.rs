@@ -4,7 +4,7 @@
 //! the program timed its work with events, and how it used CUDA graphs.
 
 use super::execute::Run;
-use super::record::Record;
+use super::record::{EntryKernels, Record};
 use crate::course::HostSpec;
 use contract::Target;
 
@@ -181,10 +181,11 @@ pub(super) fn kernel_figures(
     entries: &[String],
     records: &[&Record],
 ) -> Option<Option<KernelFigures>> {
+    let theirs = EntryKernels::of(entries, records);
     let launches: Vec<_> = records
         .iter()
         .flat_map(|r| &r.launches)
-        .filter(|l| entries.iter().any(|e| super::kernel_named(&l.kernel, e)))
+        .filter(|l| theirs.holds(&l.kernel))
         .collect();
     if launches.is_empty() {
         return None;

@@ -3,7 +3,7 @@
 //! exercise's own kernels), and whether a Numba kernel calls the device functions the exercise
 //! teaches (read from the program's source by Python's own parser).
 
-use super::record::Record;
+use super::record::{EntryKernels, Record};
 use super::targets::{costliest_line, kernel_figures, SKIPPED_ON_GPU};
 use crate::course::Technique;
 use anyhow::Context;
@@ -84,9 +84,11 @@ fn figure_targets(technique: &Technique, entries: &[String], last: Option<&Recor
 
 /// Blocks in the grids of the entries' launches in `last`.
 fn blocks_launched(entries: &[String], last: Option<&Record>) -> u64 {
+    let records: Vec<&Record> = last.into_iter().collect();
+    let theirs = EntryKernels::of(entries, &records);
     last.iter()
         .flat_map(|r| &r.launches)
-        .filter(|l| entries.iter().any(|e| super::kernel_named(&l.kernel, e)))
+        .filter(|l| theirs.holds(&l.kernel))
         .map(|l| l.grid.iter().map(|&g| u64::from(g)).product::<u64>())
         .sum()
 }
