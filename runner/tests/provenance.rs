@@ -310,3 +310,19 @@ fn a_shared_array_read_before_the_block_wrote_it_is_named_with_its_line() {
     let passed = check("19", &solution.display().to_string());
     assert_eq!(passed["verdict"], "passed", "{passed:#}");
 }
+
+#[test]
+fn a_thread_that_returned_before_any_load_is_told_so_beside_the_solutions_first_step() {
+    // 23's early `return` before the barrier: thread 255 of the student's run makes no load or
+    // store at all, where the solution's reads chunk[0]; the parting line used to end empty.
+    let file = repo_root().join("checks/mistakes/23/early_return.cu");
+    let run = TestCourse::new().run(&["check", "23", "--file", &file.display().to_string()]);
+    let text = run.all();
+    assert!(
+        text.contains(
+            "parts from the solution's at its first load or store:\n            yours makes no \
+             load or store; the solution's begins with read chunk[0]"
+        ),
+        "{text}"
+    );
+}

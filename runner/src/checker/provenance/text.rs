@@ -82,7 +82,16 @@ fn parting(d: &ThreadDivergence) -> Vec<String> {
             )
         }
         (_, Some(s), Some(r)) => format!("  yours {}; the solution's {}", mine(s), theirs(r)),
-        _ => return out,
+        // One run made no load or store at all (a thread that returned at once).
+        (_, None, Some(r)) => format!(
+            "  yours makes no load or store; the solution's begins with {}",
+            theirs(r)
+        ),
+        (_, Some(s), None) => format!(
+            "  yours begins with {}; the solution's makes no load or store",
+            mine(s)
+        ),
+        (_, None, None) => return Vec::new(),
     });
     if let Some(line) = branches(d) {
         out.push(line);
