@@ -279,8 +279,9 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(
 }
 
 /// A function's attributes as a GPU reports them: its shared, local and constant bytes from the
-/// PTX (`sim::Module::resources`); the registers ptxas would give are not known to the simulator,
-/// which reports 32.
+/// PTX (`sim::Module::resources`), its most threads per block from `.maxntid`/`.reqntid`; the
+/// registers ptxas would give are not known to the simulator, which reports 32 (or `.maxnreg`
+/// where lower).
 ///
 /// # Safety
 /// `value` is null or valid for a write.
@@ -296,8 +297,12 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
         let (module, name) = function_of(d, function)?;
         let resources = module.resources(&name);
         let is = |a: F| a as c_int == attrib;
+        let bounds = module.launch_bounds(&name);
         let v = if is(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) {
-            1024
+            // `.maxntid`/`.reqntid` (`__launch_bounds__`) bound it, as ptxas records them.
+            bounds
+                .and_then(|b| b.thread_limit())
+                .map_or(1024, |t| t as c_int)
         } else if is(F::CU_FUNC_ATTRIBUTE_PTX_VERSION) {
             // The PTX's own target, as a GPU reports it: CUB and CCCL pick the code path of this
             // architecture, and answer cudaErrorInvalidDeviceFunction for one not compiled in.
@@ -305,7 +310,10 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
         } else if is(F::CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
             90
         } else if is(F::CU_FUNC_ATTRIBUTE_NUM_REGS) {
-            32
+            // Never more than `.maxnreg` allows.
+            bounds
+                .and_then(|b| b.max_registers)
+                .map_or(32, |r| r.min(32) as c_int)
         } else if is(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) {
             resources.map_or(0, |r| r.shared_static_bytes as c_int)
         } else if is(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) {

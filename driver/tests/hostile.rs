@@ -467,6 +467,37 @@ fn a_kernels_ptx_version_is_its_modules_target_as_cub_reads_it() {
 }
 
 #[test]
+fn a_kernels_launch_bounds_are_its_most_threads_and_registers() {
+    // numba's dispatcher tests read `__launch_bounds__` back through cuFuncGetAttribute.
+    let (api, _) = Api::with_context();
+    let (max_threads, num_regs) = (0, 4);
+    for (directives, wanted) in [
+        ("", (1024, 32)),
+        (".maxntid 128, 1, 1", (128, 32)),
+        (".reqntid 16, 16, 1 .maxnreg 24", (256, 24)),
+        (".maxntid 512 .reqntid 64", (64, 32)),
+    ] {
+        let ptx = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() {directives} {{ ret; }}\n"
+        );
+        let function = api.kernel(&ptx, c"k");
+        let (mut threads, mut registers) = (0, 0);
+        // SAFETY: valid pointers and a function handle.
+        unsafe {
+            assert_eq!(
+                (api.cuFuncGetAttribute)(&mut threads, max_threads, function),
+                E::CUDA_SUCCESS
+            );
+            assert_eq!(
+                (api.cuFuncGetAttribute)(&mut registers, num_regs, function),
+                E::CUDA_SUCCESS
+            );
+        }
+        assert_eq!((threads, registers), wanted, "{directives}");
+    }
+}
+
+#[test]
 fn a_module_file_past_the_largest_size_is_refused_without_reading_it_all() {
     let (api, _) = Api::with_context();
     let dir = tempfile::tempdir().unwrap();
