@@ -1,6 +1,6 @@
 //! The environment a program runs in on the course's CUDA driver (`libsimcuda.so`): a folder
 //! that holds the library linked as `libcuda.so` and `libcuda.so.1` (and the course's NVRTC as
-//! `libnvrtc.so`), first on the library path, and the variables the driver reads: where to write
+//! `libnvrtc.so` and `libnvrtc.so.12`), first on the library path, and the variables the driver reads: where to write
 //! its record, the time limit of a launch, the GPU it models, and, for the GPU backend, which
 //! real driver to pass every call on to (`real_driver` finds it).
 //!
@@ -50,10 +50,14 @@ impl DriverEnv {
         // through the course's own in front of it where built, which keeps source lines.
         if let Some(nvrtc) = course_nvrtc(course) {
             let front = nvrtc_front(&library);
-            let _ = std::os::unix::fs::symlink(
-                front.as_ref().unwrap_or(&nvrtc),
-                dir.path().join("libnvrtc.so"),
-            );
+            // Programs nvcc built link the versioned name (NVIDIA's NVRTC samples), which the
+            // real library's own folder, later on the path, also holds.
+            for name in ["libnvrtc.so", "libnvrtc.so.12"] {
+                let _ = std::os::unix::fs::symlink(
+                    front.as_ref().unwrap_or(&nvrtc),
+                    dir.path().join(name),
+                );
+            }
             if front.is_some() {
                 variables.push(("SIMNVRTC_REAL", nvrtc.clone().into_os_string()));
                 variables.extend(header_folders(course, &nvrtc));

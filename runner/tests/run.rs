@@ -322,3 +322,12 @@ fn with_backend_gpu_the_program_runs_through_the_real_driver_and_the_times_are_m
     }
     assert!(!stdout.contains("global sectors"), "{stdout}");
 }
+
+#[test]
+fn a_program_that_loads_nvrtc_by_its_versioned_name_gets_the_courses() {
+    // NVIDIA's NVRTC samples link libnvrtc.so.12; the real library's folder is on the path too,
+    // and its NVRTC would compile machine code the simulator cannot run.
+    let course = TestCourse::new();
+    let stdout = run_python(&course, "cuda_python/loaded_nvrtc.py", &[]);
+    assert!(stdout.trim().ends_with("libsimnvrtc.so"), "{stdout}");
+}
