@@ -12,7 +12,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::kernels::Contents;
+use super::contents::Contents;
 use super::names::in_build_folder;
 use super::submissions::{Compression, Kind};
 

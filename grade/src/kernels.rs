@@ -7,6 +7,7 @@
 //! or as the submission's one program file of a language only one graded exercise is written in.
 
 use super::archive::Skipped;
+use super::contents::Contents;
 use super::names;
 use runner::course::Exercise;
 use std::collections::BTreeMap;
@@ -45,37 +46,6 @@ pub(crate) enum Lookup {
     Refused {
         reason: String,
     },
-}
-
-/// The files of a submission that are no exercise's, as far as they were looked at: the first
-/// few by path, and how many in all.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Contents {
-    pub first: Vec<String>,
-    pub count: usize,
-}
-
-impl Contents {
-    /// How many paths `first` keeps.
-    const SHOWN: usize = 5;
-
-    pub(crate) fn add(&mut self, path: &Path) {
-        self.count += 1;
-        if self.first.len() < Self::SHOWN {
-            self.first.push(path.display().to_string());
-        }
-    }
-
-    /// "holds no file", "holds 1 file, report.pdf", "holds 7 files (a.txt, b.txt, ...)".
-    pub(crate) fn describe(&self) -> String {
-        let listed = self.first.join(", ");
-        match self.count {
-            0 => "holds no file".into(),
-            1 => format!("holds 1 file, {listed}, and it is no exercise's"),
-            n if n <= self.first.len() => format!("holds {n} files ({listed}), none an exercise's"),
-            n => format!("holds {n} files ({listed}, ...), none an exercise's"),
-        }
-    }
 }
 
 /// Candidate files in a submission: those whose name is some exercise's kernel file name.

@@ -14,6 +14,7 @@ mod cell;
 mod cluster;
 pub mod cmd;
 mod config;
+mod contents;
 mod display;
 mod judged;
 mod kernels;

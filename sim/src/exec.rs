@@ -10,7 +10,6 @@ pub(crate) mod clock;
 mod collective;
 pub(crate) mod float;
 mod floats;
-pub(crate) mod fp8;
 pub(crate) mod grid;
 pub(crate) mod halves;
 pub(crate) mod heap;

@@ -12,7 +12,7 @@
 //! | --- | --- | --- |
 //! | leaves | `source`, `error`, `printf` | a position in the CUDA source, [`SimError`], printf's formatting |
 //! | parse | `parse` | PTX text -> syntax tree |
-//! | program | `ir`, `rounding`, `instructions` | flat instruction lists with register slots; exact rounding to f32/f16; instruction counts by kind |
+//! | program | `ir`, `rounding`, `instructions` | flat instruction lists with register slots; exact rounding to f32/f16 and the FP8 formats; instruction counts by kind |
 //! | lower | `lower` | syntax tree -> `ir`, calls inlined |
 //! | memory | `memory` | global allocations, where a bad address lies against them, address windows, sectors and wavefronts, the launch's traffic counts |
 //! | report | `report` | figures, diagnostics, and the time model's inputs and result ([`ModelledTime`]) |

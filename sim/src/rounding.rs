@@ -1,8 +1,11 @@
-//! Rounding an exact value `hi + lo` to f32, f16 or bf16 in the direction PTX names. The arithmetic
-//! (`exec`) and the half literals that lowering folds (`lower`) round alike, so this sits below both.
+//! Rounding an exact value `hi + lo` to f32, f16 or bf16 in the direction PTX names, and (in
+//! `fp8`) to and from the 8-bit floats. The arithmetic (`exec`), the half literals that lowering
+//! folds (`lower`) and the values a trace shows (`analyse`) round alike, so this sits below them.
 //!
 //! The value is squashed to one f64 with round-to-odd (which keeps a later rounding to a narrower
 //! format exact for every mode), then rounded to the target in the requested direction.
+
+pub(crate) mod fp8;
 
 use crate::ir::Rnd;
 use half::{bf16, f16};

@@ -308,7 +308,7 @@ fn float_to_bits(dt: Ty, hi: f64, lo: f64, rnd: Rnd) -> u64 {
         Ty::F16 => round_f16(hi, lo, rnd) as u64,
         Ty::BF16 => round_bf16(hi, lo, rnd) as u64,
         // Only `cvt.rn.satfinite` writes FP8, from an f32 or a half: exact in `hi`.
-        Ty::E4M3 | Ty::E5M2 => super::fp8::round(dt, hi),
+        Ty::E4M3 | Ty::E5M2 => crate::rounding::fp8::round(dt, hi),
         _ => {
             if lo == 0.0 || rnd == Rnd::Rn {
                 hi.to_bits()
@@ -405,7 +405,7 @@ pub(crate) fn cvt(
                     // E5M2 is an f16's high byte: widening it keeps a NaN's payload, as the GPU does.
                     Ty::F16 if st == Ty::E5M2 => (a & 0xff) << 8,
                     Ty::F16 | Ty::BF16 => 0x7fff,
-                    Ty::E4M3 | Ty::E5M2 => super::fp8::NAN,
+                    Ty::E4M3 | Ty::E5M2 => crate::rounding::fp8::NAN,
                     _ => 0x7fff_ffff_ffff_ffff,
                 };
             }

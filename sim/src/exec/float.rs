@@ -395,7 +395,7 @@ pub(crate) fn as_f64(ty: Ty, bits: u64) -> f64 {
     match ty {
         Ty::F32 => f32::from_bits(bits as u32) as f64,
         Ty::F16 | Ty::BF16 => super::halves::value(ty, bits),
-        Ty::E4M3 | Ty::E5M2 => super::fp8::value(ty, bits),
+        Ty::E4M3 | Ty::E5M2 => crate::rounding::fp8::value(ty, bits),
         _ => f64::from_bits(bits),
     }
 }

@@ -22,7 +22,7 @@ impl Ty {
             Ty::BF16x2 => format!("({:?}, {:?})", brain(bits), brain(bits >> 16)),
             Ty::F32 => format!("{:?}", f32::from_bits(bits as u32)),
             Ty::F64 => format!("{:?}", f64::from_bits(bits)),
-            Ty::E4M3 | Ty::E5M2 => format!("{:?}", crate::exec::fp8::value(self, bits)),
+            Ty::E4M3 | Ty::E5M2 => format!("{:?}", crate::rounding::fp8::value(self, bits)),
         }
     }
 
