@@ -90,8 +90,11 @@ def targets_sentence(exercise: dict) -> str:
     relative = [
         ("max_global_sectors_vs_reference", "global-memory sectors", ""),
         ("max_shared_wavefronts_vs_reference", "shared-memory wavefronts", ""),
+        ("max_atomics_vs_reference", "atomic operations (every pass of a CAS loop counted)", ""),
         ("max_time_vs_reference", "time", time_note),
     ]
+    if targets.get("whole_warps"):
+        parts.append("blocks of whole warps (threads per block a multiple of 32)")
     named = False
     if "min_threads_vs_reference" in targets:
         parts.append(f"a launch of at least {number(targets['min_threads_vs_reference'])}× the "
@@ -105,7 +108,8 @@ def targets_sentence(exercise: dict) -> str:
     unknown = sorted(set(targets) - {"max_sectors_per_request", "max_bank_conflicts",
                                      "max_global_sectors_vs_reference",
                                      "max_shared_wavefronts_vs_reference", "max_time_vs_reference",
-                                     "min_threads_vs_reference", "modelled_time_validated_by"})
+                                     "min_threads_vs_reference", "modelled_time_validated_by",
+                                     "whole_warps", "max_atomics_vs_reference"})
     if unknown:
         raise ValueError(f"exercise {exercise['id']}: no wording for the target(s) {', '.join(unknown)}")
     if not parts:

@@ -24,7 +24,7 @@
 // Launch: one block of BLOCK_SIZE threads per row (grid = rows). cols can be anything from 1 to
 // many thousands.
 //
-// Target: on a GPU, at most 1.3x the time of the course's solution.
+// Target: on a GPU, at most 2x the time of the course's solution.
 //
 // Check it with: runner check 24
 
