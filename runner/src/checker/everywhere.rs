@@ -69,10 +69,7 @@ pub fn check_everywhere(
     if let Some(in_simulator) = in_simulator {
         match report.verdict {
             Verdict::Passed | Verdict::TargetsMissed => {
-                let seen = in_simulator
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-                add_simulator_findings(&mut report, seen);
+                add_simulator_findings(&mut report, joined(in_simulator)?);
                 trace::mark("the simulator's re-check joined");
             }
             // A wrong output or a fault on the GPU: the simulator may name the bug behind it.
@@ -88,13 +85,17 @@ pub fn check_everywhere(
 /// Waits for the simulator's check and lets it name the bug behind the GPU's failure; a
 /// simulator that could not check leaves the GPU's verdict as it is.
 fn add_cause(report: &mut CheckReport, in_simulator: JoinHandle<anyhow::Result<CheckReport>>) {
-    let seen = in_simulator
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    if let Ok(seen) = seen {
+    if let Ok(seen) = joined(in_simulator) {
         add_simulator_cause(report, seen);
         trace::mark("the simulator named the cause");
     }
+}
+
+/// The simulator's check, once done; its panic, if it panicked, goes on in this thread.
+fn joined(in_simulator: JoinHandle<anyhow::Result<CheckReport>>) -> anyhow::Result<CheckReport> {
+    in_simulator
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Simulator checks whose report nobody waits for, still running.
